@@ -1,0 +1,41 @@
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { ConfigError, loadConfig } from './config';
+
+describe('loadConfig', () => {
+  it('has defaults that work with the local services', () => {
+    const config = loadConfig({});
+    expect(config.DATABASE_URL).toBe('postgresql://postgres@127.0.0.1:5432/capability_control_plane');
+    expect(config.REDIS_URL).toBe('redis://127.0.0.1:6379');
+    expect(config.CONTROL_PLANE_PORT).toBe(3000);
+    expect(config.JWT_ALGORITHMS).toEqual(['HS256']);
+  });
+
+  it('names every bad variable', () => {
+    expect(() => loadConfig({ DATABASE_URL: 'mysql://x', CONTROL_PLANE_PORT: '99999', JWT_ALGORITHMS: 'none' })).toThrow(ConfigError);
+    try {
+      loadConfig({ DATABASE_URL: 'mysql://x', CONTROL_PLANE_PORT: '99999', JWT_ALGORITHMS: 'none' });
+    } catch (error) {
+      const message = (error as Error).message;
+      expect(message).toMatch(/DATABASE_URL: must be a URL with protocol postgres: or postgresql:/);
+      expect(message).toMatch(/CONTROL_PLANE_PORT:/);
+      expect(message).toMatch(/JWT_ALGORITHMS/);
+    }
+  });
+
+  it('refuses the development JWT secret in production', () => {
+    expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(/JWT_SECRET: must be set in production/);
+    expect(loadConfig({ NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(40) }).NODE_ENV).toBe('production');
+  });
+
+  it('treats empty variables as unset', () => {
+    expect(loadConfig({ REDIS_URL: '' }).REDIS_URL).toBe('redis://127.0.0.1:6379');
+  });
+
+  it('stops a process at boot with a message naming the variable', () => {
+    const script = `require('tsx/cjs'); require(${JSON.stringify(join(__dirname, 'config.provider.ts'))}).loadConfigOrExit();`;
+    const result = spawnSync(process.execPath, ['-e', script], { env: { ...process.env, REDIS_URL: 'http://nope' }, encoding: 'utf8' });
+    expect(result.status).toBe(78);
+    expect(result.stderr).toMatch(/REDIS_URL: must be a URL with protocol redis: or rediss:/);
+  });
+});

@@ -1,0 +1,10 @@
+export { DbModule } from './db.module';
+export { PrismaService } from './prisma.service';
+export { migrate, readMigrations, MigrationError, DEFAULT_MIGRATIONS_DIR, type MigrateResult } from './migrate';
+export { ensureDatabase } from './database-url';
+export { Prisma } from '../../../prisma/generated/client';
+export type * as PrismaModels from '../../../prisma/generated/models';
+export { postgresProbe } from './postgres-probe';
+export { diffSchemaAgainstDatabase } from './schema-drift';
+export { manifestFromRow, manifestColumns, agentBaseFromRow, agentColumns } from './registry-mapping';
+export { seedWhenEmpty, SEED_ACTOR } from './seed';

@@ -1,0 +1,81 @@
+import type { AgentBase, AgentExtension, AgentInterface, CapabilityManifest, ManifestLimits, SkillBlock } from '@cp/capabilities';
+import type { Prisma } from '../../../prisma/generated/client';
+import type { AgentModel, CapabilityManifestModel } from '../../../prisma/generated/models';
+
+/** Row <-> domain conversions shared by every repository that reads or writes the registry. */
+
+export function manifestFromRow(row: CapabilityManifestModel): CapabilityManifest {
+  const manifest: CapabilityManifest = {
+    id: row.capabilityId,
+    state: row.state,
+    visibility: row.visibility,
+    skill: row.skill as unknown as SkillBlock,
+    requiresScopes: row.requiresScopes,
+    tenants: row.tenantsAll ? '*' : row.tenants,
+    handler: row.handler,
+    limits: row.limits as unknown as ManifestLimits,
+    owner: row.ownerTeamId,
+  };
+  if (row.replacedBy !== null) manifest.replacedBy = row.replacedBy;
+  if (row.deprecationReason !== null) manifest.deprecationReason = row.deprecationReason;
+  return manifest;
+}
+
+/** The columns a manifest owns (timestamps of lifecycle events are set by the caller). */
+export function manifestColumns(m: CapabilityManifest) {
+  return {
+    capabilityId: m.id,
+    state: m.state,
+    visibility: m.visibility,
+    skill: m.skill as unknown as Prisma.InputJsonValue,
+    requiresScopes: [...m.requiresScopes],
+    tenantsAll: m.tenants === '*',
+    tenants: m.tenants === '*' ? [] : [...m.tenants],
+    handler: m.handler,
+    limits: m.limits as unknown as Prisma.InputJsonValue,
+    ownerTeamId: m.owner,
+    replacedBy: m.replacedBy ?? null,
+    deprecationReason: m.deprecationReason ?? null,
+  };
+}
+
+export function agentBaseFromRow(row: AgentModel): AgentBase {
+  const base: AgentBase = {
+    name: row.name,
+    description: row.description,
+    version: row.version,
+    supportedInterfaces: row.supportedInterfaces as unknown as AgentInterface[],
+    defaultInputModes: row.defaultInputModes,
+    defaultOutputModes: row.defaultOutputModes,
+    protocol: { streaming: row.streaming, pushNotifications: row.pushNotifications, extendedAgentCard: row.extendedCardEnabled },
+    extensions: row.extensions as unknown as AgentExtension[],
+  };
+  if (row.provider !== null) base.provider = row.provider as unknown as AgentBase['provider'];
+  if (row.documentationUrl !== null) base.documentationUrl = row.documentationUrl;
+  if (row.iconUrl !== null) base.iconUrl = row.iconUrl;
+  if (row.securitySchemes !== null) base.securitySchemes = row.securitySchemes as Record<string, unknown>;
+  if (row.securityRequirements !== null) base.securityRequirements = row.securityRequirements as unknown[];
+  return base;
+}
+
+const json = (value: unknown) => value as Prisma.InputJsonValue;
+
+export function agentColumns(base: AgentBase) {
+  return {
+    name: base.name,
+    description: base.description,
+    version: base.version,
+    provider: base.provider ? json(base.provider) : undefined,
+    documentationUrl: base.documentationUrl ?? null,
+    iconUrl: base.iconUrl ?? null,
+    supportedInterfaces: json(base.supportedInterfaces),
+    securitySchemes: base.securitySchemes ? json(base.securitySchemes) : undefined,
+    securityRequirements: base.securityRequirements ? json(base.securityRequirements) : undefined,
+    defaultInputModes: base.defaultInputModes,
+    defaultOutputModes: base.defaultOutputModes,
+    extensions: json(base.extensions),
+    streaming: base.protocol.streaming,
+    pushNotifications: base.protocol.pushNotifications,
+    extendedCardEnabled: base.protocol.extendedAgentCard,
+  };
+}

@@ -1,0 +1,42 @@
+import { financeAgentExample, toManifestDocument } from '@cp/capabilities';
+import type { PrismaClient } from '../../../prisma/generated/client';
+import { agentColumns, manifestColumns } from './registry-mapping';
+
+export const SEED_ACTOR = 'system:seed';
+
+/**
+ * Seeds the design's worked example when the registry is empty: the finance agent with
+ * public invoice lookup and partner-only reconcile-invoice, the partner tenant, the scope
+ * recon.run. Writes revision 1 and an audit event, like any other change.
+ */
+export async function seedWhenEmpty(prisma: PrismaClient, options: { agentNodeUrl?: string } = {}): Promise<boolean> {
+  if ((await prisma.agent.count()) > 0) return false;
+  const example = financeAgentExample({ baseUrl: options.agentNodeUrl });
+  const agentId = 'finance-agent';
+  const teamId = example.manifests[0].owner;
+  await prisma.$transaction(async (tx) => {
+    await tx.team.create({ data: { id: teamId, name: 'Finance agents team' } });
+    await tx.tenant.createMany({
+      data: [
+        { id: example.tenants.partner, name: 'Acme (partner)' },
+        { id: example.tenants.other, name: 'Globex' },
+      ],
+    });
+    await tx.scope.createMany({ data: [{ name: example.scopes.reconRun, description: 'Run invoice reconciliation against purchase orders.' }] });
+    await tx.agent.create({ data: { id: agentId, teamId, ...agentColumns(example.agent), revision: 1 } });
+    await tx.capabilityManifest.createMany({ data: example.manifests.map((m) => ({ agentId, ...manifestColumns(m) })) });
+    await tx.registryRevision.create({ data: { agentId, revision: 1, actor: SEED_ACTOR, summary: 'seed: the worked example' } });
+    await tx.auditEvent.create({
+      data: {
+        actor: SEED_ACTOR,
+        action: 'registry.seed',
+        targetType: 'agent',
+        targetId: agentId,
+        agentId,
+        revision: 1,
+        after: { agent: agentId, manifests: example.manifests.map((m) => toManifestDocument(m)) } as never,
+      },
+    });
+  });
+  return true;
+}

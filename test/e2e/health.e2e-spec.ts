@@ -1,0 +1,65 @@
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { AppModule } from '../../apps/control-plane/src/app.module';
+import { WorkerModule } from '../../apps/worker/src/worker.module';
+import { AgentNodeModule } from '../../apps/agent-node/src/agent-node.module';
+import { bootApp } from '../support/boot';
+import { testConfig } from '../support/config';
+import { createTestDatabase, type TestDatabase } from '../support/test-database';
+
+describe.each([
+  ['control-plane', AppModule, ['postgres', 'redis']],
+  ['worker', WorkerModule, ['postgres', 'redis']],
+  ['agent-node', AgentNodeModule, ['redis']],
+] as const)('%s health endpoints', (name, module, dependencies) => {
+  let db: TestDatabase;
+  let app: NestFastifyApplication;
+  let url: string;
+
+  beforeAll(async () => {
+    db = await createTestDatabase(`health_${name}`);
+    ({ app, url } = await bootApp(module, testConfig({ DATABASE_URL: db.url })));
+  });
+  afterAll(async () => {
+    await app?.close();
+    await db?.drop();
+  });
+
+  it('answers /healthz while the process lives', async () => {
+    const res = await fetch(`${url}/healthz`);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ status: 'ok' });
+  });
+
+  it('answers /readyz 200 naming each dependency it checked', async () => {
+    const res = await fetch(`${url}/readyz`);
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { status: string; info: Record<string, { status: string }> };
+    expect(body.status).toBe('ok');
+    expect(Object.keys(body.info).sort()).toEqual([...dependencies].sort());
+  });
+
+  it('echoes a sane x-request-id and replaces an unsafe one', async () => {
+    const kept = await fetch(`${url}/healthz`, { headers: { 'x-request-id': 'abc-123' } });
+    expect(kept.headers.get('x-request-id')).toBe('abc-123');
+    const replaced = await fetch(`${url}/healthz`, { headers: { 'x-request-id': 'bad id with spaces' } });
+    expect(replaced.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+  });
+});
+
+describe('readiness when a dependency is down', () => {
+  let app: NestFastifyApplication;
+  let url: string;
+  beforeAll(async () => {
+    // A database that does not exist: PostgreSQL answers, but not for us.
+    ({ app, url } = await bootApp(AppModule, testConfig({ DATABASE_URL: 'postgresql://postgres@127.0.0.1:5432/cp_test_does_not_exist' })));
+  });
+  afterAll(() => app?.close());
+
+  it('answers /readyz 503 and names postgres as down, /healthz still 200', async () => {
+    const res = await fetch(`${url}/readyz`);
+    expect(res.status).toBe(503);
+    const body = (await res.json()) as { error: Record<string, { status: string }> };
+    expect(body.error.postgres.status).toBe('down');
+    expect((await fetch(`${url}/healthz`)).status).toBe(200);
+  });
+});
