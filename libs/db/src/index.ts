@@ -8,3 +8,8 @@ export { postgresProbe } from './postgres-probe';
 export { diffSchemaAgainstDatabase } from './schema-drift';
 export { manifestFromRow, manifestColumns, agentBaseFromRow, agentColumns } from './registry-mapping';
 export { seedWhenEmpty, SEED_ACTOR } from './seed';
+export { RegistryWriter, type RegistryTx, type AuditEntry, type RegistryChange } from './registry/registry-writer';
+export { RegistrySnapshotRepository } from './registry/registry-snapshot.repository';
+export { RegistryModule } from './registry/registry.module';
+export { RegistryError, RegistryErrorCode } from './registry/registry.errors';
+export { REVISION_LISTENERS, type RevisionListener } from './registry/revision-listener';

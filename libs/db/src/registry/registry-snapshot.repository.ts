@@ -1,0 +1,36 @@
+import { Injectable } from '@nestjs/common';
+import type { RegistrySnapshot } from '@cp/capabilities';
+import { PrismaService } from '../prisma.service';
+import { agentBaseFromRow, manifestFromRow } from '../registry-mapping';
+
+/** Reads an agent's whole registry as one consistent snapshot (one REPEATABLE READ transaction). */
+@Injectable()
+export class RegistrySnapshotRepository {
+  constructor(private readonly prisma: PrismaService) {}
+
+  async snapshot(agentId: string): Promise<RegistrySnapshot | null> {
+    return this.prisma.$transaction(
+      async (tx) => {
+        const agent = await tx.agent.findUnique({ where: { id: agentId } });
+        if (!agent) return null;
+        const [manifests, optIns] = await Promise.all([
+          tx.capabilityManifest.findMany({ where: { agentId }, orderBy: { capabilityId: 'asc' } }),
+          tx.previewOptIn.findMany({ where: { agentId }, select: { tenantId: true }, orderBy: { tenantId: 'asc' } }),
+        ]);
+        return {
+          agentId,
+          revision: agent.revision,
+          agent: agentBaseFromRow(agent),
+          manifests: manifests.map(manifestFromRow),
+          previewTenants: optIns.map((o) => o.tenantId),
+        };
+      },
+      { isolationLevel: 'RepeatableRead' },
+    );
+  }
+
+  async revision(agentId: string): Promise<number | null> {
+    const agent = await this.prisma.agent.findUnique({ where: { id: agentId }, select: { revision: true } });
+    return agent?.revision ?? null;
+  }
+}

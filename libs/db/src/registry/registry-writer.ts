@@ -1,0 +1,107 @@
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
+import type { Prisma } from '../../../../prisma/generated/client';
+import { PrismaService } from '../prisma.service';
+import { RegistryError, RegistryErrorCode } from './registry.errors';
+import { REVISION_LISTENERS, type RevisionListener } from './revision-listener';
+
+export type RegistryTx = Prisma.TransactionClient;
+
+export interface AuditEntry {
+  action: string;
+  targetType: string;
+  targetId: string;
+  before?: unknown;
+  after?: unknown;
+}
+
+export interface RegistryChange {
+  agentId: string;
+  /** When given, the change is refused (and nothing written) unless the agent is at this revision. */
+  expectedRevision?: number;
+  actor: string;
+  summary: string;
+}
+
+/**
+ * The one way to change an agent's registry: in ONE transaction it bumps the agent's revision
+ * (locking the agent row, so changes to one agent serialize), records the RegistryRevision row
+ * (the invalidation outbox), runs the change and writes its audit events; after the commit it
+ * tells the revision listeners. A stale expectedRevision writes nothing.
+ */
+@Injectable()
+export class RegistryWriter {
+  private readonly logger = new Logger(RegistryWriter.name);
+
+  constructor(
+    private readonly prisma: PrismaService,
+    @Optional() @Inject(REVISION_LISTENERS) private readonly listeners: RevisionListener[] = [],
+  ) {}
+
+  async change<T>(
+    change: RegistryChange,
+    work: (tx: RegistryTx, revision: number) => Promise<{ result: T; audit: AuditEntry[] }>,
+  ): Promise<{ result: T; revision: number }> {
+    const outcome = await this.prisma.$transaction(async (tx) => {
+      const revision = await bumpRevision(tx, change);
+      await tx.registryRevision.create({ data: { agentId: change.agentId, revision, actor: change.actor, summary: change.summary.slice(0, 500) } });
+      const { result, audit } = await work(tx, revision);
+      await writeAudit(tx, change.actor, change.agentId, revision, audit);
+      return { result, revision };
+    });
+    await this.notify(change.agentId, outcome.revision);
+    return outcome;
+  }
+
+  /** Audit for changes outside any agent's registry (tenants, scopes). */
+  async auditOnly(actor: string, entries: AuditEntry[], tx?: RegistryTx): Promise<void> {
+    await writeAudit(tx ?? this.prisma, actor, null, null, entries);
+  }
+
+  private async notify(agentId: string, revision: number): Promise<void> {
+    for (const listener of this.listeners) {
+      try {
+        await listener.revisionCommitted(agentId, revision);
+      } catch (error) {
+        this.logger.warn(`revision listener failed for ${agentId}@${revision}: ${(error as Error).message}; the outbox will retry`);
+      }
+    }
+  }
+}
+
+async function bumpRevision(tx: RegistryTx, change: RegistryChange): Promise<number> {
+  const expected = change.expectedRevision ?? null;
+  const rows = await tx.$queryRaw<{ revision: number }[]>`
+    UPDATE "Agent" SET revision = revision + 1, "updatedAt" = now()
+     WHERE id = ${change.agentId} AND (${expected}::int IS NULL OR revision = ${expected}::int)
+     RETURNING revision`;
+  if (rows.length === 1) return rows[0].revision;
+  const agent = await tx.agent.findUnique({ where: { id: change.agentId }, select: { revision: true } });
+  if (!agent) throw new RegistryError(RegistryErrorCode.AgentNotFound, `agent "${change.agentId}" not found`, { agentId: change.agentId });
+  throw new RegistryError(
+    RegistryErrorCode.StaleRevision,
+    `agent "${change.agentId}" is at revision ${agent.revision}, not ${expected}: reload and retry`,
+    { agentId: change.agentId, expectedRevision: expected, currentRevision: agent.revision },
+  );
+}
+
+async function writeAudit(
+  db: Pick<RegistryTx, 'auditEvent'>,
+  actor: string,
+  agentId: string | null,
+  revision: number | null,
+  entries: AuditEntry[],
+): Promise<void> {
+  if (entries.length === 0) return;
+  await db.auditEvent.createMany({
+    data: entries.map((entry) => ({
+      actor,
+      action: entry.action,
+      targetType: entry.targetType,
+      targetId: entry.targetId,
+      agentId,
+      revision,
+      before: (entry.before ?? undefined) as Prisma.InputJsonValue | undefined,
+      after: (entry.after ?? undefined) as Prisma.InputJsonValue | undefined,
+    })),
+  });
+}
