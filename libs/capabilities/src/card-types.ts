@@ -1,0 +1,35 @@
+/** A2A 1.0 AgentCard as wire JSON (camelCase, unset optional fields omitted). */
+import type { AgentExtension, AgentInterface } from './types';
+
+export interface AgentSkill {
+  id: string;
+  name: string;
+  description: string;
+  tags: string[];
+  examples?: string[];
+  inputModes?: string[];
+  outputModes?: string[];
+}
+
+export interface AgentCapabilities {
+  streaming: boolean;
+  pushNotifications: boolean;
+  extensions: AgentExtension[];
+  extendedAgentCard: boolean;
+}
+
+export interface AgentCard {
+  name: string;
+  description: string;
+  version: string;
+  supportedInterfaces: AgentInterface[];
+  capabilities: AgentCapabilities;
+  defaultInputModes: string[];
+  defaultOutputModes: string[];
+  skills: AgentSkill[];
+  provider?: { organization: string; url: string };
+  documentationUrl?: string;
+  iconUrl?: string;
+  securitySchemes?: Record<string, unknown>;
+  securityRequirements?: unknown[];
+}

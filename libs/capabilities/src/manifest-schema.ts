@@ -1,0 +1,65 @@
+/**
+ * zod schema of the manifest document's shape and formats. Closed objects: an unknown key is an
+ * error, so a typo such as `input_modes` cannot be silently ignored. Cross-field rules (deprecation
+ * info, public capabilities being open, uniqueness) live in manifest-rules.ts, because zod skips
+ * refinements once a field has failed and we want every problem at once.
+ */
+import { z } from 'zod';
+import {
+  CAPABILITY_ID,
+  CAPABILITY_ID_MAX,
+  HANDLER,
+  HANDLER_MAX,
+  MEDIA_TYPE,
+  SCOPE,
+  SLUG,
+  SLUG_MAX,
+} from './formats';
+import { CAPABILITY_STATES, COST_CLASSES, VISIBILITIES } from './types';
+
+const text = (max: number) => z.string().trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`);
+
+export const capabilityId = z
+  .string()
+  .max(CAPABILITY_ID_MAX, `must be at most ${CAPABILITY_ID_MAX} characters`)
+  .regex(CAPABILITY_ID, 'must be lowercase kebab-case starting with a letter, e.g. reconcile-invoice');
+
+const mediaType = z.string().regex(MEDIA_TYPE, 'must be a media type type/subtype, e.g. application/pdf');
+const slug = (what: string) =>
+  z
+    .string()
+    .max(SLUG_MAX, `must be at most ${SLUG_MAX} characters`)
+    .regex(SLUG, `must be a ${what} slug: lowercase letters, digits and single dashes`);
+
+export const skillBlockSchema = z.strictObject({
+  name: text(200),
+  description: text(4000),
+  tags: z.array(text(64)).min(1, 'must list at least one tag'),
+  examples: z.array(text(1000)).optional(),
+  inputModes: z.array(mediaType).optional(),
+  outputModes: z.array(mediaType).optional(),
+});
+
+export const limitsSchema = z
+  .object({ cost_class: z.enum(COST_CLASSES).optional() })
+  .catchall(z.number().min(0, 'must be a non-negative number'));
+
+export const manifestDocumentSchema = z.strictObject({
+  id: capabilityId,
+  state: z.enum(CAPABILITY_STATES as [string, ...string[]]),
+  visibility: z.enum(VISIBILITIES as [string, ...string[]]),
+  skill: skillBlockSchema,
+  requires_scopes: z.array(z.string().regex(SCOPE, 'must be a scope such as recon.run')),
+  // Checked in manifest-rules.ts: a union here would hide which element is wrong.
+  tenants: z.unknown(),
+  handler: z
+    .string()
+    .max(HANDLER_MAX, `must be at most ${HANDLER_MAX} characters`)
+    .regex(HANDLER, 'must be dotted lowercase identifiers, e.g. recon.v3.reconcile'),
+  limits: limitsSchema,
+  owner: slug('team'),
+  replaced_by: capabilityId.nullable().optional(),
+  deprecation_reason: text(1000).nullable().optional(),
+});
+
+export const tenantSlug = slug('tenant');

@@ -1,0 +1,97 @@
+/**
+ * Domain types of the capability core. camelCase in code; the manifest DOCUMENT format
+ * (files, GraphQL JSON input, export) is snake_case at the top level, see manifest-document.ts.
+ */
+
+export type CapabilityState = 'preview' | 'ga' | 'deprecated' | 'removed';
+export type Visibility = 'public' | 'extended' | 'internal';
+
+export const CAPABILITY_STATES: readonly CapabilityState[] = ['preview', 'ga', 'deprecated', 'removed'];
+export const VISIBILITIES: readonly Visibility[] = ['public', 'extended', 'internal'];
+export const COST_CLASSES = ['low', 'medium', 'high'] as const;
+export type CostClass = (typeof COST_CLASSES)[number];
+
+/** The A2A 1.0 AgentSkill minus its id (the id lives at the top of the manifest). */
+export interface SkillBlock {
+  name: string;
+  description: string;
+  tags: string[];
+  examples?: string[];
+  inputModes?: string[];
+  outputModes?: string[];
+}
+
+/** Known keys are typed; every other key is a non-negative number (enforced by validation). */
+export interface ManifestLimits {
+  cost_class?: CostClass;
+  [key: string]: number | string | undefined;
+}
+
+export interface CapabilityManifest {
+  id: string;
+  state: CapabilityState;
+  visibility: Visibility;
+  skill: SkillBlock;
+  requiresScopes: string[];
+  tenants: '*' | string[];
+  handler: string;
+  limits: ManifestLimits;
+  owner: string;
+  replacedBy?: string | null;
+  deprecationReason?: string | null;
+}
+
+/** null = anonymous (no verified token). */
+export type Caller = { principal: string; tenant: string; scopes: readonly string[] } | null;
+
+export interface AgentExtension {
+  uri: string;
+  description?: string;
+  required?: boolean;
+  params?: Record<string, unknown>;
+}
+
+export interface AgentInterface {
+  url: string;
+  protocolBinding: string;
+  protocolVersion: string;
+  tenant?: string;
+}
+
+export interface ProtocolSettings {
+  streaming: boolean;
+  pushNotifications: boolean;
+  /** The agent's switch: when false the card never declares an extended card. */
+  extendedAgentCard: boolean;
+}
+
+export interface AgentBase {
+  name: string;
+  description: string;
+  version: string;
+  provider?: { organization: string; url: string };
+  documentationUrl?: string;
+  iconUrl?: string;
+  supportedInterfaces: AgentInterface[];
+  securitySchemes?: Record<string, unknown>;
+  securityRequirements?: unknown[];
+  defaultInputModes: string[];
+  defaultOutputModes: string[];
+  protocol: ProtocolSettings;
+  extensions: AgentExtension[];
+}
+
+export interface RegistrySnapshot {
+  agentId: string;
+  revision: number;
+  agent: AgentBase;
+  manifests: CapabilityManifest[];
+  /** Tenants opted in to this agent's previews. */
+  previewTenants: string[];
+}
+
+/** One problem, at a JSON path such as `$.skill.inputModes[1]` or `$[3].id`. */
+export interface ValidationIssue {
+  path: string;
+  message: string;
+}
