@@ -6,20 +6,64 @@ export default tseslint.config(
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
-    languageOptions: { globals: { process: 'readonly', console: 'readonly', __dirname: 'readonly', require: 'readonly', module: 'writable', Buffer: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', setInterval: 'readonly', clearInterval: 'readonly', URL: 'readonly' } },
+    languageOptions: {
+      globals: {
+        process: 'readonly',
+        console: 'readonly',
+        __dirname: 'readonly',
+        require: 'readonly',
+        module: 'writable',
+        Buffer: 'readonly',
+        setTimeout: 'readonly',
+        clearTimeout: 'readonly',
+        setInterval: 'readonly',
+        clearInterval: 'readonly',
+        URL: 'readonly',
+        fetch: 'readonly',
+        AbortSignal: 'readonly',
+      },
+    },
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/no-require-imports': 'off',
-      'no-restricted-syntax': ['error', { selector: "CallExpression[callee.property.name='only'][callee.object.name=/^(it|describe|test)$/]", message: 'No focused tests.' }],
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "CallExpression[callee.property.name='only'][callee.object.name=/^(it|describe|test)$/]",
+          message: 'No focused tests.',
+        },
+      ],
     },
   },
   {
     // The pure core: no framework, database, cache or HTTP imports (STYLE.md, issue 3).
     files: ['libs/capabilities/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [
-        { group: ['@nestjs/*', '@prisma/*', 'ioredis', 'bullmq', 'pg', 'fastify', 'node:http', 'http', 'undici', '@cp/db', '@cp/common', '@cp/node-sdk', '../../../prisma/*'], message: 'libs/capabilities is the pure core.' },
-      ] }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: [
+                '@nestjs/*',
+                '@prisma/*',
+                'ioredis',
+                'bullmq',
+                'pg',
+                'fastify',
+                'node:http',
+                'http',
+                'undici',
+                '@cp/db',
+                '@cp/common',
+                '@cp/node-sdk',
+                '../../../prisma/*',
+              ],
+              message: 'libs/capabilities is the pure core.',
+            },
+          ],
+        },
+      ],
     },
   },
   {
@@ -27,7 +71,10 @@ export default tseslint.config(
     files: ['apps/**/*.ts', 'libs/**/*.ts'],
     ignores: ['libs/common/src/config/**'],
     rules: {
-      'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'Read configuration through AppConfig (libs/common/src/config).' }],
+      'no-restricted-properties': [
+        'error',
+        { object: 'process', property: 'env', message: 'Read configuration through AppConfig (libs/common/src/config).' },
+      ],
     },
   },
   { files: ['**/*.cjs'], languageOptions: { sourceType: 'commonjs' } },

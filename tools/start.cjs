@@ -7,9 +7,19 @@ const path = require('node:path');
 const root = path.join(__dirname, '..');
 const port = (name, fallback) => Number(process.env[name] ?? fallback);
 const apps = [
-  { name: 'control-plane', entry: 'dist/apps/control-plane/src/main.js', port: port('CONTROL_PLANE_PORT', 3000), paths: ['/graphql', '/readyz'] },
+  {
+    name: 'control-plane',
+    entry: 'dist/apps/control-plane/src/main.js',
+    port: port('CONTROL_PLANE_PORT', 3000),
+    paths: ['/graphql', '/readyz'],
+  },
   { name: 'worker', entry: 'dist/apps/worker/src/main.js', port: port('WORKER_PORT', 3001), paths: ['/readyz'] },
-  { name: 'agent-node', entry: 'dist/apps/agent-node/src/main.js', port: port('AGENT_NODE_PORT', 3002), paths: ['/.well-known/agent-card.json', '/readyz'] },
+  {
+    name: 'agent-node',
+    entry: 'dist/apps/agent-node/src/main.js',
+    port: port('AGENT_NODE_PORT', 3002),
+    paths: ['/.well-known/agent-card.json', '/readyz'],
+  },
 ];
 
 const children = apps.map((app) => {
@@ -61,7 +71,10 @@ async function ready(app, deadline) {
 (async () => {
   const deadline = Date.now() + 60_000;
   const results = await Promise.all(apps.map((app) => ready(app, deadline)));
-  const lines = apps.map((app, i) => `  ${app.name.padEnd(14)} ${results[i] ? 'ready    ' : 'NOT READY'} ${app.paths.map((p) => `http://127.0.0.1:${app.port}${p}`).join('  ')}`);
+  const lines = apps.map(
+    (app, i) =>
+      `  ${app.name.padEnd(14)} ${results[i] ? 'ready    ' : 'NOT READY'} ${app.paths.map((p) => `http://127.0.0.1:${app.port}${p}`).join('  ')}`,
+  );
   process.stdout.write(`\nCapability control plane is up (Ctrl-C stops everything):\n${lines.join('\n')}\n\n`);
   if (results.includes(false)) stop(1);
 })();

@@ -73,7 +73,10 @@ function measure(fn: () => unknown): { median: number; p99: number } {
     samples.push(Number(process.hrtime.bigint() - t0) / 1e6);
   }
   samples.sort((a, b) => a - b);
-  return { median: samples[Math.floor(samples.length / 2)], p99: samples[Math.min(samples.length - 1, Math.ceil(samples.length * 0.99) - 1)] };
+  return {
+    median: samples[Math.floor(samples.length / 2)],
+    p99: samples[Math.min(samples.length - 1, Math.ceil(samples.length * 0.99) - 1)],
+  };
 }
 
 const { agent } = financeAgentExample();
@@ -84,13 +87,14 @@ const publicCard = buildPublicCard(snapshot);
 const extendedCard = buildExtendedCard(snapshot, caller);
 
 // Baselines: the same raw work with none of our rules (no entitlement, ordering, versioning).
-const bareSkills = (keep: (m: CapabilityManifest) => boolean) =>
-  manifests.filter(keep).map((m) => ({ id: m.id, ...m.skill }));
+const bareSkills = (keep: (m: CapabilityManifest) => boolean) => manifests.filter(keep).map((m) => ({ id: m.id, ...m.skill }));
 const barePublic = () => JSON.stringify({ ...agent, skills: bareSkills((m) => m.visibility === 'public' && m.state !== 'removed') });
 const bareExtended = () =>
   JSON.stringify({
     ...agent,
-    skills: bareSkills((m) => m.state !== 'removed' && m.visibility !== 'internal' && m.requiresScopes.every((s) => caller.scopes.includes(s))),
+    skills: bareSkills(
+      (m) => m.state !== 'removed' && m.visibility !== 'internal' && m.requiresScopes.every((s) => caller.scopes.includes(s)),
+    ),
   });
 const bareSerialize = (card: object) => () => {
   const body = JSON.stringify(card);
@@ -102,16 +106,26 @@ const rows: [string, () => unknown, () => unknown][] = [
   ['buildExtendedCard (one caller)', () => buildExtendedCard(snapshot, caller), bareExtended],
   ['serializeCard (public: canonical JSON + ETag)', () => serializeCard(publicCard), bareSerialize(publicCard)],
   ['serializeCard (extended)', () => serializeCard(extendedCard), bareSerialize(extendedCard)],
-  ['public card end to end (build + serialize)', () => serializeCard(buildPublicCard(snapshot)), () => createHash('sha256').update(barePublic()).digest('base64url')],
-  ['ProjectionCache hit (extended, same class)', (() => {
-    const cache = new ProjectionCache(snapshot);
-    cache.extendedCardSerialized(caller);
-    return () => cache.extendedCardSerialized({ ...caller, principal: 'other@acme' });
-  })(), () => undefined],
+  [
+    'public card end to end (build + serialize)',
+    () => serializeCard(buildPublicCard(snapshot)),
+    () => createHash('sha256').update(barePublic()).digest('base64url'),
+  ],
+  [
+    'ProjectionCache hit (extended, same class)',
+    (() => {
+      const cache = new ProjectionCache(snapshot);
+      cache.extendedCardSerialized(caller);
+      return () => cache.extendedCardSerialized({ ...caller, principal: 'other@acme' });
+    })(),
+    () => undefined,
+  ],
 ];
 
 const fmt = (n: number) => n.toFixed(2);
-console.log(`Registry: ${MANIFESTS} manifests; public card ${publicCard.skills.length} skills (${serializeCard(publicCard).body.length} bytes), extended card ${extendedCard.skills.length} skills (${serializeCard(extendedCard).body.length} bytes).`);
+console.log(
+  `Registry: ${MANIFESTS} manifests; public card ${publicCard.skills.length} skills (${serializeCard(publicCard).body.length} bytes), extended card ${extendedCard.skills.length} skills (${serializeCard(extendedCard).body.length} bytes).`,
+);
 console.log(`Node ${process.version}, warm-up ${WARMUP}, ${ITERATIONS} iterations.\n`);
 console.log('| operation | median ms | p99 ms | baseline median ms | baseline p99 ms | ratio (median) |');
 console.log('|---|---:|---:|---:|---:|---:|');

@@ -90,7 +90,9 @@ describe('schema drift guard', () => {
 
   it('fails when a field is added to schema.prisma without a migration', async () => {
     const edited = SCHEMA.replace(/model Tenant \{\n/, 'model Tenant {\n  region String?\n');
-    expect(await diffSchemaAgainstDatabase(edited, db.url)).toEqual(['Tenant.region: column "region" missing in the database (add a migration)']);
+    expect(await diffSchemaAgainstDatabase(edited, db.url)).toEqual([
+      'Tenant.region: column "region" missing in the database (add a migration)',
+    ]);
   });
 
   it('fails when an index, a nullability or a type changes without a migration', async () => {

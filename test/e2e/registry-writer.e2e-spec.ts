@@ -1,7 +1,17 @@
 import { Global, Module } from '@nestjs/common';
 import { Test, type TestingModule } from '@nestjs/testing';
 import { AppConfigModule, AppConfigToken } from '@cp/common';
-import { DbModule, PrismaService, REVISION_LISTENERS, RegistryError, RegistryErrorCode, RegistryModule, RegistrySnapshotRepository, RegistryWriter, seedWhenEmpty } from '@cp/db';
+import {
+  DbModule,
+  PrismaService,
+  REVISION_LISTENERS,
+  RegistryError,
+  RegistryErrorCode,
+  RegistryModule,
+  RegistrySnapshotRepository,
+  RegistryWriter,
+  seedWhenEmpty,
+} from '@cp/db';
 import { testConfig } from '../support/config';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
 
@@ -59,10 +69,18 @@ describe('RegistryWriter', () => {
     const { revision } = await rename('Finance Agent 2', 1);
     expect(revision).toBe(2);
     expect(heard).toEqual(['finance-agent@2']);
-    const outbox = await prisma.registryRevision.findUniqueOrThrow({ where: { agentId_revision: { agentId: 'finance-agent', revision: 2 } } });
+    const outbox = await prisma.registryRevision.findUniqueOrThrow({
+      where: { agentId_revision: { agentId: 'finance-agent', revision: 2 } },
+    });
     expect(outbox).toMatchObject({ actor: 'user:alice', publishedAt: null });
     const audit = await prisma.auditEvent.findFirstOrThrow({ where: { revision: 2 } });
-    expect(audit).toMatchObject({ actor: 'user:alice', action: 'agent.update', agentId: 'finance-agent', before: { name: 'Finance Agent' }, after: { name: 'Finance Agent 2' } });
+    expect(audit).toMatchObject({
+      actor: 'user:alice',
+      action: 'agent.update',
+      agentId: 'finance-agent',
+      before: { name: 'Finance Agent' },
+      after: { name: 'Finance Agent 2' },
+    });
   });
 
   it('refuses a stale expectedRevision and writes nothing', async () => {
@@ -71,13 +89,18 @@ describe('RegistryWriter', () => {
     expect(error).toBeInstanceOf(RegistryError);
     expect((error as RegistryError).code).toBe(RegistryErrorCode.StaleRevision);
     expect((error as RegistryError).message).toMatch(/is at revision 2, not 1/);
-    expect(await prisma.agent.findUniqueOrThrow({ where: { id: 'finance-agent' } })).toMatchObject({ name: 'Finance Agent 2', revision: 2 });
+    expect(await prisma.agent.findUniqueOrThrow({ where: { id: 'finance-agent' } })).toMatchObject({
+      name: 'Finance Agent 2',
+      revision: 2,
+    });
     expect(await prisma.auditEvent.count()).toBe(before);
     expect(await prisma.registryRevision.count({ where: { agentId: 'finance-agent' } })).toBe(2);
   });
 
   it('answers AGENT_NOT_FOUND for an unknown agent', async () => {
-    const error = await writer.change({ agentId: 'nope', actor: 'a', summary: 's' }, async () => ({ result: 1, audit: [] })).catch((e: RegistryError) => e);
+    const error = await writer
+      .change({ agentId: 'nope', actor: 'a', summary: 's' }, async () => ({ result: 1, audit: [] }))
+      .catch((e: RegistryError) => e);
     expect((error as RegistryError).code).toBe(RegistryErrorCode.AgentNotFound);
   });
 
@@ -89,7 +112,10 @@ describe('RegistryWriter', () => {
         throw new Error('validation failed midway');
       }),
     ).rejects.toThrow('validation failed midway');
-    expect(await prisma.agent.findUniqueOrThrow({ where: { id: 'finance-agent' } })).toMatchObject({ name: 'Finance Agent 2', revision: revisionBefore });
+    expect(await prisma.agent.findUniqueOrThrow({ where: { id: 'finance-agent' } })).toMatchObject({
+      name: 'Finance Agent 2',
+      revision: revisionBefore,
+    });
   });
 
   it('serializes concurrent changes: revisions are gapless and each expectedRevision wins once', async () => {
@@ -97,7 +123,9 @@ describe('RegistryWriter', () => {
     const results = await Promise.allSettled(Array.from({ length: 5 }, (_, i) => rename(`racer ${i}`, start)));
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
     await Promise.all(Array.from({ length: 5 }, (_, i) => rename(`free ${i}`)));
-    const revisions = (await prisma.registryRevision.findMany({ where: { agentId: 'finance-agent' }, orderBy: { revision: 'asc' } })).map((r) => r.revision);
+    const revisions = (await prisma.registryRevision.findMany({ where: { agentId: 'finance-agent' }, orderBy: { revision: 'asc' } })).map(
+      (r) => r.revision,
+    );
     expect(revisions).toEqual(Array.from({ length: start + 6 }, (_, i) => i + 1));
   });
 
@@ -106,7 +134,10 @@ describe('RegistryWriter', () => {
     const { revision } = await rename('while redis is down');
     failListener = false;
     expect((await prisma.agent.findUniqueOrThrow({ where: { id: 'finance-agent' } })).revision).toBe(revision);
-    expect((await prisma.registryRevision.findUniqueOrThrow({ where: { agentId_revision: { agentId: 'finance-agent', revision } } })).publishedAt).toBeNull();
+    expect(
+      (await prisma.registryRevision.findUniqueOrThrow({ where: { agentId_revision: { agentId: 'finance-agent', revision } } }))
+        .publishedAt,
+    ).toBeNull();
   });
 
   it('reads a consistent snapshot of the registry', async () => {

@@ -32,11 +32,32 @@ export function tokenSigner(config: AppConfig): TokenSigner {
 
 /** Convenience for tests and demo tokens, mirroring the claims each verifier expects. */
 export function mintAdminToken(config: AppConfig, subject: string, roles: string[], teams: string[] = [], expiresIn = 3600): string {
-  return tokenSigner(config).sign({ use: 'admin', subject, audience: config.JWT_AUDIENCE, issuer: config.JWT_ISSUER, expiresIn, claims: { roles, teams } });
+  return tokenSigner(config).sign({
+    use: 'admin',
+    subject,
+    audience: config.JWT_AUDIENCE,
+    issuer: config.JWT_ISSUER,
+    expiresIn,
+    claims: { roles, teams },
+  });
 }
 export function mintNodeToken(config: AppConfig, agentId: string, expiresIn = 3600): string {
-  return tokenSigner(config).sign({ use: 'node', subject: `node-token:${agentId}`, audience: config.JWT_AUDIENCE, issuer: config.JWT_ISSUER, expiresIn, claims: { agent_id: agentId } });
+  return tokenSigner(config).sign({
+    use: 'node',
+    subject: `node-token:${agentId}`,
+    audience: config.JWT_AUDIENCE,
+    issuer: config.JWT_ISSUER,
+    expiresIn,
+    claims: { agent_id: agentId },
+  });
 }
 export function mintA2AToken(config: AppConfig, subject: string, tenant: string, scopes: string[], expiresIn = 3600): string {
-  return tokenSigner(config).sign({ use: 'a2a', subject, audience: config.A2A_JWT_AUDIENCE, issuer: config.A2A_JWT_ISSUER, expiresIn, claims: { tenant, scope: scopes.join(' ') } });
+  return tokenSigner(config).sign({
+    use: 'a2a',
+    subject,
+    audience: config.A2A_JWT_AUDIENCE,
+    issuer: config.A2A_JWT_ISSUER,
+    expiresIn,
+    claims: { tenant, scope: scopes.join(' ') },
+  });
 }

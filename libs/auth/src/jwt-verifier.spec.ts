@@ -22,9 +22,15 @@ writeFileSync(
 );
 
 const adminClaims = { token_use: 'admin', roles: ['team-admin'], teams: ['finance'] };
-const sign = (claims: object, key: jwt.Secret, options: jwt.SignOptions) => jwt.sign(claims, key, { subject: 'alice', ...base, expiresIn: 60, ...options });
-const verifier = (options: Partial<JwtVerifierOptions> = {}) => new JwtVerifier({ algorithms: ['HS256', 'RS256', 'ES256'], secret: SECRET, jwksFile, ...base, ...options });
-const codeOf = async (promise: Promise<unknown>) => promise.then(() => 'ok', (error: { code: string }) => error.code);
+const sign = (claims: object, key: jwt.Secret, options: jwt.SignOptions) =>
+  jwt.sign(claims, key, { subject: 'alice', ...base, expiresIn: 60, ...options });
+const verifier = (options: Partial<JwtVerifierOptions> = {}) =>
+  new JwtVerifier({ algorithms: ['HS256', 'RS256', 'ES256'], secret: SECRET, jwksFile, ...base, ...options });
+const codeOf = async (promise: Promise<unknown>) =>
+  promise.then(
+    () => 'ok',
+    (error: { code: string }) => error.code,
+  );
 
 describe('JwtVerifier', () => {
   it('accepts HS256, RS256 and ES256 tokens and maps admin claims', async () => {
@@ -34,13 +40,23 @@ describe('JwtVerifier', () => {
       sign(adminClaims, rsa.privateKey, { algorithm: 'RS256', keyid: 'rsa-1' }),
       sign(adminClaims, ec.privateKey, { algorithm: 'ES256', keyid: 'ec-1' }),
     ]) {
-      await expect(v.verify(token, 'admin')).resolves.toEqual({ kind: 'admin', subject: 'alice', roles: ['team-admin'], teams: ['finance'] });
+      await expect(v.verify(token, 'admin')).resolves.toEqual({
+        kind: 'admin',
+        subject: 'alice',
+        roles: ['team-admin'],
+        teams: ['finance'],
+      });
     }
   });
 
   it('maps a2a scopes from the space-separated scope claim', async () => {
     const token = sign({ token_use: 'a2a', tenant: 'acme', scope: 'recon.run invoice.read recon.run' }, SECRET, { algorithm: 'HS256' });
-    await expect(verifier().verify(token, 'a2a')).resolves.toEqual({ kind: 'a2a', subject: 'alice', tenant: 'acme', scopes: ['invoice.read', 'recon.run'] });
+    await expect(verifier().verify(token, 'a2a')).resolves.toEqual({
+      kind: 'a2a',
+      subject: 'alice',
+      tenant: 'acme',
+      scopes: ['invoice.read', 'recon.run'],
+    });
   });
 
   it.each([
@@ -64,24 +80,41 @@ describe('JwtVerifier', () => {
 
   it('refuses algorithm confusion: an HS256 token "signed" with the RSA public key', async () => {
     const publicPem = rsa.publicKey.export({ format: 'pem', type: 'spki' }) as string;
-    const forged = jwt.sign(adminClaims, Buffer.from(publicPem), { algorithm: 'HS256', subject: 'mallory', ...base, expiresIn: 60, allowInsecureKeySizes: true } as jwt.SignOptions);
+    const forged = jwt.sign(adminClaims, Buffer.from(publicPem), {
+      algorithm: 'HS256',
+      subject: 'mallory',
+      ...base,
+      expiresIn: 60,
+      allowInsecureKeySizes: true,
+    } as jwt.SignOptions);
     expect(await codeOf(verifier().verify(forged, 'admin'))).toBe(AuthErrorCode.BadSignature);
-    expect(await codeOf(verifier({ algorithms: ['RS256'], secret: undefined }).verify(forged, 'admin'))).toBe(AuthErrorCode.AlgorithmNotAllowed);
+    expect(await codeOf(verifier({ algorithms: ['RS256'], secret: undefined }).verify(forged, 'admin'))).toBe(
+      AuthErrorCode.AlgorithmNotAllowed,
+    );
   });
 
   it('refuses an algorithm the deployment does not accept', async () => {
     const token = sign(adminClaims, SECRET, { algorithm: 'HS256' });
-    expect(await codeOf(verifier({ algorithms: ['RS256'], secret: undefined }).verify(token, 'admin'))).toBe(AuthErrorCode.AlgorithmNotAllowed);
+    expect(await codeOf(verifier({ algorithms: ['RS256'], secret: undefined }).verify(token, 'admin'))).toBe(
+      AuthErrorCode.AlgorithmNotAllowed,
+    );
   });
 
   it('fetches a JWKS URL and refetches on an unknown kid at most every 30 s', async () => {
     const fetches: string[] = [];
     const jwks = { keys: [{ ...rsa.publicKey.export({ format: 'jwk' }), kid: 'rsa-1', alg: 'RS256' }] };
-    const v = new JwtVerifier({ algorithms: ['RS256'], jwksUrl: 'https://idp.example/jwks', fetchJwks: async (url) => (fetches.push(url), jwks), ...base });
+    const v = new JwtVerifier({
+      algorithms: ['RS256'],
+      jwksUrl: 'https://idp.example/jwks',
+      fetchJwks: async (url) => (fetches.push(url), jwks),
+      ...base,
+    });
     const token = sign(adminClaims, rsa.privateKey, { algorithm: 'RS256', keyid: 'rsa-1' });
     await expect(v.verify(token, 'admin')).resolves.toMatchObject({ subject: 'alice' });
     await expect(v.verify(token, 'admin')).resolves.toMatchObject({ subject: 'alice' });
-    expect(await codeOf(v.verify(sign(adminClaims, rsa.privateKey, { algorithm: 'RS256', keyid: 'rotated' }), 'admin'))).toBe(AuthErrorCode.UnknownKey);
+    expect(await codeOf(v.verify(sign(adminClaims, rsa.privateKey, { algorithm: 'RS256', keyid: 'rotated' }), 'admin'))).toBe(
+      AuthErrorCode.UnknownKey,
+    );
     expect(fetches).toEqual(['https://idp.example/jwks']);
   });
 });

@@ -1,7 +1,16 @@
 import jwt from 'jsonwebtoken';
 import { AuthError, AuthErrorCode } from './auth.errors';
 import { KeyResolver, type KeySourceOptions } from './key-resolver';
-import { ADMIN_ROLES, type A2APrincipal, type AdminPrincipal, type AdminRole, type NodePrincipal, type Principal, type TokenUse, type ToolPrincipal } from './principals';
+import {
+  ADMIN_ROLES,
+  type A2APrincipal,
+  type AdminPrincipal,
+  type AdminRole,
+  type NodePrincipal,
+  type Principal,
+  type TokenUse,
+  type ToolPrincipal,
+} from './principals';
 
 export interface JwtVerifierOptions extends KeySourceOptions {
   issuer: string;
@@ -41,7 +50,10 @@ export class JwtVerifier {
       throw translate(error as Error);
     }
     if (claims.token_use !== use) {
-      throw new AuthError(AuthErrorCode.WrongUse, `this endpoint accepts ${use} tokens, not ${String(claims.token_use ?? 'untyped')} tokens`);
+      throw new AuthError(
+        AuthErrorCode.WrongUse,
+        `this endpoint accepts ${use} tokens, not ${String(claims.token_use ?? 'untyped')} tokens`,
+      );
     }
     return toPrincipal(use, claims) as Extract<Principal, { kind: U }>;
   }
@@ -53,9 +65,11 @@ function translate(error: Error): AuthError {
   if (error instanceof jwt.NotBeforeError) return new AuthError(AuthErrorCode.NotYetValid, 'the bearer token is not valid yet');
   const message = error.message;
   if (message.startsWith('jwt issuer invalid')) return new AuthError(AuthErrorCode.WrongIssuer, 'the bearer token has the wrong issuer');
-  if (message.startsWith('jwt audience invalid')) return new AuthError(AuthErrorCode.WrongAudience, 'the bearer token has the wrong audience');
+  if (message.startsWith('jwt audience invalid'))
+    return new AuthError(AuthErrorCode.WrongAudience, 'the bearer token has the wrong audience');
   if (message === 'invalid signature') return new AuthError(AuthErrorCode.BadSignature, 'the bearer token signature does not verify');
-  if (message.startsWith('invalid algorithm')) return new AuthError(AuthErrorCode.AlgorithmNotAllowed, 'the bearer token algorithm does not fit its key');
+  if (message.startsWith('invalid algorithm'))
+    return new AuthError(AuthErrorCode.AlgorithmNotAllowed, 'the bearer token algorithm does not fit its key');
   return new AuthError(AuthErrorCode.Malformed, `the bearer token is invalid (${message})`);
 }
 
@@ -66,13 +80,15 @@ const str = (claims: Claims, name: string): string => {
 };
 const strings = (claims: Claims, name: string): string[] => {
   const value = claims[name] ?? [];
-  if (!Array.isArray(value) || value.some((v) => typeof v !== 'string')) throw new AuthError(AuthErrorCode.BadClaims, `the token's "${name}" claim must be a list of strings`);
+  if (!Array.isArray(value) || value.some((v) => typeof v !== 'string'))
+    throw new AuthError(AuthErrorCode.BadClaims, `the token's "${name}" claim must be a list of strings`);
   return value as string[];
 };
 /** OAuth style: `scope` is one space-separated string. */
 const scopes = (claims: Claims): string[] => {
   const value = claims.scope ?? '';
-  if (typeof value !== 'string') throw new AuthError(AuthErrorCode.BadClaims, 'the token\'s "scope" claim must be a space-separated string');
+  if (typeof value !== 'string')
+    throw new AuthError(AuthErrorCode.BadClaims, 'the token\'s "scope" claim must be a space-separated string');
   return [...new Set(value.split(' ').filter(Boolean))].sort();
 };
 

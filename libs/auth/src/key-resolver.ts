@@ -46,7 +46,10 @@ export class KeyResolver {
   async resolve(header: { alg?: string; kid?: string }): Promise<string | KeyObject> {
     const alg = header.alg as JwtAlgorithm | undefined;
     if (!alg || !this.options.algorithms.includes(alg)) {
-      throw new AuthError(AuthErrorCode.AlgorithmNotAllowed, `token algorithm "${header.alg ?? 'none'}" is not accepted (accepted: ${this.options.algorithms.join(', ')})`);
+      throw new AuthError(
+        AuthErrorCode.AlgorithmNotAllowed,
+        `token algorithm "${header.alg ?? 'none'}" is not accepted (accepted: ${this.options.algorithms.join(', ')})`,
+      );
     }
     if (alg === 'HS256') return this.options.secret!;
     let key = this.find(alg, header.kid);

@@ -24,13 +24,24 @@ const agentCard = z.object({
   description: nonEmpty,
   version: nonEmpty,
   supportedInterfaces: z
-    .array(z.object({ url: z.url(), protocolBinding: nonEmpty, protocolVersion: z.string().regex(/^\d+\.\d+$/), tenant: z.string().optional() }))
+    .array(
+      z.object({ url: z.url(), protocolBinding: nonEmpty, protocolVersion: z.string().regex(/^\d+\.\d+$/), tenant: z.string().optional() }),
+    )
     .min(1),
   capabilities: z.object({
     streaming: z.boolean().optional(),
     pushNotifications: z.boolean().optional(),
     extendedAgentCard: z.boolean().optional(),
-    extensions: z.array(z.object({ uri: nonEmpty, description: z.string().optional(), required: z.boolean().optional(), params: z.record(z.string(), z.unknown()).optional() })).optional(),
+    extensions: z
+      .array(
+        z.object({
+          uri: nonEmpty,
+          description: z.string().optional(),
+          required: z.boolean().optional(),
+          params: z.record(z.string(), z.unknown()).optional(),
+        }),
+      )
+      .optional(),
   }),
   defaultInputModes: z.array(nonEmpty).min(1),
   defaultOutputModes: z.array(nonEmpty).min(1),

@@ -8,7 +8,9 @@ import { given } from './testing/given';
 
 describe('canonicalJson', () => {
   it('sorts keys at every depth, has no whitespace and omits undefined members', () => {
-    expect(canonicalJson({ b: 1, a: { d: [true, null, 'x'], c: undefined, b: 'é"' } })).toBe('{"a":{"b":"é\\"","d":[true,null,"x"]},"b":1}');
+    expect(canonicalJson({ b: 1, a: { d: [true, null, 'x'], c: undefined, b: 'é"' } })).toBe(
+      '{"a":{"b":"é\\"","d":[true,null,"x"]},"b":1}',
+    );
   });
   it('does not depend on insertion order', () => {
     expect(canonicalJson({ x: 1, y: 2 })).toBe(canonicalJson({ y: 2, x: 1 }));
@@ -38,7 +40,9 @@ describe('card version', () => {
     const v = buildPublicCard(base).version;
     const renamedAgent = given.snapshot(finance.manifests, { agent: { ...finance.agent, description: 'Other text.' } });
     expect(buildPublicCard(renamedAgent).version).toBe(v);
-    const edited = finance.manifests.map((m) => (m.id === 'invoice-lookup' ? { ...m, skill: { ...m.skill, examples: ['Other example'] } } : m));
+    const edited = finance.manifests.map((m) =>
+      m.id === 'invoice-lookup' ? { ...m, skill: { ...m.skill, examples: ['Other example'] } } : m,
+    );
     expect(buildPublicCard(given.snapshot(edited)).version).not.toBe(v);
     // An extended-only edit does not change the public skill list, so not the public version.
     const extendedEdit = finance.manifests.map((m) => (m.id === 'reconcile-invoice' ? { ...m, skill: { ...m.skill, name: 'Other' } } : m));

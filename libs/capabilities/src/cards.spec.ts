@@ -33,7 +33,17 @@ describe('the seed worked example', () => {
 describe('buildPublicCard', () => {
   it('never carries handler, scopes, tenants, limits or owner', () => {
     const json = JSON.stringify(buildExtendedCard(financeSnapshot(), finance.callers.partner));
-    for (const secret of ['recon.v3.reconcile', 'invoices.v1.lookup', 'requiresScopes', 'max_pdf_pages', 'finance-agents-team', 'cost_class', '"tenants"', '"handler"', '"owner"']) {
+    for (const secret of [
+      'recon.v3.reconcile',
+      'invoices.v1.lookup',
+      'requiresScopes',
+      'max_pdf_pages',
+      'finance-agents-team',
+      'cost_class',
+      '"tenants"',
+      '"handler"',
+      '"owner"',
+    ]) {
       expect(json).not.toContain(secret);
     }
   });
@@ -41,7 +51,16 @@ describe('buildPublicCard', () => {
   it('omits unset optional agent fields', () => {
     const { provider: _p, securitySchemes: _s, securityRequirements: _r, ...agent } = finance.agent;
     const card = buildPublicCard(given.snapshot(finance.manifests, { agent }));
-    expect(Object.keys(card).sort()).toEqual(['capabilities', 'defaultInputModes', 'defaultOutputModes', 'description', 'name', 'skills', 'supportedInterfaces', 'version']);
+    expect(Object.keys(card).sort()).toEqual([
+      'capabilities',
+      'defaultInputModes',
+      'defaultOutputModes',
+      'description',
+      'name',
+      'skills',
+      'supportedInterfaces',
+      'version',
+    ]);
   });
 
   it('copies the agent extensions into capabilities.extensions', () => {
@@ -57,14 +76,27 @@ describe('buildPublicCard', () => {
 
   it('keeps a deprecated skill, saying so and naming a replacement that is in the same card', () => {
     const v2 = given.manifest({ id: 'lookup-v2', visibility: 'public' });
-    const old = given.manifest({ id: 'lookup', visibility: 'public', state: 'deprecated', replacedBy: 'lookup-v2', skill: { description: 'Finds invoices.' } });
+    const old = given.manifest({
+      id: 'lookup',
+      visibility: 'public',
+      state: 'deprecated',
+      replacedBy: 'lookup-v2',
+      skill: { description: 'Finds invoices.' },
+    });
     const card = buildPublicCard(given.snapshot([old, v2]));
     expect(card.skills.find((s) => s.id === 'lookup')!.description).toBe('Finds invoices. (Deprecated: use lookup-v2 instead.)');
   });
 
   it('gives the reason, and does not name an extended-only replacement in the public card', () => {
     const v2 = given.manifest({ id: 'lookup-v2', visibility: 'extended', requiresScopes: ['x.y'] });
-    const old = given.manifest({ id: 'lookup', visibility: 'public', state: 'deprecated', replacedBy: 'lookup-v2', deprecationReason: 'Moving to partners.', skill: { description: 'Finds invoices.' } });
+    const old = given.manifest({
+      id: 'lookup',
+      visibility: 'public',
+      state: 'deprecated',
+      replacedBy: 'lookup-v2',
+      deprecationReason: 'Moving to partners.',
+      skill: { description: 'Finds invoices.' },
+    });
     const snapshot = given.snapshot([old, v2]);
     expect(buildPublicCard(snapshot).skills[0].description).toBe('Finds invoices. (Deprecated. Moving to partners.)');
     const partner = buildExtendedCard(snapshot, given.caller({ scopes: ['x.y'] }));

@@ -5,7 +5,10 @@ import { financeAgentExample } from './fixtures/finance-agent';
 import { given } from './testing/given';
 
 const base = (): AgentCard => buildPublicCard(given.snapshot(financeAgentExample().manifests));
-const withSkill = (card: AgentCard, patch: Partial<AgentSkill>): AgentCard => ({ ...card, skills: card.skills.map((s) => ({ ...s, ...patch })) });
+const withSkill = (card: AgentCard, patch: Partial<AgentSkill>): AgentCard => ({
+  ...card,
+  skills: card.skills.map((s) => ({ ...s, ...patch })),
+});
 const kinds = (prev: AgentCard, next: AgentCard) => diffCards(prev, next).map((c) => [c.kind, c.breaking]);
 
 describe('diffCards', () => {
@@ -17,7 +20,9 @@ describe('diffCards', () => {
     const extra = { id: 'zz-new', name: 'New', description: 'New one.', tags: ['x'] };
     const more = { ...base(), skills: [...base().skills, extra] };
     expect(kinds(base(), more)).toEqual([['skill-added', false]]);
-    expect(diffCards(more, base())).toEqual([{ kind: 'skill-removed', skillId: 'zz-new', breaking: true, detail: 'skill zz-new (New) removed' }]);
+    expect(diffCards(more, base())).toEqual([
+      { kind: 'skill-removed', skillId: 'zz-new', breaking: true, detail: 'skill zz-new (New) removed' },
+    ]);
   });
 
   it.each([
@@ -31,7 +36,9 @@ describe('diffCards', () => {
 
   it('classifies narrowed modes as breaking and widened as not, per direction', () => {
     expect(kinds(base(), withSkill(base(), { inputModes: ['text/plain'] }))).toEqual([['input-modes-narrowed', true]]);
-    expect(kinds(base(), withSkill(base(), { inputModes: ['text/plain', 'application/pdf', 'image/png'] }))).toEqual([['input-modes-widened', false]]);
+    expect(kinds(base(), withSkill(base(), { inputModes: ['text/plain', 'application/pdf', 'image/png'] }))).toEqual([
+      ['input-modes-widened', false],
+    ]);
     expect(kinds(base(), withSkill(base(), { outputModes: ['text/csv'] }))).toEqual([
       ['output-modes-narrowed', true],
       ['output-modes-widened', false],
@@ -44,7 +51,10 @@ describe('diffCards', () => {
   });
 
   it('classifies extension changes', () => {
-    const ext = (required: boolean) => ({ ...base(), capabilities: { ...base().capabilities, extensions: [{ uri: 'https://x.example/ext/v1', required }] } });
+    const ext = (required: boolean) => ({
+      ...base(),
+      capabilities: { ...base().capabilities, extensions: [{ uri: 'https://x.example/ext/v1', required }] },
+    });
     expect(kinds(base(), ext(false))).toEqual([['extension-added', false]]);
     expect(kinds(base(), ext(true))).toEqual([['extension-added', true]]);
     expect(kinds(ext(false), ext(true))).toEqual([['extension-made-required', true]]);

@@ -48,24 +48,41 @@ function modes(direction: 'input' | 'output', skill: AgentSkill, card: AgentCard
 function modeChanges(direction: 'input' | 'output', id: string, before: string[], after: string[], out: CardChange[]): void {
   const lost = before.filter((m) => !after.includes(m));
   const gained = after.filter((m) => !before.includes(m));
-  if (lost.length > 0) out.push({ kind: `${direction}-modes-narrowed`, skillId: id, breaking: true, detail: `${id} no longer accepts/produces ${list(lost)}` });
-  if (gained.length > 0) out.push({ kind: `${direction}-modes-widened`, skillId: id, breaking: false, detail: `${id} now also supports ${list(gained)}` });
+  if (lost.length > 0)
+    out.push({
+      kind: `${direction}-modes-narrowed`,
+      skillId: id,
+      breaking: true,
+      detail: `${id} no longer accepts/produces ${list(lost)}`,
+    });
+  if (gained.length > 0)
+    out.push({ kind: `${direction}-modes-widened`, skillId: id, breaking: false, detail: `${id} now also supports ${list(gained)}` });
 }
 
 function skillChanges(prev: AgentCard, next: AgentCard, out: CardChange[]): void {
   const before = new Map(prev.skills.map((s) => [s.id, s] as const));
   const after = new Map(next.skills.map((s) => [s.id, s] as const));
-  for (const [id, a] of after) if (!before.has(id)) out.push({ kind: 'skill-added', skillId: id, breaking: false, detail: `skill ${id} (${a.name}) added` });
+  for (const [id, a] of after)
+    if (!before.has(id)) out.push({ kind: 'skill-added', skillId: id, breaking: false, detail: `skill ${id} (${a.name}) added` });
   for (const [id, b] of before) {
     const a = after.get(id);
     if (!a) {
       out.push({ kind: 'skill-removed', skillId: id, breaking: true, detail: `skill ${id} (${b.name}) removed` });
       continue;
     }
-    if (a.name !== b.name) out.push({ kind: 'name-changed', skillId: id, breaking: false, detail: `${id} name ${JSON.stringify(b.name)} → ${JSON.stringify(a.name)}` });
-    if (a.description !== b.description) out.push({ kind: 'description-changed', skillId: id, breaking: false, detail: `${id} description changed` });
-    if (!same(b.examples ?? [], a.examples ?? [])) out.push({ kind: 'examples-changed', skillId: id, breaking: false, detail: `${id} examples changed` });
-    if (!same([...b.tags].sort(), [...a.tags].sort())) out.push({ kind: 'tags-changed', skillId: id, breaking: false, detail: `${id} tags ${list(b.tags)} → ${list(a.tags)}` });
+    if (a.name !== b.name)
+      out.push({
+        kind: 'name-changed',
+        skillId: id,
+        breaking: false,
+        detail: `${id} name ${JSON.stringify(b.name)} → ${JSON.stringify(a.name)}`,
+      });
+    if (a.description !== b.description)
+      out.push({ kind: 'description-changed', skillId: id, breaking: false, detail: `${id} description changed` });
+    if (!same(b.examples ?? [], a.examples ?? []))
+      out.push({ kind: 'examples-changed', skillId: id, breaking: false, detail: `${id} examples changed` });
+    if (!same([...b.tags].sort(), [...a.tags].sort()))
+      out.push({ kind: 'tags-changed', skillId: id, breaking: false, detail: `${id} tags ${list(b.tags)} → ${list(a.tags)}` });
     modeChanges('input', id, modes('input', b, prev), modes('input', a, next), out);
     modeChanges('output', id, modes('output', b, prev), modes('output', a, next), out);
   }
@@ -77,16 +94,29 @@ function extensionChanges(prev: AgentCard, next: AgentCard, out: CardChange[]): 
   for (const [uri, a] of after) {
     const b = before.get(uri);
     if (!b) {
-      out.push({ kind: 'extension-added', extensionUri: uri, breaking: a.required === true, detail: `extension ${uri} added${a.required ? ' as required' : ''}` });
+      out.push({
+        kind: 'extension-added',
+        extensionUri: uri,
+        breaking: a.required === true,
+        detail: `extension ${uri} added${a.required ? ' as required' : ''}`,
+      });
       continue;
     }
-    if (!b.required && a.required) out.push({ kind: 'extension-made-required', extensionUri: uri, breaking: true, detail: `extension ${uri} is now required` });
-    if (b.required && !a.required) out.push({ kind: 'extension-made-optional', extensionUri: uri, breaking: false, detail: `extension ${uri} is no longer required` });
+    if (!b.required && a.required)
+      out.push({ kind: 'extension-made-required', extensionUri: uri, breaking: true, detail: `extension ${uri} is now required` });
+    if (b.required && !a.required)
+      out.push({ kind: 'extension-made-optional', extensionUri: uri, breaking: false, detail: `extension ${uri} is no longer required` });
     if (b.description !== a.description || !same(b.params, a.params)) {
-      out.push({ kind: 'extension-changed', extensionUri: uri, breaking: false, detail: `extension ${uri} description or params changed (a breaking change needs a new URI)` });
+      out.push({
+        kind: 'extension-changed',
+        extensionUri: uri,
+        breaking: false,
+        detail: `extension ${uri} description or params changed (a breaking change needs a new URI)`,
+      });
     }
   }
-  for (const uri of before.keys()) if (!after.has(uri)) out.push({ kind: 'extension-removed', extensionUri: uri, breaking: true, detail: `extension ${uri} removed` });
+  for (const uri of before.keys())
+    if (!after.has(uri)) out.push({ kind: 'extension-removed', extensionUri: uri, breaking: true, detail: `extension ${uri} removed` });
 }
 
 function agentChanges(prev: AgentCard, next: AgentCard, out: CardChange[]): void {
@@ -102,7 +132,11 @@ function agentChanges(prev: AgentCard, next: AgentCard, out: CardChange[]): void
   for (const k of ai) if (!bi.has(k)) out.push({ kind: 'interface-added', breaking: false, detail: `interface ${k} added` });
   for (const k of bi) if (!ai.has(k)) out.push({ kind: 'interface-removed', breaking: true, detail: `interface ${k} removed` });
   if (!same(prev.securitySchemes, next.securitySchemes) || !same(prev.securityRequirements, next.securityRequirements)) {
-    out.push({ kind: 'security-changed', breaking: true, detail: 'security schemes or requirements changed: clients may no longer authenticate' });
+    out.push({
+      kind: 'security-changed',
+      breaking: true,
+      detail: 'security schemes or requirements changed: clients may no longer authenticate',
+    });
   }
   for (const f of ['name', 'description', 'provider', 'documentationUrl', 'iconUrl'] as const) {
     if (!same(prev[f], next[f])) out.push({ kind: 'agent-metadata-changed', breaking: false, detail: `${f} changed` });
@@ -118,7 +152,11 @@ export function diffCards(prev: AgentCard, next: AgentCard): CardChange[] {
   extensionChanges(prev, next, ext);
   skillChanges(prev, next, skills);
   const key = (c: CardChange) => `${c.extensionUri ?? ''}\u0000${c.skillId ?? ''}`;
-  const stable = (xs: CardChange[]) => xs.map((c, i) => [c, i] as const).sort(([a, i], [b, j]) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : i - j)).map(([c]) => c);
+  const stable = (xs: CardChange[]) =>
+    xs
+      .map((c, i) => [c, i] as const)
+      .sort(([a, i], [b, j]) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : i - j))
+      .map(([c]) => c);
   return [...agent, ...stable(ext), ...stable(skills)];
 }
 

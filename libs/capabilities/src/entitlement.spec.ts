@@ -23,7 +23,11 @@ describe('entitlement', () => {
     for (const state of ['ga', 'deprecated'] as const) {
       const m = given.manifest({ visibility: 'public', state });
       expect(entitlement(m, anonymous, ctx)).toMatchObject({ inPublicCard: true, inExtendedCard: false, routable: true, rule: 'public' });
-      expect(entitlement(m, given.caller({ tenant: 'nobody' }), ctx)).toMatchObject({ inPublicCard: true, inExtendedCard: true, routable: true });
+      expect(entitlement(m, given.caller({ tenant: 'nobody' }), ctx)).toMatchObject({
+        inPublicCard: true,
+        inExtendedCard: true,
+        routable: true,
+      });
     }
   });
 
@@ -45,7 +49,11 @@ describe('entitlement', () => {
     const d = entitlement(m, acme, ctx);
     expect(d).toMatchObject({ routable: false, rule: 'tenant-not-allowed' });
     expect(d.reason).toContain('acme');
-    expect(entitlement(m, given.caller({ tenant: 'globex' }), ctx)).toMatchObject({ inExtendedCard: true, routable: true, rule: 'entitled' });
+    expect(entitlement(m, given.caller({ tenant: 'globex' }), ctx)).toMatchObject({
+      inExtendedCard: true,
+      routable: true,
+      rule: 'entitled',
+    });
     expect(entitlement(given.manifest({ tenants: '*' }), given.caller({ tenant: 'anyone' }), ctx).routable).toBe(true);
   });
 

@@ -47,7 +47,8 @@ function decision(rule: EntitlementRule, reason: string, pub: boolean, ext: bool
 
 export function entitlement(m: EntitlementSubject, caller: Caller, ctx: EntitlementContext): EntitlementDecision {
   if (m.state === 'removed') return decision('removed', 'the capability is removed', false, false, caller);
-  if (m.visibility === 'internal') return decision('internal', 'internal capabilities are never advertised nor routable for callers', false, false, caller);
+  if (m.visibility === 'internal')
+    return decision('internal', 'internal capabilities are never advertised nor routable for callers', false, false, caller);
   // Public ga/deprecated is open: scopes and tenants do not apply (validation refuses them on public).
   if (m.visibility === 'public' && m.state !== 'preview') {
     return decision('public', 'public capability', true, caller !== null, caller);

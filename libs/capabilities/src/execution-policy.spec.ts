@@ -27,7 +27,10 @@ describe('buildExecutionPolicy', () => {
 
   it('with a caller lists only what that caller is entitled to', () => {
     const s = given.snapshot(finance.manifests);
-    expect(buildExecutionPolicy(s, finance.callers.partner).entries.map((e) => e.capabilityId)).toEqual(['invoice-lookup', 'reconcile-invoice']);
+    expect(buildExecutionPolicy(s, finance.callers.partner).entries.map((e) => e.capabilityId)).toEqual([
+      'invoice-lookup',
+      'reconcile-invoice',
+    ]);
     expect(buildExecutionPolicy(s, finance.callers.partnerWithoutScope).entries.map((e) => e.capabilityId)).toEqual(['invoice-lookup']);
     expect(buildExecutionPolicy(s, null).entries.map((e) => e.capabilityId)).toEqual(['invoice-lookup']);
   });

@@ -19,12 +19,19 @@ describe('findLeaks', () => {
   it('reports an extended skill description copied into a public one, case-insensitively', () => {
     const leaked = withLookupText({ description: 'Also: MATCHES AN INVOICE TO ITS PURCHASE ORDER AND LISTS LINE-LEVEL DIFFERENCES.' });
     expect(findLeaks(leaked, f.manifests)).toEqual([
-      { skillId: 'reconcile-invoice', field: 'description', text: 'Matches an invoice to its purchase order and lists line-level differences.' },
+      {
+        skillId: 'reconcile-invoice',
+        field: 'description',
+        text: 'Matches an invoice to its purchase order and lists line-level differences.',
+      },
     ]);
   });
 
   it('reports names, examples, ids and tags used by no public skill', () => {
-    const secret = given.manifest({ id: 'payroll-run', skill: { name: 'Run payroll', tags: ['payroll', 'hr'], examples: ['Pay everyone on Friday'] } });
+    const secret = given.manifest({
+      id: 'payroll-run',
+      skill: { name: 'Run payroll', tags: ['payroll', 'hr'], examples: ['Pay everyone on Friday'] },
+    });
     const leaked = withLookupText({ description: 'Run payroll: Pay everyone on Friday via payroll-run.', tags: ['finance', 'payroll'] });
     expect(findLeaks(leaked, [...f.manifests, secret]).map((l) => l.field)).toEqual(['id', 'name', 'examples[0]', 'tags[0]']);
   });

@@ -34,11 +34,17 @@ describe('checkManifestChange', () => {
 
   it('deprecating needs an existing live replacement or a reason', () => {
     expect(paths(checkManifestChange(recon(), at(recon(), 'deprecated'), registry()))).toEqual(['$.replaced_by']);
-    expect(checkManifestChange(recon(), at(recon(), 'deprecated', { replacedBy: 'nope' }), registry())[0].message).toContain('does not exist');
-    expect(checkManifestChange(recon(), at(recon(), 'deprecated', { replacedBy: 'reconcile-invoice' }), registry())[0].message).toContain('itself');
+    expect(checkManifestChange(recon(), at(recon(), 'deprecated', { replacedBy: 'nope' }), registry())[0].message).toContain(
+      'does not exist',
+    );
+    expect(checkManifestChange(recon(), at(recon(), 'deprecated', { replacedBy: 'reconcile-invoice' }), registry())[0].message).toContain(
+      'itself',
+    );
     const v2 = given.manifest({ id: 'reconcile-invoice-v2' });
     expect(checkManifestChange(recon(), at(recon(), 'deprecated', { replacedBy: v2.id }), [...registry(), v2])).toEqual([]);
-    expect(checkManifestChange(recon(), at(recon(), 'deprecated', { replacedBy: v2.id }), [...registry(), at(v2, 'removed')])[0].message).toContain('removed');
+    expect(
+      checkManifestChange(recon(), at(recon(), 'deprecated', { replacedBy: v2.id }), [...registry(), at(v2, 'removed')])[0].message,
+    ).toContain('removed');
     expect(checkManifestChange(recon(), at(recon(), 'deprecated', { deprecationReason: 'No replacement.' }), registry())).toEqual([]);
   });
 
@@ -55,14 +61,21 @@ describe('checkManifestChange', () => {
   });
 
   it('refuses a new handler or new modes for a ga capability, saying to publish a new id', () => {
-    const next = { ...recon(), handler: 'recon.v4.reconcile', skill: { ...recon().skill, inputModes: ['text/plain'], outputModes: ['text/csv'] } };
+    const next = {
+      ...recon(),
+      handler: 'recon.v4.reconcile',
+      skill: { ...recon().skill, inputModes: ['text/plain'], outputModes: ['text/csv'] },
+    };
     const issues = checkManifestChange(recon(), next, registry());
     expect(paths(issues)).toEqual(['$.handler', '$.skill.inputModes', '$.skill.outputModes']);
     for (const i of issues) expect(i.message).toContain('publish a new capability id');
   });
 
   it('allows reordering modes and editing text of a ga capability, and anything in preview', () => {
-    const reordered = { ...recon(), skill: { ...recon().skill, inputModes: ['application/pdf', 'text/plain'], description: 'Better words.' } };
+    const reordered = {
+      ...recon(),
+      skill: { ...recon().skill, inputModes: ['application/pdf', 'text/plain'], description: 'Better words.' },
+    };
     expect(checkManifestChange(recon(), reordered, registry())).toEqual([]);
     const preview = at(recon(), 'preview');
     expect(checkManifestChange(preview, { ...preview, handler: 'recon.v4.reconcile' }, registry())).toEqual([]);

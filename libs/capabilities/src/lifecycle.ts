@@ -22,7 +22,10 @@ function replacementIssues(next: CapabilityManifest, registry: readonly Capabili
     else if (!target) out.push({ path: '$.replaced_by', message: `replacement "${next.replacedBy}" does not exist` });
     else if (target.state === 'removed') out.push({ path: '$.replaced_by', message: `replacement "${next.replacedBy}" is removed` });
   } else if (next.state === 'deprecated' && !next.deprecationReason) {
-    out.push({ path: '$.replaced_by', message: 'deprecating needs replaced_by (an existing capability id) or a deprecation_reason saying there is no replacement' });
+    out.push({
+      path: '$.replaced_by',
+      message: 'deprecating needs replaced_by (an existing capability id) or a deprecation_reason saying there is no replacement',
+    });
   }
   return out;
 }
@@ -38,26 +41,38 @@ export function checkManifestChange(
 ): ValidationIssue[] {
   if (previous === undefined) {
     const existing = registry.find((m) => m.id === next.id);
-    if (existing?.state === 'removed') return [{ path: '$.id', message: `id "${next.id}" belonged to a removed capability and is never reused: choose a new id` }];
+    if (existing?.state === 'removed')
+      return [{ path: '$.id', message: `id "${next.id}" belonged to a removed capability and is never reused: choose a new id` }];
     if (existing) return [{ path: '$.id', message: `capability "${next.id}" already exists` }];
     // Creating in state removed is allowed: it records a tombstone (an import of an export does).
     return next.state === 'deprecated' || next.state === 'removed' ? replacementIssues(next, registry) : [];
   }
-  if (previous.id !== next.id) return [{ path: '$.id', message: `the id of a capability never changes ("${previous.id}" → "${next.id}"): publish a new capability instead` }];
+  if (previous.id !== next.id)
+    return [
+      { path: '$.id', message: `the id of a capability never changes ("${previous.id}" → "${next.id}"): publish a new capability instead` },
+    ];
   const fields = changedFields(previous, next);
   if (previous.state === 'removed') {
-    return fields.length === 0 ? [] : [{ path: '$.state', message: `capability "${next.id}" is removed: it can no longer change (changed: ${fields.join(', ')})` }];
+    return fields.length === 0
+      ? []
+      : [{ path: '$.state', message: `capability "${next.id}" is removed: it can no longer change (changed: ${fields.join(', ')})` }];
   }
   const out: ValidationIssue[] = [];
   if (!ALLOWED[previous.state].includes(next.state)) {
     const hint = previous.state === 'ga' && next.state === 'removed' ? ': deprecate it first' : '';
-    out.push({ path: '$.state', message: `transition ${previous.state} → ${next.state} is not allowed (allowed: preview → ga → deprecated → removed, preview → removed)${hint}` });
+    out.push({
+      path: '$.state',
+      message: `transition ${previous.state} → ${next.state} is not allowed (allowed: preview → ga → deprecated → removed, preview → removed)${hint}`,
+    });
   }
   if (previous.state === 'ga' || previous.state === 'deprecated') {
     const newId = 'a new meaning is a new skill: publish a new capability id and deprecate this one';
-    if (previous.handler !== next.handler) out.push({ path: '$.handler', message: `the handler of a ${previous.state} capability cannot change; ${newId}` });
-    if (!sameModes(previous.skill.inputModes, next.skill.inputModes)) out.push({ path: '$.skill.inputModes', message: `the input modes of a ${previous.state} capability cannot change; ${newId}` });
-    if (!sameModes(previous.skill.outputModes, next.skill.outputModes)) out.push({ path: '$.skill.outputModes', message: `the output modes of a ${previous.state} capability cannot change; ${newId}` });
+    if (previous.handler !== next.handler)
+      out.push({ path: '$.handler', message: `the handler of a ${previous.state} capability cannot change; ${newId}` });
+    if (!sameModes(previous.skill.inputModes, next.skill.inputModes))
+      out.push({ path: '$.skill.inputModes', message: `the input modes of a ${previous.state} capability cannot change; ${newId}` });
+    if (!sameModes(previous.skill.outputModes, next.skill.outputModes))
+      out.push({ path: '$.skill.outputModes', message: `the output modes of a ${previous.state} capability cannot change; ${newId}` });
   }
   // A removed manifest's pointer is checked when it is set (on removal), not forever after.
   if (next.state === 'deprecated' || (next.state === 'removed' && fields.length > 0)) out.push(...replacementIssues(next, registry));

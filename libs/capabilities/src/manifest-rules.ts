@@ -13,7 +13,8 @@ function duplicates(value: unknown, segments: PropertyKey[], what: string, out: 
   const seen = new Map<unknown, number>();
   value.forEach((v, i) => {
     const first = seen.get(v);
-    if (first !== undefined) out.push({ path: jsonPath([...segments, i]), message: `duplicate ${what} ${JSON.stringify(v)} (also at index ${first})` });
+    if (first !== undefined)
+      out.push({ path: jsonPath([...segments, i]), message: `duplicate ${what} ${JSON.stringify(v)} (also at index ${first})` });
     else seen.set(v, i);
   });
 }
@@ -45,7 +46,10 @@ export function manifestRuleIssues(doc: unknown): ValidationIssue[] {
   }
   const state = doc.state;
   if (state === 'deprecated' && !present(doc.replaced_by) && !present(doc.deprecation_reason)) {
-    out.push({ path: '$.replaced_by', message: 'a deprecated capability must name its replacement (replaced_by) or give a deprecation_reason' });
+    out.push({
+      path: '$.replaced_by',
+      message: 'a deprecated capability must name its replacement (replaced_by) or give a deprecation_reason',
+    });
   }
   if (present(doc.replaced_by) && state !== 'deprecated' && state !== 'removed') {
     out.push({ path: '$.replaced_by', message: 'only a deprecated or removed capability has a replacement' });
@@ -57,10 +61,16 @@ export function manifestRuleIssues(doc: unknown): ValidationIssue[] {
   // a reader into thinking it is protected; restricted capabilities are `extended`.
   if (doc.visibility === 'public') {
     if (Array.isArray(doc.requires_scopes) && doc.requires_scopes.length > 0) {
-      out.push({ path: '$.requires_scopes', message: 'a public capability is open to every caller: use visibility "extended" to require scopes' });
+      out.push({
+        path: '$.requires_scopes',
+        message: 'a public capability is open to every caller: use visibility "extended" to require scopes',
+      });
     }
     if (doc.tenants !== undefined && doc.tenants !== '*') {
-      out.push({ path: '$.tenants', message: 'a public capability is open to every tenant: use visibility "extended" to restrict tenants' });
+      out.push({
+        path: '$.tenants',
+        message: 'a public capability is open to every tenant: use visibility "extended" to restrict tenants',
+      });
     }
   }
   return out;

@@ -5,16 +5,7 @@
  * refinements once a field has failed and we want every problem at once.
  */
 import { z } from 'zod';
-import {
-  CAPABILITY_ID,
-  CAPABILITY_ID_MAX,
-  HANDLER,
-  HANDLER_MAX,
-  MEDIA_TYPE,
-  SCOPE,
-  SLUG,
-  SLUG_MAX,
-} from './formats';
+import { CAPABILITY_ID, CAPABILITY_ID_MAX, HANDLER, HANDLER_MAX, MEDIA_TYPE, SCOPE, SLUG, SLUG_MAX } from './formats';
 import { CAPABILITY_STATES, COST_CLASSES, VISIBILITIES } from './types';
 
 const text = (max: number) => z.string().trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`);

@@ -10,7 +10,11 @@ describe('planApply', () => {
   it('adds, changes, deprecates and leaves unchanged in one declarative pass', () => {
     const plan = planApply(
       [lookup, recon],
-      [{ ...lookup, skill: { ...lookup.skill, description: 'Finds invoices fast.' } }, { ...recon, state: 'deprecated', replacedBy: v2.id }, v2],
+      [
+        { ...lookup, skill: { ...lookup.skill, description: 'Finds invoices fast.' } },
+        { ...recon, state: 'deprecated', replacedBy: v2.id },
+        v2,
+      ],
     );
     expect(plan.errors).toEqual([]);
     expect(plan.added.map((m) => m.id)).toEqual([v2.id]);

@@ -62,7 +62,11 @@ export function planApply(current: readonly CapabilityManifest[], desired: reado
   });
   for (const m of absent) {
     if (m.state === 'deprecated' || m.state === 'preview') plan.removed.push({ ...m, state: 'removed' });
-    else plan.errors.push({ path: '$', message: `${m.id}: a ${m.state} capability cannot be removed by omitting it: deprecate it first (state "deprecated" with replaced_by or deprecation_reason)` });
+    else
+      plan.errors.push({
+        path: '$',
+        message: `${m.id}: a ${m.state} capability cannot be removed by omitting it: deprecate it first (state "deprecated" with replaced_by or deprecation_reason)`,
+      });
   }
   return plan;
 }

@@ -91,7 +91,12 @@ export class ProjectionCache {
     return v;
   }
 
-  private memo<K extends keyof ClassEntry>(caller: Caller, slot: K, stat: keyof ProjectionCacheStats['builds'], build: () => NonNullable<ClassEntry[K]>): NonNullable<ClassEntry[K]> {
+  private memo<K extends keyof ClassEntry>(
+    caller: Caller,
+    slot: K,
+    stat: keyof ProjectionCacheStats['builds'],
+    build: () => NonNullable<ClassEntry[K]>,
+  ): NonNullable<ClassEntry[K]> {
     const key = this.classKey(caller);
     let entry = this.perClass.get(key);
     if (!entry) {

@@ -19,7 +19,17 @@ import type { Caller, RegistrySnapshot } from './types';
 
 const RUNS = 25; // each run builds several projections over up to 2,000 manifests: ~3 s per property
 const callers = fc.array(callerArb, { minLength: 1, maxLength: 4 });
-const SERVER_ONLY_KEYS = ['handler', 'requiresScopes', 'tenants', 'limits', 'owner', 'state', 'visibility', 'replacedBy', 'deprecationReason'];
+const SERVER_ONLY_KEYS = [
+  'handler',
+  'requiresScopes',
+  'tenants',
+  'limits',
+  'owner',
+  'state',
+  'visibility',
+  'replacedBy',
+  'deprecationReason',
+];
 
 function idsOf(s: RegistrySnapshot, c: Caller) {
   return {
@@ -77,7 +87,10 @@ describe('projection invariants (property)', () => {
         const [first] = checkAgentCard(pub);
         if (pub.skills.length > 0) expect(first).toBeUndefined();
         for (const c of cs) {
-          const expected = s.manifests.filter((m) => entitlement(m, c, ctx).routable).map((m) => m.id).sort();
+          const expected = s.manifests
+            .filter((m) => entitlement(m, c, ctx).routable)
+            .map((m) => m.id)
+            .sort();
           expect(idsOf(s, c).card).toEqual(expected);
           const card = buildExtendedCard(s, c);
           for (const k of SERVER_ONLY_KEYS) expect(keysDeep(card).has(k)).toBe(false);
@@ -124,7 +137,13 @@ describe('projection invariants (property)', () => {
           const projections = canonicalJson([buildExtendedCard(s, c), buildRouterIndex(s, c), buildExecutionPolicy(s, c)]);
           const representative = enumerated.get(key);
           if (representative !== undefined) {
-            expect(canonicalJson([buildExtendedCard(s, representative), buildRouterIndex(s, representative), buildExecutionPolicy(s, representative)])).toBe(projections);
+            expect(
+              canonicalJson([
+                buildExtendedCard(s, representative),
+                buildRouterIndex(s, representative),
+                buildExecutionPolicy(s, representative),
+              ]),
+            ).toBe(projections);
           }
           if (seen.has(key)) expect(seen.get(key)).toBe(projections);
           seen.set(key, projections);

@@ -28,7 +28,13 @@ describe('buildRouterIndex', () => {
   it('keeps a tombstone for a removed capability naming its live replacement, followed through removed ones', () => {
     const v3 = given.manifest({ id: 'recon-v3', visibility: 'public' });
     const v2 = given.manifest({ id: 'recon-v2', visibility: 'public', state: 'removed', replacedBy: 'recon-v3' });
-    const v1 = given.manifest({ id: 'recon-v1', visibility: 'public', state: 'removed', replacedBy: 'recon-v2', deprecationReason: 'Old PO format.' });
+    const v1 = given.manifest({
+      id: 'recon-v1',
+      visibility: 'public',
+      state: 'removed',
+      replacedBy: 'recon-v2',
+      deprecationReason: 'Old PO format.',
+    });
     const index = buildRouterIndex(given.snapshot([v1, v2, v3]), null);
     expect(index.entries.map((e) => e.id)).toEqual(['recon-v3']);
     expect(findTombstone(index, 'recon-v1')).toEqual({ id: 'recon-v1', replacedBy: 'recon-v3', deprecationReason: 'Old PO format.' });

@@ -30,7 +30,11 @@ export interface RouterIndex {
   tombstones: Tombstone[];
 }
 
-function liveReplacement(start: string | null | undefined, routable: ReadonlyMap<string, unknown>, all: ReadonlyMap<string, CapabilityManifest>): string | null {
+function liveReplacement(
+  start: string | null | undefined,
+  routable: ReadonlyMap<string, unknown>,
+  all: ReadonlyMap<string, CapabilityManifest>,
+): string | null {
   const seen = new Set<string>();
   let id = start ?? null;
   while (id !== null && !seen.has(id)) {

@@ -37,18 +37,33 @@ describe('validateManifest', () => {
   });
 
   it('lists every problem with its JSON path, not only the first', () => {
-    const doc = { ...seedDoc(), id: 'Bad_Id', handler: 'Recon..x', skill: { ...seedDoc().skill, tags: [], inputModes: ['text/plain', 'pdf'] } };
+    const doc = {
+      ...seedDoc(),
+      id: 'Bad_Id',
+      handler: 'Recon..x',
+      skill: { ...seedDoc().skill, tags: [], inputModes: ['text/plain', 'pdf'] },
+    };
     expect(paths(doc)).toEqual(expect.arrayContaining(['$.id', '$.handler', '$.skill.tags', '$.skill.inputModes[1]']));
   });
 
   it('rejects unknown keys at the top level and in the skill block (closed shape)', () => {
     const doc = { ...seedDoc(), requiresScopes: ['x'], skill: { ...seedDoc().skill, input_modes: ['text/plain'] } };
-    expect(errorsOf(doc)).toEqual(expect.arrayContaining([{ path: '$.requiresScopes', message: 'unknown field' }, { path: '$.skill.input_modes', message: 'unknown field' }]));
+    expect(errorsOf(doc)).toEqual(
+      expect.arrayContaining([
+        { path: '$.requiresScopes', message: 'unknown field' },
+        { path: '$.skill.input_modes', message: 'unknown field' },
+      ]),
+    );
   });
 
   it('says "is required" for a missing field', () => {
     const { owner: _owner, visibility: _v, ...doc } = seedDoc();
-    expect(errorsOf(doc)).toEqual(expect.arrayContaining([{ path: '$.owner', message: 'is required' }, { path: '$.visibility', message: 'is required' }]));
+    expect(errorsOf(doc)).toEqual(
+      expect.arrayContaining([
+        { path: '$.owner', message: 'is required' },
+        { path: '$.visibility', message: 'is required' },
+      ]),
+    );
   });
 
   it.each([
@@ -129,7 +144,9 @@ describe('validateManifests', () => {
   it('requires replaced_by to name another live capability of the set', () => {
     const deprecated = { ...seedDoc(), state: 'deprecated', replaced_by: 'reconcile-invoice-v2' };
     const missing = validateManifests([deprecated, lookup()]);
-    expect(!missing.ok && missing.errors).toEqual([{ path: '$[0].replaced_by', message: 'replacement "reconcile-invoice-v2" is not a capability of this set' }]);
+    expect(!missing.ok && missing.errors).toEqual([
+      { path: '$[0].replaced_by', message: 'replacement "reconcile-invoice-v2" is not a capability of this set' },
+    ]);
     const removedTarget = { ...seedDoc(), id: 'reconcile-invoice-v2', handler: 'recon.v4.reconcile', state: 'removed' };
     const dead = validateManifests([deprecated, removedTarget]);
     expect(!dead.ok && dead.errors.map((e) => e.message)).toEqual(['replacement "reconcile-invoice-v2" is removed']);

@@ -11,11 +11,9 @@ export async function bootstrapFastifyApp(
   portOf: (config: AppConfig) => number,
   label: string,
 ): Promise<NestFastifyApplication> {
-  const app = await NestFactory.create<NestFastifyApplication>(
-    module as never,
-    createFastifyAdapter(loadConfigOrExit()),
-    { bufferLogs: true },
-  );
+  const app = await NestFactory.create<NestFastifyApplication>(module as never, createFastifyAdapter(loadConfigOrExit()), {
+    bufferLogs: true,
+  });
   app.useLogger(app.get(Logger));
   app.enableShutdownHooks();
   const config = app.get<AppConfig>(AppConfigToken);

@@ -32,7 +32,11 @@ interface DmmfIndex {
   fields: { name: string }[];
 }
 interface Dmmf {
-  datamodel: { models: DmmfModel[]; enums: { name: string; dbName?: string | null; values: { name: string; dbName?: string | null }[] }[]; indexes: DmmfIndex[] };
+  datamodel: {
+    models: DmmfModel[];
+    enums: { name: string; dbName?: string | null; values: { name: string; dbName?: string | null }[] }[];
+    indexes: DmmfIndex[];
+  };
 }
 
 const SCALAR_UDT: Record<string, string> = {
@@ -46,7 +50,14 @@ const SCALAR_UDT: Record<string, string> = {
   Decimal: 'numeric',
   Bytes: 'bytea',
 };
-const NATIVE_UDT: Record<string, string> = { Date: 'date', Timestamptz: 'timestamptz', Uuid: 'uuid', VarChar: 'varchar', Integer: 'int4', SmallInt: 'int2' };
+const NATIVE_UDT: Record<string, string> = {
+  Date: 'date',
+  Timestamptz: 'timestamptz',
+  Uuid: 'uuid',
+  VarChar: 'varchar',
+  Integer: 'int4',
+  SmallInt: 'int2',
+};
 const ON_DELETE: Record<string, string> = { Cascade: 'c', Restrict: 'r', NoAction: 'a', SetNull: 'n', SetDefault: 'd' };
 
 export function parseSchema(schemaText: string): Dmmf {
@@ -121,9 +132,21 @@ async function readDatabase(client: Client): Promise<DbShape> {
       JOIN pg_namespace n ON n.oid = t.typnamespace AND n.nspname = current_schema()
      GROUP BY t.typname`);
   return {
-    columns: columns.rows.map((r) => ({ table: r.table, column: r.column, udt: r.udt, nullable: r.nullable === 'YES', hasDefault: r.default !== null })),
+    columns: columns.rows.map((r) => ({
+      table: r.table,
+      column: r.column,
+      udt: r.udt,
+      nullable: r.nullable === 'YES',
+      hasDefault: r.default !== null,
+    })),
     indexes: indexes.rows.map((r) => ({ table: r.table, kind: r.primary ? 'id' : r.unique ? 'unique' : 'normal', columns: r.columns })),
-    foreignKeys: fks.rows.map((r) => ({ table: r.table, columns: r.columns, refTable: r.ref_table, refColumns: r.ref_columns, onDelete: r.on_delete })),
+    foreignKeys: fks.rows.map((r) => ({
+      table: r.table,
+      columns: r.columns,
+      refTable: r.ref_table,
+      refColumns: r.ref_columns,
+      onDelete: r.on_delete,
+    })),
     enums: new Map(enums.rows.map((r) => [r.name, r.values])),
   };
 }
@@ -143,7 +166,8 @@ function compare(dmmf: Dmmf, db: DbShape): string[] {
     const expected = e.values.map((v) => v.dbName ?? v.name);
     const actual = db.enums.get(name);
     if (!actual) problems.push(`enum ${name}: missing in the database`);
-    else if (actual.join(',') !== expected.join(',')) problems.push(`enum ${name}: values [${actual}] in the database, [${expected}] in the schema`);
+    else if (actual.join(',') !== expected.join(','))
+      problems.push(`enum ${name}: values [${actual}] in the database, [${expected}] in the schema`);
   }
   for (const name of db.enums.keys()) if (!enumNames.has(name)) problems.push(`enum ${name}: in the database but not in the schema`);
 
@@ -173,8 +197,14 @@ function compare(dmmf: Dmmf, db: DbShape): string[] {
       if (actual.udt !== udt) problems.push(`${where}: type ${actual.udt} in the database, ${udt} expected`);
       // Prisma creates list columns without NOT NULL.
       const nullable = field.isList ? true : !field.isRequired;
-      if (actual.nullable !== nullable) problems.push(`${where}: ${actual.nullable ? 'nullable' : 'NOT NULL'} in the database, ${nullable ? 'nullable' : 'NOT NULL'} expected`);
-      if (actual.hasDefault !== field.hasDefaultValue) problems.push(`${where}: ${actual.hasDefault ? 'has a default' : 'has no default'} in the database, the schema says ${field.hasDefaultValue ? 'it has one' : 'none'}`);
+      if (actual.nullable !== nullable)
+        problems.push(
+          `${where}: ${actual.nullable ? 'nullable' : 'NOT NULL'} in the database, ${nullable ? 'nullable' : 'NOT NULL'} expected`,
+        );
+      if (actual.hasDefault !== field.hasDefaultValue)
+        problems.push(
+          `${where}: ${actual.hasDefault ? 'has a default' : 'has no default'} in the database, the schema says ${field.hasDefaultValue ? 'it has one' : 'none'}`,
+        );
     }
     const fieldColumns = new Set(scalarFields.map((f) => f.dbName ?? f.name));
     for (const column of dbColumns.keys()) {
@@ -184,10 +214,17 @@ function compare(dmmf: Dmmf, db: DbShape): string[] {
     const key = (kind: string, columns: string[]) => `${kind}(${columns.join(',')})`;
     const expectedIndexes = dmmf.datamodel.indexes
       .filter((i) => i.model === model.name && i.type !== 'fulltext')
-      .map((i) => key(i.type, i.fields.map((f) => columnOf(model, f.name))));
+      .map((i) =>
+        key(
+          i.type,
+          i.fields.map((f) => columnOf(model, f.name)),
+        ),
+      );
     const actualIndexes = db.indexes.filter((i) => i.table === table).map((i) => key(i.kind, i.columns));
-    for (const index of expectedIndexes) if (!actualIndexes.includes(index)) problems.push(`${model.name}: index ${index} missing in the database`);
-    for (const index of actualIndexes) if (!expectedIndexes.includes(index)) problems.push(`${model.name}: index ${index} in the database but not in the schema`);
+    for (const index of expectedIndexes)
+      if (!actualIndexes.includes(index)) problems.push(`${model.name}: index ${index} missing in the database`);
+    for (const index of actualIndexes)
+      if (!expectedIndexes.includes(index)) problems.push(`${model.name}: index ${index} in the database but not in the schema`);
 
     const expectedFks = model.fields
       .filter((f) => f.kind === 'object' && f.relationFromFields && f.relationFromFields.length > 0)
@@ -200,7 +237,8 @@ function compare(dmmf: Dmmf, db: DbShape): string[] {
       .filter((fk) => fk.table === table)
       .map((fk) => `${fk.columns.join(',')}->${fk.refTable}(${fk.refColumns.join(',')}) on delete ${fk.onDelete}`);
     for (const fk of expectedFks) if (!actualFks.includes(fk)) problems.push(`${model.name}: foreign key ${fk} missing in the database`);
-    for (const fk of actualFks) if (!expectedFks.includes(fk)) problems.push(`${model.name}: foreign key ${fk} in the database but not in the schema`);
+    for (const fk of actualFks)
+      if (!expectedFks.includes(fk)) problems.push(`${model.name}: foreign key ${fk} in the database but not in the schema`);
   }
   return problems;
 }

@@ -22,7 +22,9 @@ export async function seedWhenEmpty(prisma: PrismaClient, options: { agentNodeUr
         { id: example.tenants.other, name: 'Globex' },
       ],
     });
-    await tx.scope.createMany({ data: [{ name: example.scopes.reconRun, description: 'Run invoice reconciliation against purchase orders.' }] });
+    await tx.scope.createMany({
+      data: [{ name: example.scopes.reconRun, description: 'Run invoice reconciliation against purchase orders.' }],
+    });
     await tx.agent.create({ data: { id: agentId, teamId, ...agentColumns(example.agent), revision: 1 } });
     await tx.capabilityManifest.createMany({ data: example.manifests.map((m) => ({ agentId, ...manifestColumns(m) })) });
     await tx.registryRevision.create({ data: { agentId, revision: 1, actor: SEED_ACTOR, summary: 'seed: the worked example' } });

@@ -29,7 +29,10 @@ const shapeArb = fc.record({
   inputModes: modes,
   outputModes: modes,
   replacement: fc.option(fc.nat(), { nil: undefined }),
-  limits: fc.record({ cost_class: fc.constantFrom('low', 'medium', 'high') as fc.Arbitrary<'low' | 'medium' | 'high'>, max_items: fc.nat(1000) }, { requiredKeys: [] }),
+  limits: fc.record(
+    { cost_class: fc.constantFrom('low', 'medium', 'high') as fc.Arbitrary<'low' | 'medium' | 'high'>, max_items: fc.nat(1000) },
+    { requiredKeys: [] },
+  ),
 });
 type Shape = typeof shapeArb extends fc.Arbitrary<infer T> ? T : never;
 
@@ -67,9 +70,11 @@ function toManifest(s: Shape, i: number, count: number): CapabilityManifest {
 export const manifestArb = () => fc.tuple(shapeArb, fc.nat(9999)).map(([s, i]) => toManifest(s, i, 10000));
 
 export const registryArb = (maxLength = 2000) =>
-  fc.integer({ min: 0, max: maxLength }).chain((n) =>
-    fc.array(shapeArb, { minLength: n, maxLength: n }).map((shapes) => shapes.map((s, i) => toManifest(s, i, shapes.length))),
-  );
+  fc
+    .integer({ min: 0, max: maxLength })
+    .chain((n) =>
+      fc.array(shapeArb, { minLength: n, maxLength: n }).map((shapes) => shapes.map((s, i) => toManifest(s, i, shapes.length))),
+    );
 
 export const callerArb: fc.Arbitrary<Caller> = fc.oneof(
   { weight: 1, arbitrary: fc.constant(null) },
@@ -84,17 +89,19 @@ export const callerArb: fc.Arbitrary<Caller> = fc.oneof(
 );
 
 export const snapshotArb = (maxLength = 2000): fc.Arbitrary<RegistrySnapshot> =>
-  fc.record({
-    manifests: registryArb(maxLength),
-    previewTenants: fc.subarray([...TENANTS]),
-    extendedSwitch: fc.boolean(),
-  }).map(({ manifests, previewTenants, extendedSwitch }) => {
-    const agent = financeAgentExample().agent;
-    return {
-      agentId: 'agent-under-test',
-      revision: 7,
-      agent: { ...agent, protocol: { ...agent.protocol, extendedAgentCard: extendedSwitch } },
-      manifests,
-      previewTenants,
-    };
-  });
+  fc
+    .record({
+      manifests: registryArb(maxLength),
+      previewTenants: fc.subarray([...TENANTS]),
+      extendedSwitch: fc.boolean(),
+    })
+    .map(({ manifests, previewTenants, extendedSwitch }) => {
+      const agent = financeAgentExample().agent;
+      return {
+        agentId: 'agent-under-test',
+        revision: 7,
+        agent: { ...agent, protocol: { ...agent.protocol, extendedAgentCard: extendedSwitch } },
+        manifests,
+        previewTenants,
+      };
+    });

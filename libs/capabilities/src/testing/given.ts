@@ -5,7 +5,9 @@ import { financeAgentExample } from '../fixtures/finance-agent';
 let counter = 0;
 
 export const given = {
-  manifest(overrides: Partial<Omit<CapabilityManifest, 'skill'>> & { skill?: Partial<CapabilityManifest['skill']> } = {}): CapabilityManifest {
+  manifest(
+    overrides: Partial<Omit<CapabilityManifest, 'skill'>> & { skill?: Partial<CapabilityManifest['skill']> } = {},
+  ): CapabilityManifest {
     const n = ++counter;
     const { skill, ...rest } = overrides;
     return {

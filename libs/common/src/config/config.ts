@@ -7,17 +7,22 @@ import { z } from 'zod';
  */
 const port = z.coerce.number().int().min(1).max(65535);
 const url = (protocols: string[]) =>
-  z.string().refine((value) => {
-    try {
-      return protocols.includes(new URL(value).protocol);
-    } catch {
-      return false;
-    }
-  }, `must be a URL with protocol ${protocols.join(' or ')}`);
-const bool = z
-  .enum(['true', 'false', '1', '0'])
-  .transform((value) => value === 'true' || value === '1');
-const list = z.string().transform((value) => value.split(',').map((item) => item.trim()).filter(Boolean));
+  z.string().refine(
+    (value) => {
+      try {
+        return protocols.includes(new URL(value).protocol);
+      } catch {
+        return false;
+      }
+    },
+    `must be a URL with protocol ${protocols.join(' or ')}`,
+  );
+const list = z.string().transform((value) =>
+  value
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean),
+);
 
 const DEV_SECRET = 'dev-only-secret-change-me-0123456789abcdef';
 
@@ -27,7 +32,10 @@ export const configSchema = z
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     DATABASE_URL: url(['postgres:', 'postgresql:']).default('postgresql://postgres@127.0.0.1:5432/capability_control_plane'),
     REDIS_URL: url(['redis:', 'rediss:']).default('redis://127.0.0.1:6379'),
-    REDIS_KEY_PREFIX: z.string().regex(/^[a-z0-9:_-]*$/, 'lowercase letters, digits, ":", "_" and "-" only').default('cp:'),
+    REDIS_KEY_PREFIX: z
+      .string()
+      .regex(/^[a-z0-9:_-]*$/, 'lowercase letters, digits, ":", "_" and "-" only')
+      .default('cp:'),
     /** Interface every app listens on (0.0.0.0 in containers). */
     HOST: z.string().default('127.0.0.1'),
     CONTROL_PLANE_PORT: port.default(3000),
@@ -46,7 +54,10 @@ export const configSchema = z
     A2A_JWT_AUDIENCE: z.string().min(1).default('a2a-agents'),
     MAX_BODY_BYTES: z.coerce.number().int().min(1024).default(1_048_576),
     /** Agent node settings. */
-    AGENT_ID: z.string().regex(/^[a-z][a-z0-9]*(-[a-z0-9]+)*$/, 'must be an agent slug').default('finance-agent'),
+    AGENT_ID: z
+      .string()
+      .regex(/^[a-z][a-z0-9]*(-[a-z0-9]+)*$/, 'must be an agent slug')
+      .default('finance-agent'),
     NODE_ID: z.string().min(1).optional(),
     NODE_CACHE_DIR: z.string().default('.cache/agent-node'),
     NODE_POLL_INTERVAL_MS: z.coerce.number().int().min(100).default(30_000),
@@ -69,9 +80,7 @@ export class ConfigError extends Error {
 
 /** Parses the environment; throws a ConfigError naming every bad variable. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): AppConfig {
-  const known = Object.fromEntries(
-    Object.keys(configSchema.shape).map((key) => [key, env[key] === '' ? undefined : env[key]]),
-  );
+  const known = Object.fromEntries(Object.keys(configSchema.shape).map((key) => [key, env[key] === '' ? undefined : env[key]]));
   const parsed = configSchema.safeParse(known);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((issue) => `  ${issue.path.join('.') || '(config)'}: ${issue.message}`);

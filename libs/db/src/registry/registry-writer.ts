@@ -43,7 +43,9 @@ export class RegistryWriter {
   ): Promise<{ result: T; revision: number }> {
     const outcome = await this.prisma.$transaction(async (tx) => {
       const revision = await bumpRevision(tx, change);
-      await tx.registryRevision.create({ data: { agentId: change.agentId, revision, actor: change.actor, summary: change.summary.slice(0, 500) } });
+      await tx.registryRevision.create({
+        data: { agentId: change.agentId, revision, actor: change.actor, summary: change.summary.slice(0, 500) },
+      });
       const { result, audit } = await work(tx, revision);
       await writeAudit(tx, change.actor, change.agentId, revision, audit);
       return { result, revision };
