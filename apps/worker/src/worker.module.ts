@@ -1,6 +1,9 @@
 import { Module } from '@nestjs/common';
 import { AppConfigModule, HealthModule, LoggingModule, RedisModule } from '@cp/common';
 import { DbModule, PrismaService, postgresProbe } from '@cp/db';
+import { ClockModule } from '@cp/jobs';
+import { SyncPublisherModule } from '@cp/sync';
+import { RetirementWorkerModule } from './retirement/retirement-worker.module';
 
 @Module({
   imports: [
@@ -8,6 +11,10 @@ import { DbModule, PrismaService, postgresProbe } from '@cp/db';
     LoggingModule,
     DbModule,
     RedisModule,
+    ClockModule,
+    // Retirements bump revisions through RegistryWriter; this announces them to the nodes.
+    SyncPublisherModule,
+    RetirementWorkerModule,
     HealthModule.forRoot({ inject: [PrismaService], useFactory: (prisma: PrismaService) => [postgresProbe(prisma)] }),
   ],
 })

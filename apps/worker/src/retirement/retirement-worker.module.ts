@@ -1,0 +1,10 @@
+import { Module } from '@nestjs/common';
+import { JobsQueueModule, RetirementCoreModule } from '@cp/jobs';
+import { RetirementProcessor } from './retirement.processor';
+import { RetirementScheduler } from './retirement.scheduler';
+
+@Module({
+  imports: [JobsQueueModule, RetirementCoreModule],
+  providers: [RetirementProcessor, RetirementScheduler],
+})
+export class RetirementWorkerModule {}

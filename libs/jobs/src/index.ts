@@ -1,0 +1,13 @@
+/** @cp/jobs: queue names, job payloads, the clock, and the retirement use cases shared by the worker and the control plane. */
+export { Clock, SystemClock, FixedClock, ClockModule } from './clock';
+export { RETIREMENT_QUEUE, RETIREMENT_JOB, RETIREMENT_SCHEDULER_ID, bullPrefix, bullConnection } from './queues';
+export type { RetirementJobData, RetirementTrigger } from './queues';
+export { JobsQueueModule } from './jobs-queue.module';
+export { RetirementCoreModule } from './retirement/retirement.module';
+export { RetirementService, type RunRequest } from './retirement/retirement.service';
+export { RetirementPlanner, type AgentPlan } from './retirement/retirement-planner';
+export { RetirementRepository } from './retirement/retirement.repository';
+export { RetirementRunsRepository } from './retirement/retirement-runs.repository';
+export { retirementPolicy } from './retirement/retirement-policy';
+export { RetirementError, RetirementErrorCode } from './retirement/retirement.errors';
+export * from './retirement/retirement.types';

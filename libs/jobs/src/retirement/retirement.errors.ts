@@ -1,0 +1,16 @@
+export enum RetirementErrorCode {
+  AgentNotFound = 'AGENT_NOT_FOUND',
+  RunNotFound = 'RUN_NOT_FOUND',
+}
+
+/** A retirement request that cannot be served (the agent or run does not exist). */
+export class RetirementError extends Error {
+  override readonly name = 'RetirementError';
+  constructor(
+    readonly code: RetirementErrorCode,
+    message: string,
+    readonly details: Record<string, unknown> = {},
+  ) {
+    super(message);
+  }
+}

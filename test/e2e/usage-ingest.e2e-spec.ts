@@ -1,0 +1,292 @@
+import { randomUUID } from 'node:crypto';
+import { Module } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { Client } from 'pg';
+import { mintAdminToken, mintNodeToken } from '@cp/auth';
+import { AppConfigModule, AppConfigToken, createFastifyAdapter, type AppConfig } from '@cp/common';
+import { DbModule, PrismaService, seedWhenEmpty } from '@cp/db';
+import { Clock, FixedClock } from '@cp/jobs';
+import { UsageIngestModule } from '../../apps/control-plane/src/usage-ingest/usage-ingest.module';
+import { createAgent, createManifests, createNode } from '../../libs/jobs/src/testing/retirement-fixtures';
+import { testConfig } from '../support/config';
+import { createTestDatabase, type TestDatabase } from '../support/test-database';
+
+@Module({ imports: [AppConfigModule, DbModule, UsageIngestModule] })
+class UsageIngestTestModule {}
+
+describe('POST /node/v1/usage', () => {
+  let db: TestDatabase;
+  let pg: Client;
+  let app: NestFastifyApplication;
+  let config: AppConfig;
+  const clock = new FixedClock(new Date('2026-12-02T00:10:00.000Z'));
+  let token: string;
+
+  beforeAll(async () => {
+    db = await createTestDatabase('usage_ingest');
+    config = testConfig({ DATABASE_URL: db.url });
+    const ref = await Test.createTestingModule({ imports: [UsageIngestTestModule] })
+      .overrideProvider(AppConfigToken)
+      .useValue(config)
+      .overrideProvider(Clock)
+      .useValue(clock)
+      .compile();
+    app = ref.createNestApplication<NestFastifyApplication>(createFastifyAdapter(config), { logger: false });
+    await app.init();
+    await app.getHttpAdapter().getInstance().ready();
+    await seedWhenEmpty(app.get(PrismaService));
+    pg = new Client({ connectionString: db.url });
+    await pg.connect();
+    await createAgent(pg, 'other-agent');
+    await createManifests(pg, [{ agentId: 'other-agent', capabilityId: 'other-capability', state: 'ga' }]);
+    await createNode(pg, { id: 'node-of-other', agentId: 'other-agent', registeredAt: clock.now() });
+    token = mintNodeToken(config, 'finance-agent');
+  });
+  afterAll(async () => {
+    await pg.end();
+    await app.close();
+    await db.drop();
+  });
+
+  const post = (body: unknown, bearer: string | null = token) =>
+    app.inject({
+      method: 'POST',
+      url: '/node/v1/usage',
+      headers: bearer ? { authorization: `Bearer ${bearer}` } : {},
+      payload: body as object,
+    });
+
+  const batch = (over: Record<string, unknown> = {}) => ({
+    nodeId: 'node-1',
+    batchId: randomUUID(),
+    windowStart: '2026-12-01T23:59:00.000Z',
+    windowEnd: '2026-12-02T00:00:00.000Z',
+    counts: [{ capabilityId: 'invoice-lookup', tenant: 'acme-partner', count: 3, lastCallAt: '2026-12-01T23:59:30.000Z' }],
+    ...over,
+  });
+
+  const buckets = async (nodeId: string) =>
+    (
+      await pg.query(
+        `SELECT "capabilityId", "tenantId", to_char(day, 'YYYY-MM-DD') AS day, count::int, "lastCallAt" FROM "UsageBucket" WHERE "nodeId" = $1 ORDER BY day, "capabilityId", "tenantId"`,
+        [nodeId],
+      )
+    ).rows;
+  const coverage = async (nodeId: string) =>
+    (await pg.query(`SELECT "coveredFrom", "coveredUntil", closed FROM "NodeUsageCoverage" WHERE "nodeId" = $1`, [nodeId])).rows[0];
+
+  it('accepts a batch (202), creating the node on its first report, and counts it into a daily bucket', async () => {
+    const res = await post(batch());
+    expect(res.statusCode).toBe(202);
+    expect(res.json()).toEqual({ accepted: true, duplicate: false });
+    expect(await buckets('node-1')).toEqual([
+      {
+        capabilityId: 'invoice-lookup',
+        tenantId: 'acme-partner',
+        day: '2026-12-01',
+        count: 3,
+        lastCallAt: new Date('2026-12-01T23:59:30.000Z'),
+      },
+    ]);
+    const node = (await pg.query(`SELECT "agentId", "registeredAt" FROM "Node" WHERE id = 'node-1'`)).rows[0];
+    expect(node).toEqual({ agentId: 'finance-agent', registeredAt: clock.now() });
+    expect(await coverage('node-1')).toEqual({
+      coveredFrom: new Date('2026-12-01T23:59:00.000Z'),
+      coveredUntil: new Date('2026-12-02T00:00:00.000Z'),
+      closed: false,
+    });
+  });
+
+  it('counts the same batch once: a resend answers duplicate and changes nothing', async () => {
+    const body = batch({ nodeId: 'node-dup' });
+    expect((await post(body)).json()).toEqual({ accepted: true, duplicate: false });
+    const again = await post(body);
+    expect(again.statusCode).toBe(202);
+    expect(again.json()).toEqual({ accepted: true, duplicate: true });
+    const [first, second] = await Promise.all([post({ ...body, batchId: randomUUID() }), post(body)]);
+    expect(first.json().duplicate).toBe(false);
+    expect(second.json().duplicate).toBe(true);
+    expect((await buckets('node-dup'))[0].count).toBe(6);
+    expect((await pg.query(`SELECT count(*)::int AS n FROM "UsageBatch" WHERE "nodeId" = 'node-dup'`)).rows[0].n).toBe(2);
+  });
+
+  it('counts a batch sent concurrently twice once', async () => {
+    const body = batch({ nodeId: 'node-race' });
+    const answers = await Promise.all([post(body), post(body), post(body)]);
+    expect(answers.map((a) => a.json().duplicate).sort()).toEqual([false, true, true]);
+    expect((await buckets('node-race'))[0].count).toBe(3);
+  });
+
+  it('splits counts across midnight into the UTC day of their last call, and chains coverage', async () => {
+    const nodeId = 'node-midnight';
+    await post(
+      batch({
+        nodeId,
+        windowStart: '2026-12-01T23:58:00.000Z',
+        windowEnd: '2026-12-01T23:59:00.000Z',
+        counts: [{ capabilityId: 'invoice-lookup', tenant: 'acme-partner', count: 2, lastCallAt: '2026-12-01T23:58:59.999Z' }],
+      }),
+    );
+    await post(
+      batch({
+        nodeId,
+        windowStart: '2026-12-01T23:59:00.000Z',
+        windowEnd: '2026-12-02T00:01:00.000Z',
+        counts: [
+          { capabilityId: 'invoice-lookup', tenant: 'acme-partner', count: 5, lastCallAt: '2026-12-02T00:00:00.000Z' },
+          { capabilityId: 'invoice-lookup', tenant: 'acme-partner', count: 1, lastCallAt: '2026-12-02T00:00:30.000Z' },
+          { capabilityId: 'reconcile-invoice', tenant: 'globex', count: 0, lastCallAt: '2026-12-02T00:00:30.000Z' },
+        ],
+      }),
+    );
+    expect(await buckets(nodeId)).toEqual([
+      {
+        capabilityId: 'invoice-lookup',
+        tenantId: 'acme-partner',
+        day: '2026-12-01',
+        count: 2,
+        lastCallAt: new Date('2026-12-01T23:58:59.999Z'),
+      },
+      {
+        capabilityId: 'invoice-lookup',
+        tenantId: 'acme-partner',
+        day: '2026-12-02',
+        count: 6,
+        lastCallAt: new Date('2026-12-02T00:00:30.000Z'),
+      },
+    ]);
+    expect(await coverage(nodeId)).toMatchObject({
+      coveredFrom: new Date('2026-12-01T23:58:00.000Z'),
+      coveredUntil: new Date('2026-12-02T00:01:00.000Z'),
+    });
+  });
+
+  it('advances coverage with empty batches, and marks it closed on a final batch', async () => {
+    const nodeId = 'node-idle';
+    await post(batch({ nodeId, windowStart: '2026-12-02T00:00:00.000Z', windowEnd: '2026-12-02T00:01:00.000Z', counts: [] }));
+    const res = await post(
+      batch({ nodeId, windowStart: '2026-12-02T00:01:00.000Z', windowEnd: '2026-12-02T00:02:00.000Z', counts: [], final: true }),
+    );
+    expect(res.statusCode).toBe(202);
+    expect(await buckets(nodeId)).toEqual([]);
+    expect(await coverage(nodeId)).toEqual({
+      coveredFrom: new Date('2026-12-02T00:00:00.000Z'),
+      coveredUntil: new Date('2026-12-02T00:02:00.000Z'),
+      closed: true,
+    });
+  });
+
+  describe('refuses, naming what is wrong, and writes nothing', () => {
+    const nothingWritten = async (nodeId: string) => {
+      expect(await buckets(nodeId)).toEqual([]);
+      expect((await pg.query(`SELECT count(*)::int AS n FROM "UsageBatch" WHERE "nodeId" = $1`, [nodeId])).rows[0].n).toBe(0);
+      expect((await pg.query(`SELECT count(*)::int AS n FROM "Node" WHERE id = $1`, [nodeId])).rows[0].n).toBe(0);
+    };
+
+    it('a capability of another agent or an unknown id (400)', async () => {
+      const res = await post(
+        batch({
+          nodeId: 'node-bad-cap',
+          counts: [
+            { capabilityId: 'invoice-lookup', tenant: 'acme-partner', count: 1, lastCallAt: '2026-12-01T23:59:30.000Z' },
+            { capabilityId: 'other-capability', tenant: 'acme-partner', count: 1, lastCallAt: '2026-12-01T23:59:30.000Z' },
+            { capabilityId: 'no-such-thing', tenant: 'acme-partner', count: 1, lastCallAt: '2026-12-01T23:59:30.000Z' },
+          ],
+        }),
+      );
+      expect(res.statusCode).toBe(400);
+      expect(res.json()).toMatchObject({
+        code: 'UNKNOWN_CAPABILITY',
+        message: 'not capabilities of agent "finance-agent": other-capability, no-such-thing',
+        issues: [
+          { path: '$.counts[1].capabilityId', message: '"other-capability" is not a capability of agent "finance-agent"' },
+          { path: '$.counts[2].capabilityId', message: '"no-such-thing" is not a capability of agent "finance-agent"' },
+        ],
+      });
+      await nothingWritten('node-bad-cap');
+    });
+
+    it('malformed bodies (400)', async () => {
+      const cases: [unknown, string, RegExp][] = [
+        [batch({ nodeId: 'node-bad', batchId: 'not-a-uuid' }), '$.batchId', /UUID/],
+        [batch({ nodeId: 'node-bad', windowStart: 'yesterday' }), '$.windowStart', /ISO-8601/],
+        [
+          batch({
+            nodeId: 'node-bad',
+            counts: [{ capabilityId: 'invoice-lookup', tenant: 'acme-partner', count: -1, lastCallAt: '2026-12-01T23:59:30.000Z' }],
+          }),
+          '$.counts[0].count',
+          /≥ 0/,
+        ],
+        [
+          batch({
+            nodeId: 'node-bad',
+            counts: [{ capabilityId: 'invoice-lookup', tenant: 'acme-partner', count: 1.5, lastCallAt: '2026-12-01T23:59:30.000Z' }],
+          }),
+          '$.counts[0].count',
+          /integer/,
+        ],
+        [
+          batch({ nodeId: 'node-bad', counts: [{ capabilityId: 'invoice-lookup', count: 1, lastCallAt: '2026-12-01T23:59:30.000Z' }] }),
+          '$.counts[0].tenant',
+          /string/,
+        ],
+        [
+          batch({ nodeId: 'node-bad', windowStart: '2026-12-02T00:00:00.000Z', windowEnd: '2026-12-01T00:00:00.000Z' }),
+          '$.windowEnd',
+          /not be before windowStart/,
+        ],
+        [
+          batch({ nodeId: 'node-bad', windowStart: '2026-12-03T00:00:00.000Z', windowEnd: '2026-12-03T00:01:00.000Z', counts: [] }),
+          '$.windowEnd',
+          /in the future/,
+        ],
+        [
+          batch({
+            nodeId: 'node-bad',
+            counts: [{ capabilityId: 'invoice-lookup', tenant: 'acme-partner', count: 1, lastCallAt: '2026-11-01T00:00:00.000Z' }],
+          }),
+          '$.counts[0].lastCallAt',
+          /inside the window/,
+        ],
+        [[1, 2, 3], '$', /object/],
+      ];
+      for (const [body, path, message] of cases) {
+        const res = await post(body);
+        expect(res.statusCode).toBe(400);
+        expect(res.json().code).toBe('INVALID_USAGE_BATCH');
+        expect(res.json().issues).toEqual(expect.arrayContaining([{ path, message: expect.stringMatching(message) }]));
+      }
+      await nothingWritten('node-bad');
+    });
+
+    it('a node registered for another agent (403)', async () => {
+      const res = await post(batch({ nodeId: 'node-of-other' }));
+      expect(res.statusCode).toBe(403);
+      expect(res.json()).toMatchObject({
+        code: 'NODE_OF_ANOTHER_AGENT',
+        message: 'node "node-of-other" belongs to agent "other-agent", not "finance-agent"',
+      });
+      expect((await pg.query(`SELECT count(*)::int AS n FROM "UsageBatch" WHERE "nodeId" = 'node-of-other'`)).rows[0].n).toBe(0);
+    });
+
+    it('a batch id another node already used (409)', async () => {
+      const body = batch({ nodeId: 'node-x' });
+      await post(body);
+      const res = await post({ ...body, nodeId: 'node-y' });
+      expect(res.statusCode).toBe(409);
+      expect(res.json().code).toBe('BATCH_ID_REUSED');
+      await nothingWritten('node-y');
+    });
+
+    it('no token, an admin token, or a bad token (401)', async () => {
+      expect((await post(batch({ nodeId: 'node-anon' }), null)).statusCode).toBe(401);
+      const admin = await post(batch({ nodeId: 'node-anon' }), mintAdminToken(config, 'alice', ['platform-admin']));
+      expect(admin.statusCode).toBe(401);
+      expect(admin.json()).toMatchObject({ code: 'TOKEN_WRONG_USE' });
+      expect((await post(batch({ nodeId: 'node-anon' }), `${token}x`)).statusCode).toBe(401);
+      await nothingWritten('node-anon');
+    });
+  });
+});
