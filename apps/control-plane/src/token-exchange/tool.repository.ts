@@ -1,0 +1,37 @@
+import { Injectable } from '@nestjs/common';
+import type { CapabilityManifest } from '@cp/capabilities';
+import { manifestFromRow, PrismaService } from '@cp/db';
+
+export interface ToolRecord {
+  agentId: string;
+  name: string;
+  scopes: string[];
+  audience: string;
+}
+
+/** The trusted tool registry (Tool table) and what an exchange needs of the agent's registry. */
+@Injectable()
+export class ToolRepository {
+  constructor(private readonly prisma: PrismaService) {}
+
+  async tool(agentId: string, name: string): Promise<ToolRecord | null> {
+    const row = await this.prisma.tool.findUnique({ where: { agentId_name: { agentId, name } } });
+    return row && { agentId: row.agentId, name: row.name, scopes: [...row.scopes], audience: row.audience };
+  }
+
+  async capability(agentId: string, capabilityId: string): Promise<{ manifest: CapabilityManifest; previewTenants: string[] } | null> {
+    const [row, optIns] = await Promise.all([
+      this.prisma.capabilityManifest.findUnique({ where: { agentId_capabilityId: { agentId, capabilityId } } }),
+      this.prisma.previewOptIn.findMany({ where: { agentId }, select: { tenantId: true } }),
+    ]);
+    return row && { manifest: manifestFromRow(row), previewTenants: optIns.map((o) => o.tenantId) };
+  }
+
+  async upsert(tool: ToolRecord): Promise<void> {
+    await this.prisma.tool.upsert({
+      where: { agentId_name: { agentId: tool.agentId, name: tool.name } },
+      create: tool,
+      update: { scopes: tool.scopes, audience: tool.audience },
+    });
+  }
+}

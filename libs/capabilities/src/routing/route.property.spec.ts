@@ -1,0 +1,68 @@
+import fc from 'fast-check';
+import { buildRouterIndex } from '../router-index';
+import { callerArb, snapshotArb } from '../testing/arbitraries';
+import type { Classifier } from './classifier';
+import { route } from './route';
+
+const WORDS = ['invoice', 'reconcile', 'report', 'payroll', 'status', 'lookup', 'po', 'hello', 'export', 'audit'];
+const MODES = ['text/plain', 'application/pdf', 'application/json', 'image/png'];
+
+describe('route (properties)', () => {
+  it("never routes, nor offers as a choice, a capability outside the caller's entitled set", () => {
+    fc.assert(
+      fc.property(
+        snapshotArb(40),
+        fc.array(callerArb, { minLength: 1, maxLength: 4 }),
+        fc.array(fc.constantFrom(...WORDS), { maxLength: 6 }),
+        fc.subarray(MODES, { minLength: 1 }),
+        // Ids drawn from the registry (any state, visibility) or made up.
+        fc.option(
+          fc.oneof(
+            fc.nat(39).map((i) => `cap-${String(i).padStart(4, '0')}`),
+            fc.string({ maxLength: 12 }),
+          ),
+        ),
+        fc.option(
+          fc.oneof(
+            fc.nat(39).map((i) => `cap-${String(i).padStart(4, '0')}`),
+            fc.string({ maxLength: 12 }),
+          ),
+        ),
+        fc.option(fc.constantFrom('pick-first', 'pick-any-id')),
+        (snapshot, callers, words, modes, hint, bound, rogue) => {
+          for (const caller of callers) {
+            const index = buildRouterIndex(snapshot, caller);
+            const entitled = new Set(index.entries.map((e) => e.id));
+            // A hostile classifier that names any id in the registry, at full confidence.
+            const classifier: Classifier | undefined =
+              rogue === null
+                ? undefined
+                : {
+                    classify: (_t, c) => ({
+                      id: rogue === 'pick-first' ? (c[0]?.id ?? null) : (snapshot.manifests[0]?.id ?? null),
+                      confidence: 1,
+                    }),
+                  };
+            const parts = [{ text: words.join(' ') }, ...modes.map((m) => ({ raw: 'AA', mediaType: m }))];
+            const r = route({ messageId: 'm', role: 'ROLE_USER', parts }, caller, index, {
+              classifier,
+              requestMetadata: hint === null ? undefined : { skillId: hint },
+              boundCapabilityId: bound === null ? undefined : bound,
+            });
+            if (r.kind === 'routed') expect(entitled.has(r.entry.id)).toBe(true);
+            if (r.kind === 'input-required') for (const c of r.candidates) expect(entitled.has(c.id)).toBe(true);
+            // Identical input, identical decision.
+            expect(
+              route({ messageId: 'm', role: 'ROLE_USER', parts }, caller, index, {
+                classifier,
+                requestMetadata: hint === null ? undefined : { skillId: hint },
+                boundCapabilityId: bound ?? undefined,
+              }),
+            ).toEqual(r);
+          }
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+});

@@ -1,0 +1,263 @@
+/**
+ * Routing without a skill id (seed: "Routing without a skill id"), cheapest layer first:
+ *  1. a message continuing a task goes to the capability bound to that task;
+ *  2. candidates = the caller's router index (it IS the entitled set: nothing else is looked at);
+ *  3. the media types of the parts must fit a candidate's input modes;
+ *  4. a data part with a recognisable shape (keys a handler declared) picks among the fits;
+ *  5. a skill-id hint in the metadata, honoured only if it names a fitting entitled candidate;
+ *  6. a classifier over the text of the remaining candidates;
+ *  then confidence < threshold ⇒ input-required listing only those candidates, and the chosen
+ *  capability's output modes must meet the caller's acceptedOutputModes.
+ * Pure: the adapter resolves the bound task and maps failures to A2A errors.
+ */
+import { findTombstone, type RouterEntry, type RouterIndex } from '../router-index';
+import type { Caller } from '../types';
+import { LexicalClassifier, type Classifier } from './classifier';
+import { mediaTypeMatches, messageText, partKind, partMediaType, type WireMessage } from './message';
+
+export const DEFAULT_CONFIDENCE_THRESHOLD = 0.6;
+/** The metadata key (request or message metadata) carrying a skill-id hint. */
+export const SKILL_HINT_KEY = 'skillId';
+
+/**
+ * The shape of a data part a handler recognises: a `data` part whose object holds every one of
+ * `keys` (more keys are fine). Declared by the team registering the handler (code knows what it
+ * parses), keyed by handler name, so manifests and cards stay unchanged.
+ */
+export interface DataShape {
+  keys: readonly string[];
+}
+
+export interface RouteOptions {
+  /** Capability id the message's task is bound to (the adapter looked the task up). */
+  boundCapabilityId?: string;
+  /** SendMessageConfiguration.acceptedOutputModes; empty or absent accepts anything. */
+  acceptedOutputModes?: readonly string[];
+  /** SendMessageRequest.metadata; `skillId` there (or in message.metadata) is a hint. */
+  requestMetadata?: Record<string, unknown>;
+  /** Data shapes by handler name. */
+  shapes?: ReadonlyMap<string, DataShape>;
+  classifier?: Classifier;
+  threshold?: number;
+}
+
+export type RouteLayer = 'bound-task' | 'only-candidate' | 'data-shape' | 'hint' | 'classifier';
+
+export interface RouteNotice {
+  code: 'deprecated' | 'hint-ignored' | 'hint-not-needed';
+  message: string;
+  /** For `deprecated`: the live replacement the caller may use, if any. */
+  replacedBy?: string;
+}
+
+/** A2A error names the adapter maps to codes (-32004, -32005) and HTTP statuses. */
+export type RouteErrorName = 'ContentTypeNotSupportedError' | 'UnsupportedOperationError';
+export type RouteFailureReason =
+  'no-input-mode-fits' | 'no-output-mode-fits' | 'capability-removed' | 'capability-unavailable' | 'no-capability';
+
+export interface RouteFailure {
+  kind: 'failed';
+  error: RouteErrorName;
+  reason: RouteFailureReason;
+  message: string;
+  details: Record<string, string>;
+}
+
+export interface Routed {
+  kind: 'routed';
+  entry: RouterEntry;
+  layer: RouteLayer;
+  confidence: number;
+  /** The output mode the handler should produce: the first of its modes the caller accepts. */
+  outputMode: string;
+  notices: RouteNotice[];
+}
+
+export interface InputRequired {
+  kind: 'input-required';
+  message: string;
+  /** Only candidates this caller is entitled to, best guess first. */
+  candidates: { id: string; name: string; description: string }[];
+  confidence: number;
+}
+
+export type RouteResult = Routed | InputRequired | RouteFailure;
+
+const defaultClassifier = new LexicalClassifier();
+
+const fail = (error: RouteErrorName, reason: RouteFailureReason, message: string, details: Record<string, string> = {}): RouteFailure => ({
+  kind: 'failed',
+  error,
+  reason,
+  message,
+  details,
+});
+
+export function route(message: WireMessage, _caller: Caller, index: RouterIndex, options: RouteOptions = {}): RouteResult {
+  const byId = new Map(index.entries.map((e) => [e.id, e] as const));
+
+  // 1. Continuing work stays put (or fails clearly), before anything else is considered.
+  if (options.boundCapabilityId !== undefined) {
+    const id = options.boundCapabilityId;
+    const bound = byId.get(id);
+    if (bound) return finish(bound, 'bound-task', 1, options, []);
+    return unavailable(index, id, 'the task you are continuing is bound to');
+  }
+
+  // A hint naming a removed capability this caller could have used fails naming its replacement.
+  const hint = hintOf(message, options);
+  const hinted = hint === undefined ? undefined : byId.get(hint);
+  if (hint !== undefined && !hinted && findTombstone(index, hint)) return unavailable(index, hint, 'your skill hint names');
+
+  // 2 + 3. Entitled candidates whose input modes cover every part's media type.
+  const types = [...new Set(message.parts.map(partMediaType))];
+  const fits = index.entries.filter((e) => types.every((t) => e.inputModes.some((m) => mediaTypeMatches(t, m))));
+
+  if (fits.length === 0) {
+    if (hinted) {
+      return fail(
+        'ContentTypeNotSupportedError',
+        'no-input-mode-fits',
+        `capability "${hinted.id}" accepts ${hinted.inputModes.join(', ')}; the message carries ${types.join(', ')}`,
+        {
+          mediaTypes: types.join(','),
+          capabilityId: hinted.id,
+        },
+      );
+    }
+    return fail('ContentTypeNotSupportedError', 'no-input-mode-fits', `no capability available to you accepts ${types.join(', ')}`, {
+      mediaTypes: types.join(','),
+    });
+  }
+  if (fits.length === 1) return finish(fits[0], 'only-candidate', 1, options, hintNotices(index, hint, hinted, fits[0]));
+
+  // 4. A data part whose keys a handler declared.
+  const shaped = byShape(message, fits, options.shapes);
+  if (shaped) return finish(shaped, 'data-shape', 1, options, hintNotices(index, hint, hinted, shaped));
+
+  // 5. A hint, only among the entitled fits. Unknown and not-entitled ids look the same (ignored).
+  if (hinted && fits.includes(hinted)) return finish(hinted, 'hint', 1, options, []);
+  if (hinted) {
+    return fail(
+      'ContentTypeNotSupportedError',
+      'no-input-mode-fits',
+      `capability "${hinted.id}" accepts ${hinted.inputModes.join(', ')}; the message carries ${types.join(', ')}`,
+      {
+        mediaTypes: types.join(','),
+        capabilityId: hinted.id,
+      },
+    );
+  }
+  const notices = hint !== undefined ? hintNotices(index, hint, undefined, undefined) : [];
+
+  // 6. The classifier over the text, restricted to the fitting entitled candidates.
+  const threshold = options.threshold ?? DEFAULT_CONFIDENCE_THRESHOLD;
+  const { id, confidence } = (options.classifier ?? defaultClassifier).classify(messageText(message), fits);
+  const chosen = id === null ? undefined : fits.find((e) => e.id === id);
+  if (!chosen || confidence < threshold) {
+    const ordered = chosen ? [chosen, ...fits.filter((e) => e !== chosen)] : fits;
+    return {
+      kind: 'input-required',
+      message: `Which capability is this for? Several fit your message (best guess confidence ${confidence.toFixed(2)}); resend with metadata.${SKILL_HINT_KEY} set to one of: ${ordered.map((e) => e.id).join(', ')}.`,
+      candidates: ordered.map((e) => ({ id: e.id, name: e.skill.name, description: e.skill.description })),
+      confidence,
+    };
+  }
+  return finish(chosen, 'classifier', confidence, options, notices);
+}
+
+function hintOf(message: WireMessage, options: RouteOptions): string | undefined {
+  const value = options.requestMetadata?.[SKILL_HINT_KEY] ?? message.metadata?.[SKILL_HINT_KEY];
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+function hintNotices(
+  index: RouterIndex,
+  hint: string | undefined,
+  hinted: RouterEntry | undefined,
+  chosen: RouterEntry | undefined,
+): RouteNotice[] {
+  if (hint === undefined) return [];
+  if (hinted && hinted === chosen) return [{ code: 'hint-not-needed', message: `routed to "${hint}" as hinted` }];
+  // Same words whether the id is unknown or merely not available to this caller.
+  return [{ code: 'hint-ignored', message: `skill hint "${hint}" names no capability available to you for this message; it was ignored` }];
+}
+
+function byShape(message: WireMessage, fits: readonly RouterEntry[], shapes?: ReadonlyMap<string, DataShape>): RouterEntry | undefined {
+  if (!shapes || shapes.size === 0) return undefined;
+  const objects = message.parts
+    .filter((p) => partKind(p) === 'data' && typeof p.data === 'object' && p.data !== null && !Array.isArray(p.data))
+    .map((p) => p.data as Record<string, unknown>);
+  if (objects.length === 0) return undefined;
+  // The most specific shape wins (most keys); a tie between different capabilities decides nothing.
+  let best: RouterEntry | undefined;
+  let bestKeys = 0;
+  let tied = false;
+  for (const entry of fits) {
+    const shape = shapes.get(entry.handler);
+    if (!shape || shape.keys.length === 0) continue;
+    if (!objects.some((o) => shape.keys.every((k) => Object.hasOwn(o, k)))) continue;
+    if (shape.keys.length > bestKeys) {
+      best = entry;
+      bestKeys = shape.keys.length;
+      tied = false;
+    } else if (shape.keys.length === bestKeys) {
+      tied = true;
+    }
+  }
+  return tied ? undefined : best;
+}
+
+/** A capability the caller names (bound task or hint) that is not routable for it. */
+function unavailable(index: RouterIndex, id: string, what: string): RouteFailure {
+  const tomb = findTombstone(index, id);
+  if (tomb) {
+    const instead = tomb.replacedBy ? `; use "${tomb.replacedBy}" instead` : '; it has no replacement';
+    const why = tomb.deprecationReason ? ` (${tomb.deprecationReason})` : '';
+    const details: Record<string, string> = { capabilityId: id };
+    if (tomb.replacedBy) details.replacedBy = tomb.replacedBy;
+    return fail('UnsupportedOperationError', 'capability-removed', `capability "${id}" that ${what} was removed${why}${instead}`, details);
+  }
+  // Entitlement revoked or never held: no detail that would tell the two apart.
+  return fail('UnsupportedOperationError', 'capability-unavailable', `the capability ${what} is not available to you`, {});
+}
+
+function finish(
+  entry: RouterEntry,
+  layer: RouteLayer,
+  confidence: number,
+  options: RouteOptions,
+  notices: RouteNotice[],
+): Routed | RouteFailure {
+  const accepted = (options.acceptedOutputModes ?? []).filter((m) => typeof m === 'string' && m.trim() !== '');
+  const outputMode =
+    accepted.length === 0
+      ? entry.outputModes[0]
+      : entry.outputModes.find((mode) => accepted.some((a) => mediaTypeMatches(mode, a) || mediaTypeMatches(a, mode)));
+  if (outputMode === undefined) {
+    return fail(
+      'ContentTypeNotSupportedError',
+      'no-output-mode-fits',
+      `capability "${entry.id}" produces ${entry.outputModes.join(', ')}; you accept only ${accepted.join(', ')}`,
+      {
+        capabilityId: entry.id,
+        outputModes: entry.outputModes.join(','),
+      },
+    );
+  }
+  const all = [...notices];
+  if (entry.state === 'deprecated') all.push(deprecation(entry));
+  return { kind: 'routed', entry, layer, confidence, outputMode, notices: all };
+}
+
+function deprecation(entry: RouterEntry): RouteNotice {
+  // The router index's description already carries "Deprecated: use X instead." when X is in
+  // this caller's set (never naming one it may not see).
+  const match = /Deprecated: use (\S+) instead\./.exec(entry.skill.description);
+  const notice: RouteNotice = {
+    code: 'deprecated',
+    message: `capability "${entry.id}" is deprecated${match ? `; use "${match[1]}" instead` : ''}`,
+  };
+  if (match) notice.replacedBy = match[1];
+  return notice;
+}

@@ -1,0 +1,84 @@
+/**
+ * Who is calling an A2A endpoint. A passport-jwt strategy whose every rule comes from the shared
+ * JwtVerifier (key by algorithm, algorithms, issuer, audience, clock tolerance, claims → principal,
+ * token_use = a2a): one code path with the control plane's strategies. It runs outside Nest's
+ * pipeline (the A2A routes are raw Fastify routes), through a small promise adapter.
+ */
+import { Strategy as JwtStrategy } from 'passport-jwt';
+import { AuthError, AuthErrorCode, bearerToken, toAuthError, type A2APrincipal, type JwtVerifier } from '@cp/auth';
+import type { Caller } from '@cp/capabilities';
+import { A2AError, A2AErrorName } from './a2a-errors';
+
+export interface Authenticated {
+  caller: Caller;
+  /** The caller's raw token, for token exchange; undefined for anonymous. */
+  token?: string;
+}
+
+type Req = { headers: Record<string, string | string[] | undefined> };
+
+export class A2AAuthenticator {
+  private readonly strategy: JwtStrategy;
+
+  constructor(private readonly verifier: JwtVerifier) {
+    this.strategy = new JwtStrategy(
+      {
+        jwtFromRequest: (req: Req) => bearerToken(req.headers.authorization) ?? null,
+        secretOrKeyProvider: (_req: unknown, raw: string, done: (err: unknown, key?: string | Buffer) => void) => {
+          verifier.keyFor(raw).then(
+            (key) => done(null, key as string | Buffer),
+            (error: unknown) => done(error),
+          );
+        },
+        ...verifier.jsonWebTokenOptions(),
+      },
+      (claims: Record<string, unknown>, done: (err: unknown, user?: unknown) => void) => {
+        try {
+          done(null, verifier.principalFrom(claims, 'a2a'));
+        } catch (error) {
+          done(error);
+        }
+      },
+    );
+  }
+
+  /**
+   * No Authorization header → anonymous (public capabilities only). A header that is not a valid
+   * a2a token → Unauthenticated (never silently anonymous).
+   */
+  async authenticate(headers: Req['headers'], required = false): Promise<Authenticated> {
+    if (headers.authorization === undefined || headers.authorization === '') {
+      if (required) throw unauthenticated(new AuthError(AuthErrorCode.Missing, 'this operation needs a bearer token'));
+      return { caller: null };
+    }
+    const token = bearerToken(headers.authorization);
+    if (!token) throw unauthenticated(new AuthError(AuthErrorCode.Malformed, 'the Authorization header must be "Bearer <token>"'));
+    const principal = await this.run({ headers });
+    return { caller: { principal: principal.subject, tenant: principal.tenant, scopes: principal.scopes }, token };
+  }
+
+  /** passport's strategy contract (success / fail / error) as a promise. */
+  private run(req: Req): Promise<A2APrincipal> {
+    return new Promise((resolve, reject) => {
+      const s = Object.create(this.strategy) as JwtStrategy & {
+        success(user: unknown): void;
+        fail(info: unknown): void;
+        error(err: unknown): void;
+      };
+      s.success = (user) => resolve(user as A2APrincipal);
+      s.fail = (info) => reject(unauthenticated(info));
+      s.error = (err) => reject(unauthenticated(err));
+      s.authenticate(req as never, {});
+    });
+  }
+}
+
+function unauthenticated(cause: unknown): A2AError {
+  const auth =
+    cause instanceof AuthError
+      ? cause
+      : cause instanceof Error
+        ? toAuthError(cause)
+        : new AuthError(AuthErrorCode.Malformed, 'the bearer token is invalid');
+  return new A2AError(A2AErrorName.Unauthenticated, auth.message, { authError: auth.code }, auth.code);
+}

@@ -1,0 +1,61 @@
+/**
+ * The reusable A2A layer any team puts in front of its own handlers: give it a Fastify instance,
+ * a source of bundles, a JwtVerifier for a2a tokens and a HandlerRegistry; it serves the cards,
+ * the JSON-RPC and HTTP+JSON bindings, routing, enforcement at execution, extensions, versions,
+ * usage counting and the tool gateway.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { JwtVerifier } from '@cp/auth';
+import type { Classifier } from '@cp/capabilities';
+import type { ToolGateway } from '../tools/tool-gateway';
+import { A2AAuthenticator } from './a2a-authenticator';
+import { registerA2ARoutes } from './a2a-routes';
+import { A2AService, type A2ALog, type UsageSink } from './a2a-service';
+import { registerCardRoute } from './card-route';
+import type { HandlerRegistry } from './handler-registry';
+import type { ServedBundle } from './served-bundle';
+import { InMemoryTaskStore } from './task-store';
+
+export interface A2AServerOptions {
+  bundle: () => ServedBundle | undefined;
+  verifier: JwtVerifier;
+  handlers: HandlerRegistry;
+  tools: ToolGateway;
+  log: A2ALog;
+  usage?: UsageSink;
+  classifier?: Classifier;
+  tasks?: InMemoryTaskStore;
+  /** Paths of the interfaces the card lists (default /a2a/jsonrpc and /a2a/rest). */
+  jsonRpcPath?: string;
+  restBase?: string;
+  maxBodyBytes?: number;
+  cardMaxAgeSeconds?: number;
+}
+
+export interface A2AServer {
+  service: A2AService;
+  tasks: InMemoryTaskStore;
+}
+
+export function registerA2AServer(app: FastifyInstance, options: A2AServerOptions): A2AServer {
+  const tasks = options.tasks ?? new InMemoryTaskStore();
+  const service = new A2AService({
+    bundle: options.bundle,
+    handlers: options.handlers,
+    tasks,
+    tools: options.tools,
+    usage: options.usage,
+    classifier: options.classifier,
+    log: options.log,
+  });
+  registerCardRoute(app, options.bundle, options.cardMaxAgeSeconds ?? 60);
+  registerA2ARoutes(app, {
+    service,
+    authenticator: new A2AAuthenticator(options.verifier),
+    jsonRpcPath: options.jsonRpcPath ?? '/a2a/jsonrpc',
+    restBase: options.restBase ?? '/a2a/rest',
+    maxBodyBytes: options.maxBodyBytes ?? 1_048_576,
+    log: options.log,
+  });
+  return { service, tasks };
+}

@@ -1,0 +1,43 @@
+/**
+ * GET /.well-known/agent-card.json as a raw Fastify route: the bundle's exact bytes (serialized
+ * and hashed once per revision by the core), a strong ETag, Cache-Control max-age, 304 on a
+ * matching If-None-Match. No per-request serialization, hashing or Nest pipeline.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { declaredBy, type ServedBundle } from './served-bundle';
+
+export const AGENT_CARD_PATH = '/.well-known/agent-card.json';
+
+/** Whether an If-None-Match value matches the ETag (`*`, lists, weak comparison per RFC 9110). */
+export function etagMatches(ifNoneMatch: string, etag: string): boolean {
+  if (ifNoneMatch === etag) return true;
+  if (ifNoneMatch.trim() === '*') return true;
+  return ifNoneMatch.split(',').some((t) => {
+    const v = t.trim();
+    return (v.startsWith('W/') ? v.slice(2) : v) === etag;
+  });
+}
+
+export function registerCardRoute(app: FastifyInstance, bundle: () => ServedBundle | undefined, maxAgeSeconds: number): void {
+  const cacheControl = `public, max-age=${maxAgeSeconds}`;
+  app.get(AGENT_CARD_PATH, (request: FastifyRequest, reply: FastifyReply) => {
+    const b = bundle();
+    if (!b) {
+      void reply
+        .code(503)
+        .header('retry-after', '1')
+        .header('content-type', 'application/json')
+        .send('{"error":"no capability bundle applied yet"}');
+      return reply;
+    }
+    const etag = b.publicCard.etag;
+    void reply.header('etag', etag).header('cache-control', cacheControl);
+    const inm = request.headers['if-none-match'];
+    if (inm !== undefined && etagMatches(inm, etag)) {
+      void reply.code(304).send();
+      return reply;
+    }
+    void reply.header('content-type', 'application/json').send(declaredBy(b).publicCardBytes);
+    return reply;
+  });
+}

@@ -1,0 +1,50 @@
+/** Client of the control plane's POST /node/v1/token-exchange (node JWT + the caller's a2a token). */
+import { ToolError, ToolErrorCode } from './tool-errors';
+
+export interface ExchangedToken {
+  accessToken: string;
+  /** Epoch ms. */
+  expiresAt: number;
+  scopes: string[];
+}
+
+export interface TokenExchanger {
+  exchange(request: { subjectToken: string; tool: string; capabilityId: string }): Promise<ExchangedToken>;
+}
+
+export class HttpTokenExchanger implements TokenExchanger {
+  constructor(
+    private readonly controlPlaneUrl: string,
+    /** The node's own credential: stays inside the gateway, never reaches a handler. */
+    private readonly nodeToken: () => string,
+    private readonly timeoutMs = 5000,
+  ) {}
+
+  async exchange(request: { subjectToken: string; tool: string; capabilityId: string }): Promise<ExchangedToken> {
+    let res: Response;
+    try {
+      res = await fetch(new URL('/node/v1/token-exchange', this.controlPlaneUrl), {
+        method: 'POST',
+        headers: { authorization: `Bearer ${this.nodeToken()}`, 'content-type': 'application/json' },
+        body: JSON.stringify(request),
+        signal: AbortSignal.timeout(this.timeoutMs),
+      });
+    } catch (error) {
+      throw new ToolError(ToolErrorCode.ExchangeUnavailable, `token exchange unreachable: ${(error as Error).message}`);
+    }
+    const body = (await res.json().catch(() => ({}))) as {
+      accessToken?: string;
+      expiresIn?: number;
+      scopes?: string[];
+      error?: { message?: string };
+    };
+    if (res.status >= 500) throw new ToolError(ToolErrorCode.ExchangeUnavailable, `token exchange failed with HTTP ${res.status}`);
+    if (!res.ok || typeof body.accessToken !== 'string' || typeof body.expiresIn !== 'number') {
+      throw new ToolError(
+        ToolErrorCode.ExchangeRefused,
+        `token exchange refused (HTTP ${res.status}): ${body.error?.message ?? 'no reason given'}`,
+      );
+    }
+    return { accessToken: body.accessToken, expiresAt: Date.now() + body.expiresIn * 1000, scopes: body.scopes ?? [] };
+  }
+}
