@@ -1,0 +1,30 @@
+/** GraphQL documents, written against apps/control-plane/schema.graphql (the e2e suite runs each one). */
+
+const AGENT_FIELDS = `
+  id revision name description version
+  provider { organization url }
+  documentationUrl iconUrl
+  supportedInterfaces { url protocolBinding protocolVersion tenant }
+  securitySchemes securityRequirements
+  defaultInputModes defaultOutputModes
+  extensions { uri description required params }
+  protocol { streaming pushNotifications extendedAgentCard }`;
+
+export const AGENT_QUERY = `query CpctlAgent($id: String!) { agent(id: $id) { ${AGENT_FIELDS} } }`;
+
+export const MANIFESTS_QUERY = `query CpctlManifests($agentId: String!, $first: Int, $after: String) {
+  manifests(filter: { agentId: $agentId }, page: { first: $first, after: $after }) { nodes { document } pageInfo { endCursor hasNextPage } }
+}`;
+
+export const PUBLIC_CARD_QUERY = `query CpctlPublicCard($agentId: String!) { publicCard(agentId: $agentId) { card } }`;
+
+export const APPLY_MUTATION = `mutation CpctlApply($input: ApplyManifestsInput!) {
+  applyManifests(input: $input) {
+    dryRun applied revision
+    added deprecated removed unchanged
+    changed { id fields }
+    publicCardDiff { kind skillId extensionUri breaking detail }
+    breaking
+    leaks { skillId field text }
+  }
+}`;

@@ -1,0 +1,148 @@
+/**
+ * The command tree. `run` never exits the process and never touches process.*: it returns the
+ * exit code, so main.ts stays a two-liner and the whole CLI can run in-process.
+ */
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { cardDiffCommand, cardShowCommand } from './commands/card.command';
+import { exportCommand } from './commands/export.command';
+import { planCommand } from './commands/plan.command';
+import { validateCommand } from './commands/validate.command';
+import { DEFAULT_URL, type CommandContext, type GlobalOptions } from './context';
+import { CpctlError, CpctlErrorCode } from './cpctl.errors';
+import { ExitCode } from './exit-codes';
+import { formatIssue } from './files/file-issue';
+import { Reporter, type Io } from './output/reporter';
+
+const VERSION = '0.1.0';
+
+function revisionArg(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('must be a non-negative integer');
+  return n;
+}
+
+function reportError(reporter: Reporter, command: string, error: CpctlError): void {
+  reporter.result({
+    command,
+    ok: false,
+    exitCode: error.exitCode,
+    error: { code: error.code, message: error.message, issues: error.issues },
+  });
+  reporter.problem(`${reporter.c.red('error:')} ${error.message}`);
+  for (const i of error.issues)
+    reporter.problem(`  ${i.file ? formatIssue({ file: i.file, path: i.path, message: i.message }) : `${i.path}: ${i.message}`}`);
+}
+
+export async function run(argv: readonly string[], io: Io): Promise<ExitCode> {
+  const wantsJson = argv.includes('--json');
+  let exitCode: ExitCode = ExitCode.Ok;
+  let commandName = 'cpctl';
+
+  const program = new Command('cpctl')
+    .description('Manage capability manifests as files: validate, plan, apply, export, and gate the public agent card in CI.')
+    .version(VERSION)
+    .option('--json', 'print one JSON document on stdout (stable shape, see docs/cpctl.md)')
+    .addOption(new Option('--url <url>', `control plane GraphQL endpoint (env CPCTL_URL, default ${DEFAULT_URL})`))
+    .showHelpAfterError()
+    .exitOverride()
+    .configureOutput({
+      writeOut: (s) => void io.stdout.write(s),
+      writeErr: (s) => void (wantsJson ? undefined : io.stderr.write(s)),
+    });
+
+  const action =
+    <A extends unknown[]>(name: string, handler: (ctx: CommandContext, ...args: A) => Promise<ExitCode>) =>
+    async (...args: unknown[]) => {
+      commandName = name;
+      const cmd = args[args.length - 1] as Command;
+      const global = cmd.optsWithGlobals<GlobalOptions>();
+      const ctx: CommandContext = { reporter: new Reporter(io, global.json === true), env: io.env, global };
+      exitCode = await handler(ctx, ...(args.slice(0, -1) as A));
+    };
+
+  program
+    .command('validate')
+    .description('validate the manifest files of a directory offline; every problem as file: path: message')
+    .argument('<dir>', 'directory of *.yaml / *.yml / *.json manifests (and optionally agent.yaml)')
+    .action(action('validate', (ctx, dir: string) => validateCommand(ctx, dir)));
+
+  for (const apply of [false, true]) {
+    program
+      .command(apply ? 'apply' : 'plan')
+      .description(
+        apply
+          ? 'show the plan, then apply it at the revision the plan was read at'
+          : 'dry run: what applying the directory would change, with the public-card diff',
+      )
+      .argument('<dir>', 'manifest directory')
+      .option('--agent <id>', "agent id (default: agent.yaml's id)")
+      .addOption(
+        new Option(
+          '--expected-revision <n>',
+          'plan/apply only if the registry is still at this revision (e.g. from a reviewed plan --json)',
+        ).argParser(revisionArg),
+      )
+      .action(
+        action(apply ? 'apply' : 'plan', (ctx, dir: string, opts: { agent?: string; expectedRevision?: number }) =>
+          planCommand(ctx, dir, { agent: opts.agent, apply, expectedRevision: opts.expectedRevision }),
+        ),
+      );
+  }
+
+  const card = program.command('card').description('the public agent card');
+  card
+    .command('diff')
+    .description(
+      'diff the public card (from files or the control plane) against a released card; non-zero on any change unless --approve, and on any leak',
+    )
+    .argument('[dir]', 'manifest directory with agent.yaml (or use --agent)')
+    .requiredOption('--against <file>', 'the released public card (JSON)')
+    .option('--agent <id>', 'fetch the current public card from the control plane instead of generating it from files')
+    .option('--approve', 'accept the changes (leaks are never accepted)')
+    .action(
+      action('card diff', (ctx, dir: string | undefined, opts: { against: string; agent?: string; approve?: boolean }) =>
+        cardDiffCommand(ctx, dir, opts),
+      ),
+    );
+  card
+    .command('show')
+    .description('print the public card (from files or the control plane), e.g. to record a release')
+    .argument('[dir]', 'manifest directory with agent.yaml (or use --agent)')
+    .option('--agent <id>', 'fetch it from the control plane')
+    .option('--out <file>', 'write it to a file instead of stdout')
+    .action(action('card show', (ctx, dir: string | undefined, opts: { agent?: string; out?: string }) => cardShowCommand(ctx, dir, opts)));
+
+  program
+    .command('export')
+    .description("write an agent's registry out as files that apply takes back unchanged")
+    .requiredOption('--agent <id>', 'agent id')
+    .argument('<dir>', 'directory to write (created if missing)')
+    .option('--replace', 'delete the manifest files already in <dir> first')
+    .action(action('export', (ctx, dir: string, opts: { agent: string; replace?: boolean }) => exportCommand(ctx, dir, opts)));
+
+  try {
+    await program.parseAsync([...argv], { from: 'user' });
+    return exitCode;
+  } catch (error) {
+    const reporter = new Reporter(io, wantsJson);
+    if (error instanceof CommanderError) {
+      // --help and --version end here too, successfully.
+      if (error.exitCode === 0) return ExitCode.Ok;
+      reporter.result({
+        command: commandName,
+        ok: false,
+        exitCode: ExitCode.Usage,
+        error: { code: CpctlErrorCode.Usage, message: error.message, issues: [] },
+      });
+      return ExitCode.Usage;
+    }
+    if (error instanceof CpctlError) {
+      reportError(reporter, commandName, error);
+      return error.exitCode;
+    }
+    const e = error as NodeJS.ErrnoException;
+    const wrapped = new CpctlError(CpctlErrorCode.Io, e.code ? `${e.code}: ${e.message}` : `unexpected error: ${e.stack ?? e.message}`);
+    reportError(reporter, commandName, wrapped);
+    return wrapped.exitCode;
+  }
+}

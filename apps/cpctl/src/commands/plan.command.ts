@@ -1,0 +1,130 @@
+/**
+ * `cpctl plan <dir>` and `cpctl apply <dir>`: the control plane plans (dry run) what applying the
+ * directory changes; apply then applies exactly that, guarded by the revision read before the
+ * plan, so a registry changed meanwhile is refused rather than overwritten.
+ */
+import { canonicalJson, toManifestDocument, type AgentBase } from '@cp/capabilities';
+import { applyManifests, fetchAgent, type ServerPlan } from '../api/registry-api';
+import { clientFor, type CommandContext } from '../context';
+import { CpctlError, CpctlErrorCode } from '../cpctl.errors';
+import { ExitCode } from '../exit-codes';
+import { loadManifestDir, locate, mentionOf, type DocumentSource } from '../files/manifest-dir';
+import { renderChanges, renderLeaks, summary } from '../output/render-card-diff';
+import type { Reporter } from '../output/reporter';
+
+export function resolveAgentId(option: string | undefined, fromFile: string | undefined): string {
+  if (option && fromFile && option !== fromFile) {
+    throw new CpctlError(CpctlErrorCode.Usage, `--agent ${option} does not match agent.yaml's id "${fromFile}": which agent did you mean?`);
+  }
+  const id = option ?? fromFile;
+  if (!id) throw new CpctlError(CpctlErrorCode.Usage, 'which agent? pass --agent <id> or set id in agent.yaml');
+  return id;
+}
+
+const hasChanges = (p: ServerPlan) => p.added.length + p.changed.length + p.deprecated.length + p.removed.length > 0;
+
+/** Card-base fields where agent.yaml and the control plane disagree (apply changes manifests only). */
+function agentDrift(local: AgentBase | undefined, remote: AgentBase): string[] {
+  if (!local) return [];
+  const keys = [...new Set([...Object.keys(local), ...Object.keys(remote)])] as (keyof AgentBase)[];
+  return keys.filter((k) => canonicalJson(local[k] ?? null) !== canonicalJson(remote[k] ?? null)).sort();
+}
+
+function renderPlan(r: Reporter, plan: ServerPlan): void {
+  const section = (title: string, ids: string[], paint: (s: string) => string, sign: string) => {
+    if (ids.length === 0) return;
+    r.line(`${title}:`);
+    for (const id of ids) r.line(`  ${paint(sign)} ${id}`);
+  };
+  section('Added', plan.added, r.c.green, '+');
+  if (plan.changed.length > 0) {
+    r.line('Changed:');
+    for (const c of plan.changed) r.line(`  ${r.c.yellow('~')} ${c.id} (${c.fields.join(', ')})`);
+  }
+  section('Deprecated', plan.deprecated, r.c.yellow, '!');
+  section('Removed', plan.removed, r.c.red, '-');
+  r.line(`Unchanged: ${plan.unchanged.length}`);
+  r.line(`Public card: ${summary(plan.publicCardDiff)}`);
+  if (plan.publicCardDiff.length > 0) renderChanges(r, plan.publicCardDiff);
+  if (plan.leaks.length > 0) {
+    r.line(r.c.red('Leaks into the public card:'));
+    renderLeaks(r, plan.leaks);
+  }
+}
+
+/** Server issues say `$[i]…` of the list sent: point them back at the files. */
+function inFiles(error: CpctlError, sources: readonly DocumentSource[]): CpctlError {
+  const issues = error.issues.map((i) =>
+    /^\$\[\d+\]/.test(i.path) ? { ...locate(i.path, sources), message: mentionOf(i.message, sources) } : i,
+  );
+  return new CpctlError(error.code, error.message, issues);
+}
+
+function stale(agentId: string, revision: number, error: CpctlError): CpctlError {
+  return new CpctlError(
+    CpctlErrorCode.StaleRevision,
+    `agent ${agentId} changed since the plan was read at revision ${revision} (${error.message}): nothing was applied; run plan again and review the new plan`,
+  );
+}
+
+export interface PlanOptions {
+  agent?: string;
+  apply: boolean;
+  /** Apply only if the registry is still at this revision (e.g. the one a reviewed `plan --json` printed). */
+  expectedRevision?: number;
+}
+
+export async function planCommand(ctx: CommandContext, dir: string, options: PlanOptions): Promise<ExitCode> {
+  const r = ctx.reporter;
+  const command = options.apply ? 'apply' : 'plan';
+  const read = await loadManifestDir(dir);
+  const agentId = resolveAgentId(options.agent, read.agent?.id);
+  const client = clientFor(ctx);
+  const documents = read.manifests.map(toManifestDocument);
+
+  const remote = await r.progress(`reading agent ${agentId} from ${client.url}`, () => fetchAgent(client, agentId));
+  const planAt = options.expectedRevision ?? remote.revision;
+  let planned;
+  try {
+    planned = await r.progress(`planning ${documents.length} manifest(s)`, () =>
+      applyManifests(client, agentId, documents, { dryRun: true, expectedRevision: planAt }),
+    );
+  } catch (error) {
+    if (error instanceof CpctlError && error.code === CpctlErrorCode.StaleRevision) throw stale(agentId, planAt, error);
+    throw error instanceof CpctlError ? inFiles(error, read.sources) : error;
+  }
+  const { plan } = planned;
+  const drift = agentDrift(read.agent?.base, remote.base);
+
+  r.line(`Plan for agent ${agentId} at revision ${planned.revision} (${dir}):`);
+  renderPlan(r, plan);
+  if (drift.length > 0) {
+    r.line(r.c.yellow(`Note: agent.yaml differs from the control plane's agent in ${drift.join(', ')}; cpctl applies manifests only.`));
+  }
+  const base = { command, agentId, dir, revision: planned.revision, plan, agentDrift: drift };
+  if (plan.leaks.length > 0) {
+    r.problem(r.c.red(`The public card would show text of non-public skills: ${options.apply ? 'nothing applied' : 'apply will refuse'}.`));
+    r.result({ ...base, ok: false, exitCode: ExitCode.Leak, applied: false, appliedRevision: null });
+    return ExitCode.Leak;
+  }
+  if (!options.apply || !hasChanges(plan)) {
+    if (options.apply) r.line(`${r.mark('ok')}nothing to apply: the registry already matches ${dir}`);
+    r.result({ ...base, ok: true, exitCode: ExitCode.Ok, applied: false, appliedRevision: null });
+    return ExitCode.Ok;
+  }
+
+  // The revision the plan was computed against: apply exactly that plan, or nothing.
+  const revision = planned.revision;
+  let applied;
+  try {
+    applied = await r.progress(`applying at revision ${revision}`, () =>
+      applyManifests(client, agentId, documents, { dryRun: false, expectedRevision: revision }),
+    );
+  } catch (error) {
+    if (error instanceof CpctlError && error.code === CpctlErrorCode.StaleRevision) throw stale(agentId, revision, error);
+    throw error instanceof CpctlError ? inFiles(error, read.sources) : error;
+  }
+  r.line(`${r.mark('ok')}applied: agent ${agentId} is now at revision ${applied.revision}`);
+  r.result({ ...base, ok: true, exitCode: ExitCode.Ok, applied: true, appliedRevision: applied.revision });
+  return ExitCode.Ok;
+}

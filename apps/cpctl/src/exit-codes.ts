@@ -1,0 +1,27 @@
+/**
+ * Process exit codes, one per outcome a CI job may want to branch on. Stable: documented in
+ * docs/cpctl.md, and scripts depend on them, so never renumber; only add.
+ */
+export enum ExitCode {
+  Ok = 0,
+  /** Manifest or agent files are invalid (validate, or plan/apply/card diff reading them), or the control plane refused them. */
+  InvalidFiles = 1,
+  /** Wrong arguments or options. */
+  Usage = 2,
+  /** card diff: the public card changed and --approve was not given. */
+  UnapprovedChange = 3,
+  /** card diff: text of a non-public capability appears in the public card. */
+  Leak = 4,
+  /** plan/apply: the change is not allowed by the lifecycle rules (e.g. removing a capability never deprecated). */
+  PlanRefused = 5,
+  /** apply: the registry changed since the plan was read (stale expectedRevision). */
+  StaleRevision = 6,
+  /** The token is missing, invalid, expired, or lacks the rights for this agent. */
+  BadToken = 7,
+  /** The control plane could not be reached (connection refused, DNS, timeout, not a GraphQL endpoint). */
+  Unreachable = 8,
+  /** The agent does not exist. */
+  NotFound = 9,
+  /** Anything else the control plane or the file system reported. */
+  Failure = 10,
+}
