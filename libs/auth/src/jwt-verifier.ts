@@ -1,3 +1,4 @@
+import type { KeyObject } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import { AuthError, AuthErrorCode } from './auth.errors';
 import { KeyResolver, type KeySourceOptions } from './key-resolver';
@@ -35,31 +36,53 @@ export class JwtVerifier {
 
   async verify<U extends TokenUse>(token: string | undefined, use: U): Promise<Extract<Principal, { kind: U }>> {
     if (!token) throw new AuthError(AuthErrorCode.Missing, 'a bearer token is required');
-    const decoded = jwt.decode(token, { complete: true });
-    if (!decoded || typeof decoded.payload === 'string') throw new AuthError(AuthErrorCode.Malformed, 'the bearer token is not a JWT');
-    const key = await this.keys.resolve(decoded.header);
+    const key = await this.keyFor(token);
     let claims: Claims;
     try {
       claims = jwt.verify(token, key, {
-        algorithms: [decoded.header.alg as jwt.Algorithm],
-        issuer: this.options.issuer,
-        audience: this.options.audience,
-        clockTolerance: this.options.clockToleranceSeconds ?? 5,
+        ...this.jsonWebTokenOptions(),
+        algorithms: [jwt.decode(token, { complete: true })!.header.alg as jwt.Algorithm],
       }) as Claims;
     } catch (error) {
-      throw translate(error as Error);
+      throw toAuthError(error as Error);
     }
+    return this.principalFrom(claims, use);
+  }
+
+  /**
+   * The key this token's header allows (the algorithm picks the key type, never the reverse).
+   * Exposed so passport-jwt's `secretOrKeyProvider` uses exactly this rule.
+   */
+  async keyFor(token: string): Promise<string | KeyObject> {
+    const decoded = jwt.decode(token, { complete: true });
+    if (!decoded || typeof decoded.payload === 'string') throw new AuthError(AuthErrorCode.Malformed, 'the bearer token is not a JWT');
+    return this.keys.resolve(decoded.header);
+  }
+
+  /** Algorithms, issuer, audience and clock tolerance every verification uses (jsonwebtoken's option names). */
+  jsonWebTokenOptions(): { algorithms: jwt.Algorithm[]; issuer: string; audience: string; clockTolerance: number } {
+    return {
+      algorithms: [...this.options.algorithms],
+      issuer: this.options.issuer,
+      audience: this.options.audience,
+      clockTolerance: this.options.clockToleranceSeconds ?? 5,
+    };
+  }
+
+  /** Verified claims → Principal, refusing a token minted for another use. */
+  principalFrom<U extends TokenUse>(claims: Record<string, unknown>, use: U): Extract<Principal, { kind: U }> {
     if (claims.token_use !== use) {
       throw new AuthError(
         AuthErrorCode.WrongUse,
         `this endpoint accepts ${use} tokens, not ${String(claims.token_use ?? 'untyped')} tokens`,
       );
     }
-    return toPrincipal(use, claims) as Extract<Principal, { kind: U }>;
+    return toPrincipal(use, claims as Claims) as Extract<Principal, { kind: U }>;
   }
 }
 
-function translate(error: Error): AuthError {
+/** A jsonwebtoken (or passport-jwt) failure as the AuthError the caller sees. */
+export function toAuthError(error: Error): AuthError {
   if (error instanceof AuthError) return error;
   if (error instanceof jwt.TokenExpiredError) return new AuthError(AuthErrorCode.Expired, 'the bearer token has expired');
   if (error instanceof jwt.NotBeforeError) return new AuthError(AuthErrorCode.NotYetValid, 'the bearer token is not valid yet');

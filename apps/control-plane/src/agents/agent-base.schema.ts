@@ -1,0 +1,43 @@
+import { z } from 'zod';
+import type { AgentBase } from '@cp/capabilities';
+
+/** Slug rule shared with config's AGENT_ID and the team ids the seed uses. */
+export const SLUG = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/;
+
+const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
+const mimeType = z.string().regex(/^[\w.+-]+\/[\w.+-]+$/, 'must be a media type like text/plain');
+
+/** The complete card base an agent must have after a create or an update (the GraphQL input merged over what is stored). */
+export const agentBaseSchema = z.object({
+  name: z.string().trim().min(1, 'is required').max(200),
+  description: z.string().trim().min(1, 'is required').max(4000),
+  version: z.string().regex(/^\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$/, 'must be a semantic version like 1.2.3'),
+  provider: z.object({ organization: z.string().min(1, 'is required'), url: httpUrl }).optional(),
+  documentationUrl: httpUrl.optional(),
+  iconUrl: httpUrl.optional(),
+  supportedInterfaces: z
+    .array(
+      z.object({
+        url: httpUrl,
+        protocolBinding: z.enum(['JSONRPC', 'GRPC', 'HTTP+JSON']),
+        protocolVersion: z.string().regex(/^\d+\.\d+$/, 'must look like 1.0'),
+        tenant: z.string().min(1).optional(),
+      }),
+    )
+    .min(1, 'at least one interface is required'),
+  securitySchemes: z.record(z.string(), z.unknown()).optional(),
+  securityRequirements: z.array(z.unknown()).optional(),
+  defaultInputModes: z.array(mimeType).min(1, 'at least one mode is required'),
+  defaultOutputModes: z.array(mimeType).min(1, 'at least one mode is required'),
+  protocol: z.object({ streaming: z.boolean(), pushNotifications: z.boolean(), extendedAgentCard: z.boolean() }),
+  extensions: z
+    .array(
+      z.object({
+        uri: z.url({ error: 'must be a URI' }),
+        description: z.string().optional(),
+        required: z.boolean().optional(),
+        params: z.record(z.string(), z.unknown()).optional(),
+      }),
+    )
+    .refine((list) => new Set(list.map((e) => e.uri)).size === list.length, 'extension URIs must be unique'),
+}) satisfies z.ZodType<AgentBase>;

@@ -1,0 +1,19 @@
+import { ApiErrorCode, DomainError } from '../common/errors';
+
+export enum AgentErrorCode {
+  AlreadyExists = 'AGENT_ALREADY_EXISTS',
+  TeamNotFound = 'TEAM_NOT_FOUND',
+  InvalidCard = 'AGENT_CARD_INVALID',
+}
+
+const API_CODES: Record<AgentErrorCode, ApiErrorCode> = {
+  [AgentErrorCode.AlreadyExists]: ApiErrorCode.Conflict,
+  [AgentErrorCode.TeamNotFound]: ApiErrorCode.NotFound,
+  [AgentErrorCode.InvalidCard]: ApiErrorCode.BadUserInput,
+};
+
+export class AgentError extends DomainError<AgentErrorCode> {
+  constructor(code: AgentErrorCode, message: string, extensions: Record<string, unknown> = {}) {
+    super(code, API_CODES[code], message, extensions);
+  }
+}

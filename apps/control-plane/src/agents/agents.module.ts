@@ -1,0 +1,12 @@
+import { Module } from '@nestjs/common';
+import { RegistryModule } from '@cp/db';
+import { AgentsRepository } from './agents.repository';
+import { AgentsResolver } from './agents.resolver';
+import { AgentsService } from './agents.service';
+
+@Module({
+  imports: [RegistryModule],
+  providers: [AgentsRepository, AgentsService, AgentsResolver],
+  exports: [AgentsService],
+})
+export class AgentsModule {}

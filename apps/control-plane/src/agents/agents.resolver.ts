@@ -1,0 +1,50 @@
+import { UseGuards } from '@nestjs/common';
+import { Args, Mutation, Query, Resolver } from '@nestjs/graphql';
+import type { AdminPrincipal } from '@cp/auth';
+import { AdminGuard } from '../auth/admin.guard';
+import { CurrentPrincipal } from '../auth/current-principal.decorator';
+import { PageInput } from '../common/graphql/pagination';
+import { AgentsService } from './agents.service';
+import type { AgentRecord } from './agents.repository';
+import { AgentConnection, AgentModel } from './dto/agent.model';
+import { AgentFilter, CreateAgentInput, UpdateAgentInput } from './dto/agent.input';
+
+const toModel = (a: AgentRecord): AgentModel => ({
+  ...a.base,
+  id: a.id,
+  teamId: a.teamId,
+  revision: a.revision,
+  createdAt: a.createdAt,
+  updatedAt: a.updatedAt,
+});
+
+@Resolver(() => AgentModel)
+@UseGuards(AdminGuard)
+export class AgentsResolver {
+  constructor(private readonly service: AgentsService) {}
+
+  @Query(() => AgentModel)
+  async agent(@CurrentPrincipal() principal: AdminPrincipal, @Args('id') id: string): Promise<AgentModel> {
+    return toModel(await this.service.get(principal, id));
+  }
+
+  @Query(() => AgentConnection)
+  async agents(
+    @CurrentPrincipal() principal: AdminPrincipal,
+    @Args('filter', { type: () => AgentFilter, nullable: true }) filter?: AgentFilter,
+    @Args('page', { type: () => PageInput, nullable: true }) page?: PageInput,
+  ) {
+    const result = await this.service.list(principal, filter ?? {}, page);
+    return { ...result, nodes: result.nodes.map(toModel) };
+  }
+
+  @Mutation(() => AgentModel, { description: 'Creates an agent at revision 1 (platform-admin, or team-admin of its team).' })
+  async createAgent(@CurrentPrincipal() principal: AdminPrincipal, @Args('input') input: CreateAgentInput): Promise<AgentModel> {
+    return toModel(await this.service.create(principal, input));
+  }
+
+  @Mutation(() => AgentModel, { description: 'Changes the card base; refused with CONFLICT unless expectedRevision is current.' })
+  async updateAgent(@CurrentPrincipal() principal: AdminPrincipal, @Args('input') input: UpdateAgentInput): Promise<AgentModel> {
+    return toModel(await this.service.update(principal, input));
+  }
+}

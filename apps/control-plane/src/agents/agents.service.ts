@@ -1,0 +1,109 @@
+import { Injectable } from '@nestjs/common';
+import { buildPublicCard, checkAgentCard, type AgentBase } from '@cp/capabilities';
+import type { AdminPrincipal } from '@cp/auth';
+import { RegistryWriter } from '@cp/db';
+import { AccessPolicy } from '../auth/access-policy';
+import { InputValidationError, notFound, validateInput } from '../common/errors';
+import { decodeCursor, pageSize, toPage, type Page, type PageInput } from '../common/graphql/pagination';
+import { AgentError, AgentErrorCode } from './agents.errors';
+import { AgentsRepository, type AgentRecord } from './agents.repository';
+import { agentBaseSchema, SLUG } from './agent-base.schema';
+import type { AgentCardInput, CreateAgentInput, UpdateAgentInput } from './dto/agent.input';
+
+const DEFAULT_PROTOCOL = { streaming: false, pushNotifications: false, extendedAgentCard: true };
+
+/** Input over the stored base: undefined keeps a field, null clears an optional one. */
+function merge(base: Partial<AgentBase>, input: AgentCardInput): unknown {
+  const out: Record<string, unknown> = { ...base };
+  for (const [key, value] of Object.entries(input)) {
+    if (value === undefined || key === 'id' || key === 'teamId' || key === 'expectedRevision') continue;
+    if (key === 'protocol') out.protocol = { ...DEFAULT_PROTOCOL, ...base.protocol, ...stripNulls(value as object) };
+    else if (key === 'extensions') out.extensions = (value as object[] | null)?.map(stripNulls) ?? [];
+    else if (key === 'supportedInterfaces') out.supportedInterfaces = (value as object[] | null)?.map(stripNulls);
+    else if (value === null) delete out[key];
+    else out[key] = value;
+  }
+  return out;
+}
+const stripNulls = (o: object) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== null && v !== undefined));
+
+@Injectable()
+export class AgentsService {
+  constructor(
+    private readonly agents: AgentsRepository,
+    private readonly writer: RegistryWriter,
+    private readonly access: AccessPolicy,
+  ) {}
+
+  /** The agent if the caller may read it; NOT_FOUND otherwise (missing and forbidden read alike). */
+  async get(principal: AdminPrincipal, id: string): Promise<AgentRecord> {
+    const agent = await this.agents.find(id);
+    if (!agent) throw notFound('agent', id);
+    this.access.assertCanRead(principal, agent.teamId, { type: 'agent', id });
+    return agent;
+  }
+
+  async getForWrite(principal: AdminPrincipal, id: string): Promise<AgentRecord> {
+    const agent = await this.get(principal, id);
+    this.access.assertCanWrite(principal, agent.teamId, { type: 'agent', id });
+    return agent;
+  }
+
+  async list(principal: AdminPrincipal, filter: { teamId?: string | null }, page: PageInput | undefined): Promise<Page<AgentRecord>> {
+    const size = pageSize(page);
+    const after = decodeCursor(page?.after)?.[0];
+    const rows = await this.agents.list(
+      { teams: this.access.readableTeams(principal), teamId: filter.teamId ?? undefined },
+      after === undefined ? undefined : String(after),
+      size + 1,
+    );
+    return toPage(rows, size, (a) => [a.id]);
+  }
+
+  async create(principal: AdminPrincipal, input: CreateAgentInput): Promise<AgentRecord> {
+    if (!SLUG.test(input.id)) throw new InputValidationError([{ path: '$.id', message: 'must be a slug like "finance-agent"' }]);
+    this.access.assertCanWrite(principal, input.teamId, { type: 'team', id: input.teamId });
+    if (!(await this.agents.teamExists(input.teamId))) throw notFound('team', input.teamId);
+    const base = this.validBase(merge({ extensions: [], protocol: DEFAULT_PROTOCOL }, input));
+    if (await this.agents.find(input.id))
+      throw new AgentError(AgentErrorCode.AlreadyExists, `agent "${input.id}" already exists`, { id: input.id });
+    await this.agents.insert(input.id, input.teamId, base);
+    try {
+      await this.writer.change(
+        { agentId: input.id, expectedRevision: 0, actor: principal.subject, summary: `create agent ${input.id}` },
+        async () => ({
+          result: undefined,
+          audit: [{ action: 'agent.create', targetType: 'agent', targetId: input.id, after: { teamId: input.teamId, ...base } }],
+        }),
+      );
+    } catch (error) {
+      // The row at revision 0 has no registry yet: take it back so a retry can succeed.
+      await this.agents.delete(input.id);
+      throw error;
+    }
+    return (await this.agents.find(input.id))!;
+  }
+
+  async update(principal: AdminPrincipal, input: UpdateAgentInput): Promise<AgentRecord> {
+    const current = await this.getForWrite(principal, input.id);
+    const base = this.validBase(merge(current.base, input));
+    const { result } = await this.writer.change(
+      { agentId: input.id, expectedRevision: input.expectedRevision, actor: principal.subject, summary: `update agent ${input.id}` },
+      async (tx) => ({
+        result: await this.agents.update(tx, input.id, base),
+        audit: [{ action: 'agent.update', targetType: 'agent', targetId: input.id, before: current.base, after: base }],
+      }),
+    );
+    return result;
+  }
+
+  /** Field rules (zod), then the A2A card conformance of what the base would publish. */
+  private validBase(candidate: unknown): AgentBase {
+    const base = validateInput(agentBaseSchema, candidate) as AgentBase;
+    const issues = checkAgentCard(
+      buildPublicCard({ agentId: 'check', revision: 0, agent: base, manifests: [], previewTenants: [] }),
+    ).filter((issue) => !issue.path.startsWith('$.skills'));
+    if (issues.length) throw new InputValidationError(issues);
+    return base;
+  }
+}

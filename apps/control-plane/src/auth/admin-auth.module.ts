@@ -1,0 +1,24 @@
+import { Global, Module } from '@nestjs/common';
+import { PassportModule } from '@nestjs/passport';
+import { controlPlaneVerifier } from '@cp/auth';
+import { AppConfigToken, type AppConfig } from '@cp/common';
+import { AccessPolicy } from './access-policy';
+import { AdminGuard } from './admin.guard';
+import { AdminJwtStrategy } from './admin-jwt.strategy';
+import { ADMIN_JWT_VERIFIER } from './admin-auth.tokens';
+import { MeResolver } from './me.resolver';
+
+/** Global so every feature module (including other teams') can use AdminGuard and AccessPolicy. */
+@Global()
+@Module({
+  imports: [PassportModule],
+  providers: [
+    { provide: ADMIN_JWT_VERIFIER, inject: [AppConfigToken], useFactory: (config: AppConfig) => controlPlaneVerifier(config) },
+    AdminJwtStrategy,
+    AdminGuard,
+    AccessPolicy,
+    MeResolver,
+  ],
+  exports: [AdminGuard, AccessPolicy, ADMIN_JWT_VERIFIER, PassportModule],
+})
+export class AdminAuthModule {}

@@ -1,0 +1,92 @@
+import { randomUUID } from 'node:crypto';
+import { HttpException } from '@nestjs/common';
+import { GraphQLError, type GraphQLFormattedError } from 'graphql';
+import { AuthError } from '@cp/auth';
+import { Prisma, RegistryError, RegistryErrorCode } from '@cp/db';
+import { ApiErrorCode } from './api-error-code';
+import { DomainError } from './domain-error';
+
+export interface ErrorLogger {
+  error(message: string, error: unknown): void;
+}
+
+type Extensions = Record<string, unknown> & { code: string };
+type Mapped = { message: string; extensions: Extensions } | undefined;
+
+const HTTP_CODES: Record<number, ApiErrorCode> = {
+  400: ApiErrorCode.BadUserInput,
+  401: ApiErrorCode.Unauthenticated,
+  403: ApiErrorCode.Forbidden,
+  404: ApiErrorCode.NotFound,
+  409: ApiErrorCode.Conflict,
+  413: ApiErrorCode.PayloadTooLarge,
+};
+
+/** Known error types → the API's answer; undefined means "unknown: hide it". */
+export function mapKnownError(error: unknown): Mapped {
+  if (error instanceof DomainError) {
+    return { message: error.message, extensions: { ...error.extensions, code: error.apiCode, reason: error.code } };
+  }
+  if (error instanceof RegistryError) {
+    const code = error.code === RegistryErrorCode.StaleRevision ? ApiErrorCode.Conflict : ApiErrorCode.NotFound;
+    const details = error.code === RegistryErrorCode.AgentNotFound ? { type: 'agent', id: error.details.agentId } : error.details;
+    // An unknown agent reads exactly like every other NOT_FOUND (same message shape as notFound()).
+    const message = error.code === RegistryErrorCode.AgentNotFound ? `agent "${String(error.details.agentId)}" not found` : error.message;
+    return { message, extensions: { ...details, code, reason: error.code } };
+  }
+  if (error instanceof AuthError) {
+    return { message: error.message, extensions: { code: ApiErrorCode.Unauthenticated, reason: error.code } };
+  }
+  if (error instanceof Prisma.PrismaClientKnownRequestError) {
+    if (error.code === 'P2002') {
+      return {
+        message: `already exists (unique ${uniqueTarget(error)})`,
+        extensions: { code: ApiErrorCode.Conflict, reason: 'UNIQUE_VIOLATION', target: uniqueTarget(error) },
+      };
+    }
+    if (error.code === 'P2025') return { message: 'not found', extensions: { code: ApiErrorCode.NotFound, reason: 'RECORD_NOT_FOUND' } };
+    return undefined;
+  }
+  if (error instanceof HttpException && HTTP_CODES[error.getStatus()]) {
+    return { message: error.message, extensions: { code: HTTP_CODES[error.getStatus()] } };
+  }
+  return undefined;
+}
+
+function uniqueTarget(error: Prisma.PrismaClientKnownRequestError): string {
+  const meta = error.meta as { target?: unknown; driverAdapterError?: { cause?: { constraint?: { fields?: string[] } } } } | undefined;
+  const fields = meta?.target ?? meta?.driverAdapterError?.cause?.constraint?.fields;
+  return Array.isArray(fields) ? fields.join(', ') : String(fields ?? 'constraint');
+}
+
+/**
+ * Apollo's `formatError`: every error leaves with `extensions.code`. Errors the code raised on
+ * purpose keep their message; anything else is replaced by a generic message and an `errorId`
+ * that is logged with the real error, so internals never reach the caller.
+ */
+export function createErrorFormatter(logger: ErrorLogger) {
+  return (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {
+    const original = error instanceof GraphQLError ? error.originalError : error;
+    // Errors of the GraphQL layer itself (parse, validation, variable coercion) carry their own code.
+    if (!original || (original instanceof GraphQLError && original.extensions?.code)) {
+      // Apollo relabels every validation-rule error GRAPHQL_VALIDATION_FAILED; our limit rules keep their own code.
+      const limit = formatted.extensions?.reason === 'DEPTH_LIMIT' || formatted.extensions?.reason === 'COMPLEXITY_LIMIT';
+      const code = limit
+        ? ApiErrorCode.QueryTooComplex
+        : (formatted.extensions?.code ??
+          (original instanceof GraphQLError ? original.extensions?.code : undefined) ??
+          ApiErrorCode.BadUserInput);
+      return { ...formatted, extensions: { ...formatted.extensions, code } };
+    }
+    const mapped = mapKnownError(original);
+    if (mapped) return { message: mapped.message, locations: formatted.locations, path: formatted.path, extensions: mapped.extensions };
+    const errorId = randomUUID();
+    logger.error(`unhandled error ${errorId} at ${formatted.path?.join('.') ?? '(operation)'}`, original);
+    return {
+      message: `internal error (errorId ${errorId})`,
+      locations: formatted.locations,
+      path: formatted.path,
+      extensions: { code: ApiErrorCode.Internal, errorId },
+    };
+  };
+}

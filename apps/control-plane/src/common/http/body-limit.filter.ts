@@ -1,0 +1,33 @@
+import { Catch, HttpException, HttpStatus, type ArgumentsHost } from '@nestjs/common';
+import { AbstractHttpAdapter, BaseExceptionFilter } from '@nestjs/core';
+import type { FastifyReply } from 'fastify';
+import { ApiErrorCode } from '../errors';
+
+/**
+ * Fastify refuses a body over MAX_BODY_BYTES (bodyLimit) before any route runs, and Nest answers
+ * its terse "Request body is too large". This answers 413 naming the limit, in a shape both plain
+ * HTTP clients (`message`) and GraphQL clients (`errors[].extensions.code`) read. Everything else
+ * goes on unchanged: other HTTP errors to Nest's default filter, GraphQL errors to the formatter.
+ */
+@Catch(HttpException)
+export class BodyLimitFilter extends BaseExceptionFilter {
+  constructor(
+    private readonly limit: number,
+    adapter: AbstractHttpAdapter,
+  ) {
+    super(adapter);
+  }
+
+  override catch(exception: HttpException, host: ArgumentsHost): unknown {
+    if (host.getType() !== 'http') return exception;
+    if (exception.getStatus() !== HttpStatus.PAYLOAD_TOO_LARGE) return super.catch(exception, host);
+    const message = `request body is larger than the limit of ${this.limit} bytes (MAX_BODY_BYTES)`;
+    const reply = host.switchToHttp().getResponse<FastifyReply>();
+    return reply.status(413).send({
+      statusCode: 413,
+      error: 'Payload Too Large',
+      message,
+      errors: [{ message, extensions: { code: ApiErrorCode.PayloadTooLarge, limit: this.limit } }],
+    });
+  }
+}

@@ -1,0 +1,65 @@
+import { join } from 'node:path';
+import { Logger, Module } from '@nestjs/common';
+import { APP_FILTER, HttpAdapterHost } from '@nestjs/core';
+import { GraphQLModule } from '@nestjs/graphql';
+import { ApolloDriver, type ApolloDriverConfig } from '@nestjs/apollo';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { AppConfigToken, type AppConfig } from '@cp/common';
+import { createErrorFormatter } from '../common/errors';
+import { BodyLimitFilter } from '../common/http/body-limit.filter';
+import { complexityLimitPlugin } from '../common/graphql/complexity.plugin';
+import { depthLimitRule } from '../common/graphql/depth-limit.rule';
+import { RequestLoaders } from '../common/graphql/request-loaders';
+
+/** The committed, sorted schema (a test regenerates it and fails on drift). */
+export const SCHEMA_FILE = join(process.cwd(), 'apps/control-plane/schema.graphql');
+
+/** What every resolver finds in its GraphQL context. */
+export interface GraphQLRequestContext {
+  req: FastifyRequest;
+  reply: FastifyReply;
+  loaders: RequestLoaders;
+}
+
+/**
+ * Where the code-first schema goes: GRAPHQL_SCHEMA_FILE when set; otherwise the committed file
+ * in development, and memory in test and production (parallel suites must not race on the
+ * committed file, and a production image need not write into its own tree).
+ */
+export function schemaFileFor(config: Pick<AppConfig, 'GRAPHQL_SCHEMA_FILE' | 'NODE_ENV'>): string | true {
+  if (config.GRAPHQL_SCHEMA_FILE) return config.GRAPHQL_SCHEMA_FILE;
+  return config.NODE_ENV === 'development' ? SCHEMA_FILE : true;
+}
+
+/** The admin GraphQL API: Apollo Server 5 on the app's Fastify instance, at /graphql. */
+@Module({
+  imports: [
+    GraphQLModule.forRootAsync<ApolloDriverConfig>({
+      driver: ApolloDriver,
+      inject: [AppConfigToken],
+      useFactory: (config: AppConfig): ApolloDriverConfig => ({
+        path: '/graphql',
+        autoSchemaFile: schemaFileFor(config),
+        sortSchema: true,
+        // Guards also run on @ResolveField entry points; AdminGuard verifies the token once per request.
+        fieldResolverEnhancers: ['guards'],
+        context: (req: FastifyRequest, reply: FastifyReply): GraphQLRequestContext => ({ req, reply, loaders: new RequestLoaders() }),
+        validationRules: [depthLimitRule(config.GRAPHQL_MAX_DEPTH)],
+        // @apollo/server ships ESM and CJS typings; Nest's config names the ESM ones.
+        plugins: [complexityLimitPlugin(config.GRAPHQL_MAX_COMPLEXITY) as NonNullable<ApolloDriverConfig['plugins']>[number]],
+        formatError: createErrorFormatter(new Logger('GraphQL')),
+        includeStacktraceInErrorResponses: false,
+        playground: false,
+        introspection: config.NODE_ENV !== 'production',
+      }),
+    }),
+  ],
+  providers: [
+    {
+      provide: APP_FILTER,
+      inject: [AppConfigToken, HttpAdapterHost],
+      useFactory: (config: AppConfig, host: HttpAdapterHost) => new BodyLimitFilter(config.MAX_BODY_BYTES, host.httpAdapter),
+    },
+  ],
+})
+export class GraphQLApiModule {}

@@ -1,0 +1,47 @@
+import { Field, InputType, Int } from '@nestjs/graphql';
+import type { CapabilityState, Visibility } from '@cp/capabilities';
+import { JSONScalar } from '../../common/graphql/json.scalar';
+import { CapabilityStateEnum, VisibilityEnum } from './manifest.model';
+
+@InputType()
+export class ManifestFilter {
+  @Field(() => String, { nullable: true }) agentId?: string | null;
+  @Field(() => CapabilityStateEnum, { nullable: true }) state?: CapabilityState | null;
+  @Field(() => VisibilityEnum, { nullable: true }) visibility?: Visibility | null;
+  @Field(() => String, { nullable: true }) tag?: string | null;
+  @Field(() => String, { nullable: true, description: 'Owning team id.' }) owner?: string | null;
+}
+
+@InputType({
+  description:
+    'One manifest document (the seed format: id, state, visibility, skill, requires_scopes, tenants, handler, limits, owner, replaced_by, deprecation_reason).',
+})
+export class ManifestDocumentInput {
+  @Field() agentId!: string;
+  @Field(() => Int) expectedRevision!: number;
+  @Field(() => JSONScalar) manifest!: unknown;
+}
+
+@InputType()
+export class ApplyManifestsInput {
+  @Field() agentId!: string;
+  @Field(() => [JSONScalar], {
+    description: 'The WHOLE desired set: ids absent here are removed (allowed from preview and deprecated only).',
+  })
+  manifests!: unknown[];
+  @Field({ defaultValue: true }) dryRun!: boolean;
+  @Field(() => Int, { nullable: true, description: 'Required unless dryRun.' }) expectedRevision?: number | null;
+}
+
+@InputType()
+export class LifecycleInput {
+  @Field() agentId!: string;
+  @Field() capabilityId!: string;
+  @Field(() => Int) expectedRevision!: number;
+}
+
+@InputType()
+export class DeprecateInput extends LifecycleInput {
+  @Field(() => String, { nullable: true, description: 'The capability that replaces this one.' }) replacedBy?: string | null;
+  @Field(() => String, { nullable: true, description: 'Why, when there is no replacement.' }) reason?: string | null;
+}

@@ -1,0 +1,87 @@
+import { Field, Int, ObjectType, registerEnumType } from '@nestjs/graphql';
+import { CAPABILITY_STATES, VISIBILITIES, type CapabilityState, type Visibility } from '@cp/capabilities';
+import { JSONScalar } from '../../common/graphql/json.scalar';
+import { Connection } from '../../common/graphql/pagination';
+
+export const CapabilityStateEnum = Object.fromEntries(CAPABILITY_STATES.map((s) => [s, s])) as Record<CapabilityState, CapabilityState>;
+export const VisibilityEnum = Object.fromEntries(VISIBILITIES.map((v) => [v, v])) as Record<Visibility, Visibility>;
+registerEnumType(CapabilityStateEnum, { name: 'CapabilityState' });
+registerEnumType(VisibilityEnum, { name: 'Visibility' });
+
+@ObjectType('Skill', { description: 'The A2A AgentSkill the manifest advertises (without its id).' })
+export class SkillModel {
+  @Field() name!: string;
+  @Field() description!: string;
+  @Field(() => [String]) tags!: string[];
+  @Field(() => [String], { nullable: true }) examples?: string[];
+  @Field(() => [String], { nullable: true }) inputModes?: string[];
+  @Field(() => [String], { nullable: true }) outputModes?: string[];
+}
+
+@ObjectType('CapabilityManifest')
+export class ManifestModel {
+  @Field() agentId!: string;
+  @Field({ description: 'The stable capability id (the skill id).' }) id!: string;
+  @Field(() => CapabilityStateEnum) state!: CapabilityState;
+  @Field(() => VisibilityEnum) visibility!: Visibility;
+  @Field(() => SkillModel) skill!: SkillModel;
+  @Field(() => [String]) requiresScopes!: string[];
+  @Field({ description: 'True when every tenant may call it (tenants: "*").' }) allTenants!: boolean;
+  @Field(() => [String]) tenants!: string[];
+  @Field() handler!: string;
+  @Field(() => JSONScalar) limits!: Record<string, unknown>;
+  @Field({ description: 'Owning team.' }) owner!: string;
+  @Field(() => String, { nullable: true }) replacedBy?: string | null;
+  @Field(() => String, { nullable: true }) deprecationReason?: string | null;
+  @Field(() => JSONScalar, { description: 'The manifest document (the format applyManifests takes).' }) document!: unknown;
+  @Field() createdAt!: Date;
+  @Field() updatedAt!: Date;
+  @Field(() => Date, { nullable: true }) deprecatedAt?: Date | null;
+  @Field(() => Date, { nullable: true }) removedAt?: Date | null;
+}
+
+export const ManifestConnection = Connection(ManifestModel, 'CapabilityManifestConnection');
+
+@ObjectType('ManifestChangeResult')
+export class ManifestChangeResult {
+  @Field(() => ManifestModel) manifest!: ManifestModel;
+  @Field(() => Int, { description: "The agent's registry revision after the change." }) revision!: number;
+}
+
+@ObjectType('ManifestFieldChange')
+export class ManifestFieldChangeModel {
+  @Field() id!: string;
+  @Field(() => [String], { description: 'Changed fields, e.g. handler, skill.description.' }) fields!: string[];
+}
+
+@ObjectType('CardChange')
+export class CardChangeModel {
+  @Field() kind!: string;
+  @Field(() => String, { nullable: true }) skillId?: string | null;
+  @Field(() => String, { nullable: true }) extensionUri?: string | null;
+  @Field() breaking!: boolean;
+  @Field() detail!: string;
+}
+
+@ObjectType('Leak', { description: 'Text of a non-public skill found in the public card.' })
+export class LeakModel {
+  @Field() skillId!: string;
+  @Field() field!: string;
+  @Field() text!: string;
+}
+
+@ObjectType('ApplyPlan')
+export class ApplyPlanModel {
+  @Field() dryRun!: boolean;
+  @Field({ description: 'True when the plan was written.' }) applied!: boolean;
+  @Field(() => Int, { description: 'The revision the plan was computed against (dry run) or the new revision (applied).' })
+  revision!: number;
+  @Field(() => [String]) added!: string[];
+  @Field(() => [ManifestFieldChangeModel]) changed!: ManifestFieldChangeModel[];
+  @Field(() => [String]) deprecated!: string[];
+  @Field(() => [String]) removed!: string[];
+  @Field(() => [String]) unchanged!: string[];
+  @Field(() => [CardChangeModel], { description: 'diffCards(public card before, public card after).' }) publicCardDiff!: CardChangeModel[];
+  @Field({ description: 'Some public card change may break a client.' }) breaking!: boolean;
+  @Field(() => [LeakModel]) leaks!: LeakModel[];
+}

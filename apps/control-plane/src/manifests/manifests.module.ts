@@ -1,0 +1,16 @@
+import { Module } from '@nestjs/common';
+import { RegistryModule } from '@cp/db';
+import { AgentsModule } from '../agents/agents.module';
+import { ApplyManifestsService } from './apply-manifests.service';
+import { ManifestAccess } from './manifest-access';
+import { ManifestChangesService } from './manifest-changes.service';
+import { ManifestsRepository } from './manifests.repository';
+import { ManifestsResolver } from './manifests.resolver';
+import { ManifestsService } from './manifests.service';
+
+@Module({
+  imports: [RegistryModule, AgentsModule],
+  providers: [ManifestsRepository, ManifestAccess, ManifestsService, ManifestChangesService, ApplyManifestsService, ManifestsResolver],
+  exports: [ManifestsService, ManifestAccess],
+})
+export class ManifestsModule {}

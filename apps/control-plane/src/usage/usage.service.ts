@@ -1,0 +1,60 @@
+import { Injectable } from '@nestjs/common';
+import { z } from 'zod';
+import type { AdminPrincipal } from '@cp/auth';
+import { AgentsService } from '../agents/agents.service';
+import { validateInput } from '../common/errors';
+import { decodeCursor, pageSize, toPage, type Page, type PageInput } from '../common/graphql/pagination';
+import type { RequestLoaders } from '../common/graphql/request-loaders';
+import { UsageRepository, usageKey, type UsageDay, type UsageKey, type UsageTotal, type UsageWindow } from './usage.repository';
+import type { UsageFilter, UsageWindowInput } from './dto/usage.model';
+
+const day = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date YYYY-MM-DD')
+  .refine((d) => !Number.isNaN(Date.parse(`${d}T00:00:00Z`)), 'is not a valid date');
+const windowSchema = z
+  .object({ from: day.nullish(), to: day.nullish() })
+  .refine((w) => !w.from || !w.to || w.from <= w.to, { message: '"from" must not be after "to"', path: ['from'] });
+
+@Injectable()
+export class UsageService {
+  constructor(
+    private readonly usage: UsageRepository,
+    private readonly agents: AgentsService,
+  ) {}
+
+  window(input: UsageWindowInput | undefined): UsageWindow {
+    const w = validateInput(windowSchema, { from: input?.from, to: input?.to }, '$.window');
+    return { from: w.from ?? undefined, to: w.to ?? undefined };
+  }
+
+  /**
+   * Totals of one manifest through the request's DataLoader: every manifest of a list asks, one
+   * SQL query answers them all. Keyed by window (the scope) and (agent, capability).
+   */
+  total(loaders: RequestLoaders, key: UsageKey, window: UsageWindow): Promise<UsageTotal> {
+    const loader = loaders.get<UsageKey, UsageTotal, string>(
+      `usage-totals:${window.from ?? ''}:${window.to ?? ''}`,
+      async (keys) => {
+        const totals = await this.usage.totals(keys, window);
+        return keys.map((k) => totals.get(usageKey(k)) ?? { calls: 0, lastCallAt: null });
+      },
+      { cacheKeyFn: usageKey },
+    );
+    return loader.load(key);
+  }
+
+  async daily(principal: AdminPrincipal, filter: UsageFilter, page: PageInput | undefined): Promise<Page<UsageDay>> {
+    await this.agents.get(principal, filter.agentId);
+    const window = this.window(filter);
+    const size = pageSize(page);
+    const cursor = decodeCursor(page?.after);
+    const after = cursor?.length === 3 ? (cursor.map(String) as [string, string, string]) : undefined;
+    const rows = await this.usage.daily(
+      { agentId: filter.agentId, capabilityId: filter.capabilityId ?? undefined, tenantId: filter.tenantId ?? undefined, ...window },
+      after,
+      size + 1,
+    );
+    return toPage(rows, size, (r) => [r.day, r.capabilityId, r.tenantId]);
+  }
+}

@@ -1,0 +1,244 @@
+/**
+ * Benchmark of the admin API's list query (issue 4): `manifests(first: 100)` with each
+ * manifest's usage, at 20 concurrent clients, against the BUILT control plane.
+ *
+ *   npx nest build control-plane && npx tsx test/bench/admin-list.bench.ts
+ *   (or `npm run bench admin-list`, which builds first)
+ *
+ * It creates its own database (dropped at the end): 1 agent × 1,000 manifests, 30 days of usage
+ * for every manifest (30,000 buckets). It starts `node dist/apps/control-plane/src/main.js` on a
+ * free port, and side by side a BASELINE: a bare node:http server (also a child process) that
+ * answers the same page with the same two SQL statements through pg directly (page of 100
+ * manifests + one GROUP BY for their usage) and JSON.stringify: no Nest, GraphQL, auth, Prisma.
+ * Rounds interleave baseline and product (the VM has fast and slow phases); the ratio matters.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:http';
+import { createServer as createNetServer } from 'node:net';
+import { join } from 'node:path';
+// @ts-expect-error autocannon ships no type declarations; `load` below types what we use.
+import autocannonUntyped from 'autocannon';
+import { Client, Pool } from 'pg';
+import { mintAdminToken } from '@cp/auth';
+import { loadConfig } from '@cp/common';
+import { migrate } from '@cp/db';
+
+const MANIFESTS = 1_000;
+const DAYS = 30;
+const CONNECTIONS = 20;
+const DURATION_S = 10;
+const ROUNDS = 2;
+const AGENT = 'bench-agent';
+const ADMIN_URL = process.env.BENCH_DATABASE_ADMIN_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
+
+const PAGE_SQL = `SELECT m."agentId", m."capabilityId", m.state, m.visibility, m.skill
+  FROM "CapabilityManifest" m JOIN "Agent" a ON a.id = m."agentId"
+ WHERE m."agentId" = $1 ORDER BY m."agentId", m."capabilityId" LIMIT 101`;
+const USAGE_SQL = `SELECT "capabilityId", SUM(count)::bigint AS calls, MAX("lastCallAt") AS "lastCallAt"
+  FROM "UsageBucket" WHERE "agentId" = $1 AND "capabilityId" = ANY($2::text[]) GROUP BY "capabilityId"`;
+const QUERY = `query($agentId: String!) { manifests(filter: {agentId: $agentId}, page: {first: 100}) {
+  nodes { id state visibility skill { name } usage { calls lastCallAt } } pageInfo { hasNextPage endCursor } } }`;
+
+/** Child mode: the baseline server. */
+async function baselineServer(databaseUrl: string): Promise<void> {
+  const pool = new Pool({ connectionString: databaseUrl, max: 10 });
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', async () => {
+      const page = await pool.query(PAGE_SQL, [AGENT]);
+      const rows = page.rows.slice(0, 100);
+      const usage = await pool.query(USAGE_SQL, [AGENT, rows.map((r) => r.capabilityId)]);
+      const byId = new Map(usage.rows.map((u) => [u.capabilityId, u]));
+      const nodes = rows.map((r) => {
+        const u = byId.get(r.capabilityId);
+        return {
+          id: r.capabilityId,
+          state: r.state,
+          visibility: r.visibility,
+          skill: { name: r.skill.name },
+          usage: { calls: Number(u?.calls ?? 0), lastCallAt: u?.lastCallAt ?? null },
+        };
+      });
+      const body = JSON.stringify({
+        data: { manifests: { nodes, pageInfo: { hasNextPage: page.rows.length > 100, endCursor: rows.at(-1)?.capabilityId } } },
+      });
+      res.writeHead(200, { 'content-type': 'application/json' }).end(body);
+    });
+  });
+  server.listen(0, '127.0.0.1', () => process.stdout.write(`LISTENING ${(server.address() as { port: number }).port}\n`));
+}
+
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const s = createNetServer().listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+
+async function seed(url: string): Promise<void> {
+  await migrate(url);
+  const pg = new Client({ connectionString: url });
+  await pg.connect();
+  try {
+    await pg.query(`INSERT INTO "Team"(id, name) VALUES ('bench-team', 'Bench')`);
+    await pg.query(
+      `INSERT INTO "Agent"(id, "teamId", name, description, version, "supportedInterfaces", "defaultInputModes", "defaultOutputModes", revision, "updatedAt")
+       VALUES ($1, 'bench-team', 'Bench', 'Bench agent.', '1.0.0', '[{"url":"http://127.0.0.1/a2a","protocolBinding":"JSONRPC","protocolVersion":"1.0"}]', '{text/plain}', '{application/json}', 1, now())`,
+      [AGENT],
+    );
+    await pg.query(
+      `INSERT INTO "CapabilityManifest"("agentId", "capabilityId", state, visibility, skill, "requiresScopes", "tenantsAll", tenants, handler, "ownerTeamId", "updatedAt")
+       SELECT $1, 'cap-' || lpad(i::text, 5, '0'), 'ga', 'extended',
+              jsonb_build_object('name', 'Capability ' || i, 'description', 'Does thing ' || i || '.', 'tags', jsonb_build_array('bench')),
+              '{}', true, '{}', 'bench.v1.h' || i, 'bench-team', now()
+         FROM generate_series(0, $2 - 1) AS i`,
+      [AGENT, MANIFESTS],
+    );
+    await pg.query(`INSERT INTO "Node"(id, "agentId") VALUES ('bench-node', $1)`, [AGENT]);
+    await pg.query(
+      `INSERT INTO "UsageBucket"("agentId", "capabilityId", "tenantId", "nodeId", day, count, "lastCallAt")
+       SELECT $1, 'cap-' || lpad(i::text, 5, '0'), 'acme', 'bench-node', current_date - d, (i % 17) + d, now() - (d || ' days')::interval
+         FROM generate_series(0, $2 - 1) AS i, generate_series(1, $3) AS d`,
+      [AGENT, MANIFESTS, DAYS],
+    );
+    await pg.query('ANALYZE');
+  } finally {
+    await pg.end();
+  }
+}
+
+function start(
+  command: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  ready: (line: string) => boolean,
+): Promise<{ child: ChildProcess; output: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    const onData = (chunk: Buffer) => {
+      out += chunk.toString();
+      if (ready(out)) resolve({ child, output: out });
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.on('exit', (code) => reject(new Error(`${command} exited with ${code}:\n${out.slice(-2000)}`)));
+  });
+}
+
+async function waitForHttp(url: string, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const ok = await fetch(url).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (ok) return;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`${url} did not answer within ${timeoutMs} ms`);
+}
+
+type AutocannonResult = { non2xx: number; errors: number; latency: { p50: number; p99: number }; requests: { average: number } };
+const autocannon = autocannonUntyped as (options: Record<string, unknown>) => Promise<AutocannonResult>;
+
+async function load(url: string, headers: Record<string, string>, body: string) {
+  const result = await autocannon({ url, method: 'POST', headers, body, connections: CONNECTIONS, duration: DURATION_S });
+  if (result.non2xx || result.errors) throw new Error(`${url}: ${result.non2xx} non-2xx, ${result.errors} errors`);
+  return { p50: result.latency.p50, p99: result.latency.p99, rps: result.requests.average };
+}
+
+async function main(): Promise<void> {
+  const name = `cp_bench_admin_list_${randomBytes(4).toString('hex')}`;
+  const admin = new Client({ connectionString: ADMIN_URL });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE "${name}"`);
+  const url = new URL(ADMIN_URL);
+  url.pathname = `/${name}`;
+  const databaseUrl = url.toString();
+  const children: ChildProcess[] = [];
+  try {
+    await seed(databaseUrl);
+    const port = await freePort();
+    const env = {
+      ...process.env,
+      NODE_ENV: 'production',
+      LOG_LEVEL: 'warn',
+      DATABASE_URL: databaseUrl,
+      CONTROL_PLANE_PORT: String(port),
+      HOST: '127.0.0.1',
+      JWT_SECRET: randomBytes(32).toString('hex'),
+      REDIS_KEY_PREFIX: `bench:admin-list:${process.pid}:`,
+    };
+    const config = loadConfig(env as Record<string, string>);
+    // LOG_LEVEL=warn keeps request logs out of the measurement, so readiness is polled, not read from the log.
+    const cp = spawn(process.execPath, [join('dist', 'apps', 'control-plane', 'src', 'main.js')], {
+      env,
+      stdio: ['ignore', 'inherit', 'inherit'],
+    });
+    children.push(cp);
+    await waitForHttp(`http://127.0.0.1:${port}/healthz`);
+    const baseline = await start(
+      process.execPath,
+      [require.resolve('tsx/cli'), __filename, '--baseline-server', databaseUrl],
+      process.env,
+      (out) => /LISTENING \d+/.test(out),
+    );
+    children.push(baseline.child);
+    const baselinePort = Number(/LISTENING (\d+)/.exec(baseline.output)![1]);
+
+    const token = mintAdminToken(config, 'bench', ['viewer']);
+    const product = {
+      url: `http://127.0.0.1:${port}/graphql`,
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body: JSON.stringify({ query: QUERY, variables: { agentId: AGENT } }),
+    };
+    // Sanity: the product answers 100 manifests with usage.
+    const probe = (await (await fetch(product.url, { method: 'POST', headers: product.headers, body: product.body })).json()) as {
+      data?: { manifests: { nodes: { usage: { calls: number } }[] } };
+    };
+    if (probe.data?.manifests.nodes.length !== 100 || !(probe.data.manifests.nodes[1].usage.calls > 0))
+      throw new Error(`unexpected answer: ${JSON.stringify(probe).slice(0, 500)}`);
+    const bare = { url: `http://127.0.0.1:${baselinePort}/`, headers: { 'content-type': 'application/json' }, body: '{}' };
+
+    await load(bare.url, bare.headers, bare.body); // warm-up both, discarded
+    await load(product.url, product.headers, product.body);
+    const results: { round: number; which: string; p50: number; p99: number; rps: number }[] = [];
+    for (let round = 1; round <= ROUNDS; round++) {
+      results.push({ round, which: 'baseline (pg + JSON)', ...(await load(bare.url, bare.headers, bare.body)) });
+      results.push({ round, which: 'admin GraphQL', ...(await load(product.url, product.headers, product.body)) });
+    }
+    console.table(results);
+    const avg = (which: string, key: 'p50' | 'p99' | 'rps') => {
+      const xs = results.filter((r) => r.which === which).map((r) => r[key]);
+      return xs.reduce((a, b) => a + b, 0) / xs.length;
+    };
+    const b = { p50: avg('baseline (pg + JSON)', 'p50'), p99: avg('baseline (pg + JSON)', 'p99'), rps: avg('baseline (pg + JSON)', 'rps') };
+    const p = { p50: avg('admin GraphQL', 'p50'), p99: avg('admin GraphQL', 'p99'), rps: avg('admin GraphQL', 'rps') };
+    console.log(
+      `\n${MANIFESTS} manifests, ${MANIFESTS * DAYS} usage buckets; manifests(first: 100) with usage; ${CONNECTIONS} connections × ${DURATION_S} s × ${ROUNDS} rounds (mean of rounds)`,
+    );
+    console.log(`| | p50 ms | p99 ms | req/s |\n|---|---:|---:|---:|`);
+    console.log(`| baseline: pg, same 2 statements, JSON.stringify | ${b.p50.toFixed(1)} | ${b.p99.toFixed(1)} | ${b.rps.toFixed(0)} |`);
+    console.log(
+      `| admin GraphQL (Nest + Apollo + auth + Prisma + DataLoader) | ${p.p50.toFixed(1)} | ${p.p99.toFixed(1)} | ${p.rps.toFixed(0)} |`,
+    );
+    console.log(
+      `| ratio product / baseline | ${(p.p50 / b.p50).toFixed(2)}× | ${(p.p99 / b.p99).toFixed(2)}× | ${(p.rps / b.rps).toFixed(2)}× |`,
+    );
+  } finally {
+    for (const child of children) child.kill('SIGTERM');
+    await new Promise((r) => setTimeout(r, 500));
+    await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+    await admin.end();
+  }
+}
+
+if (process.argv[2] === '--baseline-server') void baselineServer(process.argv[3]);
+else
+  main().catch((error) => {
+    console.error(error);
+    process.exit(1);
+  });

@@ -1,0 +1,119 @@
+/**
+ * Query depth and complexity limits, and the DataLoader promise: listing N manifests with their
+ * usage costs the same number of SQL statements whatever N is.
+ *
+ * How statements are counted: every query Prisma sends goes through node-postgres
+ * (`@prisma/adapter-pg` → `pg.Pool` → `pg.Client#query`). The suite wraps `Client.prototype.query`
+ * (same module instance as the adapter's) and counts calls made while one GraphQL request runs.
+ * Nothing else touches this suite's database meanwhile, so the count is exact; it counts
+ * statements the server sends, including BEGIN/COMMIT of any transaction.
+ */
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { Client } from 'pg';
+import { mintAdminToken } from '@cp/auth';
+import type { AppConfig } from '@cp/common';
+import { AppModule } from '../../apps/control-plane/src/app.module';
+import { bootApp } from '../support/boot';
+import { testConfig } from '../support/config';
+import { givenDb, type GivenAgent, type GivenDb } from '../support/given-db';
+import { codeOf, gql, gqlOk } from '../support/graphql-client';
+import { createTestDatabase, type TestDatabase } from '../support/test-database';
+
+const LIST = `query($agentId: String!, $first: Int!) { manifests(filter: {agentId: $agentId}, page: {first: $first}) {
+  nodes { id state usage { calls lastCallAt } } pageInfo { hasNextPage } } }`;
+
+describe('admin API limits and SQL cost (HTTP)', () => {
+  let db: TestDatabase;
+  let app: NestFastifyApplication;
+  let url: string;
+  let config: AppConfig;
+  let given: GivenDb;
+  let token: string;
+  let big: GivenAgent;
+  let small: GivenAgent;
+  let statements = 0;
+  const original = Client.prototype.query;
+
+  beforeAll(async () => {
+    db = await createTestDatabase('admin_limits');
+    config = testConfig({ DATABASE_URL: db.url, REDIS_KEY_PREFIX: `test:admin-limits:${process.pid}:`, GRAPHQL_MAX_COMPLEXITY: '1000' });
+    ({ app, url } = await bootApp(AppModule, config));
+    given = givenDb(db.url);
+    big = await given.agent({ id: 'big-agent' });
+    small = await given.agent({ id: 'small-agent', teamId: big.teamId });
+    await given.manifests(big, 100);
+    await given.manifests(small, 10);
+    const node = await given.node(big.id);
+    const node2 = await given.node(small.id);
+    for (let i = 0; i < 100; i += 3)
+      await given.usage({
+        agentId: big.id,
+        capabilityId: `cap-${String(i).padStart(5, '0')}`,
+        tenantId: 't',
+        nodeId: node.id,
+        day: '2026-11-01',
+        count: i + 1,
+      });
+    await given.usage({ agentId: small.id, capabilityId: 'cap-00001', tenantId: 't', nodeId: node2.id, day: '2026-11-01', count: 4 });
+    token = mintAdminToken(config, 'viewer', ['viewer']);
+    Client.prototype.query = function (this: Client, ...args: unknown[]) {
+      statements += 1;
+      return (original as (...a: unknown[]) => unknown).apply(this, args);
+    } as typeof Client.prototype.query;
+  });
+  afterAll(async () => {
+    Client.prototype.query = original;
+    await given?.close();
+    await app?.close();
+    await db?.drop();
+  });
+
+  const countStatements = async (agentId: string, first: number) => {
+    await gqlOk(url, token, LIST, { agentId, first }); // warm-up: pool connections, prepared plans
+    statements = 0;
+    const data = await gqlOk(url, token, LIST, { agentId, first });
+    return { statements, data };
+  };
+
+  it('lists 100 manifests with their usage in as many SQL statements as 10 (one for the page, one batched usage query)', async () => {
+    const hundred = await countStatements(big.id, 100);
+    const ten = await countStatements(small.id, 10);
+    expect(hundred.data.manifests.nodes).toHaveLength(100);
+    expect(hundred.data.manifests.nodes[3].usage.calls).toBe(4);
+    expect(ten.data.manifests.nodes[1].usage.calls).toBe(4);
+    expect(hundred.statements).toBe(ten.statements);
+    expect(hundred.statements).toBeLessThanOrEqual(3);
+  });
+
+  it('refuses an operation deeper than GRAPHQL_MAX_DEPTH before running it (fragments counted, introspection not)', async () => {
+    // The schema is shallow (4 levels at most), so this runs the same app with a limit of 3.
+    const shallow = await bootApp(AppModule, { ...config, GRAPHQL_MAX_DEPTH: 3 });
+    try {
+      const before = statements;
+      const deep = await gql(shallow.url, token, '{ manifests { nodes { skill { name } } } }');
+      expect(codeOf(deep)).toBe('QUERY_TOO_COMPLEX');
+      expect(deep.errors![0].message).toMatch(/4 levels deep; the limit is 3/);
+      expect(deep.errors![0].extensions).toMatchObject({ reason: 'DEPTH_LIMIT', depth: 4, maxDepth: 3 });
+      expect(statements).toBe(before); // refused before any resolver ran
+      const viaFragment = await gql(
+        shallow.url,
+        token,
+        '{ manifests { ...M } } fragment M on CapabilityManifestConnection { nodes { usage { calls } } }',
+      );
+      expect(codeOf(viaFragment)).toBe('QUERY_TOO_COMPLEX');
+      expect(codeOf(await gql(shallow.url, token, '{ manifests { nodes { id } } }'))).toBe('OK');
+      expect(codeOf(await gql(shallow.url, token, '{ __schema { types { fields { type { ofType { ofType { name } } } } } } }'))).toBe('OK');
+    } finally {
+      await shallow.app.close();
+    }
+  });
+
+  it('refuses an operation more complex than GRAPHQL_MAX_COMPLEXITY, counting page sizes from variables', async () => {
+    const q =
+      'query($first: Int!) { manifests(page: {first: $first}) { nodes { id agentId state visibility handler owner skill { name description tags } usage { calls lastCallAt } } } }';
+    expect(codeOf(await gql(url, token, q, { first: 10 }))).toBe('OK');
+    const res = await gql(url, token, q, { first: 100 });
+    expect(codeOf(res)).toBe('QUERY_TOO_COMPLEX');
+    expect(res.errors![0].message).toMatch(/complexity \d+ exceeds the limit 1000/);
+  });
+});

@@ -1,0 +1,136 @@
+/**
+ * Database factories for e2e suites: `const given = givenDb(db.url)` then `await given.team()`,
+ * `given.agent({ teamId })`, `given.manifest(agentId, {...})`, `given.tenant()`, `given.scope()`,
+ * `given.optIn(tenantId, agentId)`, `given.usage(...)`, `given.node(agentId)`. Each returns what it
+ * wrote; ids are unique per call unless given. Writes bypass the API on purpose (arrange, not act).
+ * Call `given.close()` in afterAll.
+ */
+import { randomBytes } from 'node:crypto';
+import { PrismaPg } from '@prisma/adapter-pg';
+import { financeAgentExample, given as core, type AgentBase, type CapabilityManifest } from '@cp/capabilities';
+import { agentColumns, manifestColumns } from '@cp/db';
+import { PrismaClient } from '../../prisma/generated/client';
+
+const unique = (prefix: string) => `${prefix}-${randomBytes(3).toString('hex')}`;
+
+/** The CHECK constraints want lifecycle times for deprecated and removed manifests. */
+const lifecycleStamps = (m: CapabilityManifest) => ({
+  deprecatedAt: m.state === 'deprecated' || m.state === 'removed' ? new Date() : null,
+  removedAt: m.state === 'removed' ? new Date() : null,
+});
+
+export interface GivenAgent {
+  id: string;
+  teamId: string;
+  revision: number;
+  base: AgentBase;
+}
+
+export function givenDb(url: string) {
+  const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: url, max: 2 }) });
+
+  const api = {
+    prisma,
+
+    async team(overrides: { id?: string; name?: string } = {}) {
+      const id = overrides.id ?? unique('team');
+      return prisma.team.create({ data: { id, name: overrides.name ?? `Team ${id}` } });
+    },
+
+    async tenant(overrides: { id?: string; name?: string } = {}) {
+      const id = overrides.id ?? unique('tenant');
+      return prisma.tenant.create({ data: { id, name: overrides.name ?? `Tenant ${id}` } });
+    },
+
+    async scope(overrides: { name?: string; description?: string } = {}) {
+      const name = overrides.name ?? `scope.${randomBytes(3).toString('hex')}`;
+      return prisma.scope.create({ data: { name, description: overrides.description ?? `the ${name} scope` } });
+    },
+
+    /** An agent (the finance example's base unless overridden) in a team created on the fly when not given. */
+    async agent(overrides: { id?: string; teamId?: string; revision?: number; base?: Partial<AgentBase> } = {}): Promise<GivenAgent> {
+      const teamId = overrides.teamId ?? (await api.team()).id;
+      const id = overrides.id ?? unique('agent');
+      const base: AgentBase = { ...financeAgentExample().agent, ...overrides.base };
+      const row = await prisma.agent.create({ data: { id, teamId, revision: overrides.revision ?? 1, ...agentColumns(base) } });
+      return { id, teamId, revision: row.revision, base };
+    },
+
+    /** A manifest (core factory defaults: public ga, owned by the agent's team unless overridden). */
+    async manifest(agent: Pick<GivenAgent, 'id' | 'teamId'>, overrides: Partial<CapabilityManifest> = {}): Promise<CapabilityManifest> {
+      const manifest = core.manifest({ owner: agent.teamId, ...overrides });
+      await prisma.capabilityManifest.create({ data: { agentId: agent.id, ...manifestColumns(manifest), ...lifecycleStamps(manifest) } });
+      return manifest;
+    },
+
+    async manifests(
+      agent: Pick<GivenAgent, 'id' | 'teamId'>,
+      count: number,
+      overrides: (i: number) => Partial<CapabilityManifest> = () => ({}),
+    ) {
+      const list = Array.from({ length: count }, (_, i) =>
+        core.manifest({ id: `cap-${String(i).padStart(5, '0')}`, owner: agent.teamId, ...overrides(i) }),
+      );
+      await prisma.capabilityManifest.createMany({
+        data: list.map((m) => ({ agentId: agent.id, ...manifestColumns(m), ...lifecycleStamps(m) })),
+      });
+      return list;
+    },
+
+    /** The seed's worked example (finance agent, its team, tenants and scope) at revision 1. */
+    async financeExample(agentId = 'finance-agent') {
+      const example = financeAgentExample();
+      const team = await api.team({ id: example.manifests[0].owner });
+      await prisma.tenant.createMany({
+        data: [
+          { id: example.tenants.partner, name: 'Acme' },
+          { id: example.tenants.other, name: 'Globex' },
+        ],
+        skipDuplicates: true,
+      });
+      await prisma.scope.createMany({ data: [{ name: example.scopes.reconRun, description: 'recon' }], skipDuplicates: true });
+      const agent = await api.agent({ id: agentId, teamId: team.id, base: example.agent });
+      for (const m of example.manifests) await api.manifest(agent, m);
+      return { agent, example };
+    },
+
+    async optIn(tenantId: string, agentId: string) {
+      return prisma.previewOptIn.create({ data: { tenantId, agentId } });
+    },
+
+    async node(agentId: string, id = unique('node')) {
+      return prisma.node.create({ data: { id, agentId } });
+    },
+
+    /** Calls of one capability by one tenant on one day (UTC date `YYYY-MM-DD`). */
+    async usage(row: {
+      agentId: string;
+      capabilityId: string;
+      tenantId: string;
+      nodeId: string;
+      day: string;
+      count: number;
+      lastCallAt?: Date;
+    }) {
+      return prisma.usageBucket.create({
+        data: {
+          ...row,
+          day: new Date(`${row.day}T00:00:00Z`),
+          count: BigInt(row.count),
+          lastCallAt: row.lastCallAt ?? new Date(`${row.day}T12:00:00Z`),
+        },
+      });
+    },
+
+    async revisionOf(agentId: string): Promise<number> {
+      return (await prisma.agent.findUniqueOrThrow({ where: { id: agentId }, select: { revision: true } })).revision;
+    },
+
+    async close() {
+      await prisma.$disconnect();
+    },
+  };
+  return api;
+}
+
+export type GivenDb = ReturnType<typeof givenDb>;
