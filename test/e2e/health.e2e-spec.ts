@@ -9,7 +9,8 @@ import { createTestDatabase, type TestDatabase } from '../support/test-database'
 describe.each([
   ['control-plane', AppModule, ['postgres', 'redis']],
   ['worker', WorkerModule, ['postgres', 'redis']],
-  ['agent-node', AgentNodeModule, ['redis']],
+  // The agent node is ready only once a capability bundle is applied; here no control plane runs.
+  ['agent-node', AgentNodeModule, ['bundle', 'redis']],
 ] as const)('%s health endpoints', (name, module, dependencies) => {
   let db: TestDatabase;
   let app: NestFastifyApplication;
@@ -30,12 +31,18 @@ describe.each([
     expect(await res.json()).toMatchObject({ status: 'ok' });
   });
 
-  it('answers /readyz 200 naming each dependency it checked', async () => {
+  it('answers /readyz naming each dependency it checked (200 when all are up)', async () => {
     const res = await fetch(`${url}/readyz`);
-    expect(res.status).toBe(200);
-    const body = (await res.json()) as { status: string; info: Record<string, { status: string }> };
-    expect(body.status).toBe('ok');
-    expect(Object.keys(body.info).sort()).toEqual([...dependencies].sort());
+    const body = (await res.json()) as { status: string; details: Record<string, { status: string }> };
+    expect(Object.keys(body.details).sort()).toEqual([...dependencies].sort());
+    if (name === 'agent-node') {
+      expect(res.status).toBe(503);
+      expect(body.details.bundle.status).toBe('down');
+      expect(body.details.redis.status).toBe('up');
+    } else {
+      expect(res.status).toBe(200);
+      expect(body.status).toBe('ok');
+    }
   });
 
   it('echoes a sane x-request-id and replaces an unsafe one', async () => {

@@ -1,6 +1,19 @@
 import { Module } from '@nestjs/common';
 import { AppConfigModule, HealthModule, LoggingModule, RedisModule } from '@cp/common';
 import { DbModule, PrismaService, postgresProbe } from '@cp/db';
+import { AdminAuthModule } from './auth/admin-auth.module';
+import { GraphQLApiModule } from './graphql/graphql-api.module';
+import { AgentsModule } from './agents/agents.module';
+import { ManifestsModule } from './manifests/manifests.module';
+import { UsageModule } from './usage/usage.module';
+import { ProjectionsModule } from './projections/projections.module';
+import { TenantsModule } from './tenants/tenants.module';
+import { ScopesModule } from './scopes/scopes.module';
+import { PreviewOptInsModule } from './preview-opt-ins/preview-opt-ins.module';
+import { AuditModule } from './audit/audit.module';
+import { UsageIngestModule } from './usage-ingest/usage-ingest.module';
+import { RetirementModule } from './retirement/retirement.module';
+import { TokenExchangeModule } from './token-exchange/token-exchange.module';
 
 @Module({
   imports: [
@@ -9,6 +22,19 @@ import { DbModule, PrismaService, postgresProbe } from '@cp/db';
     DbModule,
     RedisModule,
     HealthModule.forRoot({ inject: [PrismaService], useFactory: (prisma: PrismaService) => [postgresProbe(prisma)] }),
+    GraphQLApiModule,
+    AdminAuthModule,
+    AgentsModule,
+    ManifestsModule,
+    UsageModule,
+    ProjectionsModule,
+    TenantsModule,
+    ScopesModule,
+    PreviewOptInsModule,
+    AuditModule,
+    UsageIngestModule,
+    RetirementModule,
+    TokenExchangeModule,
   ],
 })
 export class AppModule {}

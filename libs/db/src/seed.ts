@@ -27,6 +27,8 @@ export async function seedWhenEmpty(prisma: PrismaClient, options: { agentNodeUr
     });
     await tx.agent.create({ data: { id: agentId, teamId, ...agentColumns(example.agent), revision: 1 } });
     await tx.capabilityManifest.createMany({ data: example.manifests.map((m) => ({ agentId, ...manifestColumns(m) })) });
+    // The ERP tool reconcile-invoice calls through the node's tool gateway (token exchange).
+    await tx.tool.create({ data: { agentId, name: 'erp', scopes: ['recon.run', 'invoices.read'], audience: 'tool:erp' } });
     await tx.registryRevision.create({ data: { agentId, revision: 1, actor: SEED_ACTOR, summary: 'seed: the worked example' } });
     await tx.auditEvent.create({
       data: {

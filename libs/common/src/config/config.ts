@@ -24,6 +24,8 @@ const list = z.string().transform((value) =>
     .filter(Boolean),
 );
 
+const bool = z.enum(['true', 'false', '1', '0']).transform((value) => value === 'true' || value === '1');
+
 const DEV_SECRET = 'dev-only-secret-change-me-0123456789abcdef';
 
 export const configSchema = z
@@ -53,6 +55,10 @@ export const configSchema = z
     A2A_JWT_ISSUER: z.string().min(1).default('capability-control-plane'),
     A2A_JWT_AUDIENCE: z.string().min(1).default('a2a-agents'),
     MAX_BODY_BYTES: z.coerce.number().int().min(1024).default(1_048_576),
+    /** Admin GraphQL API: limits per operation, and where the code-first schema is written (unset: the committed file, except in test/production where it stays in memory). */
+    GRAPHQL_MAX_DEPTH: z.coerce.number().int().min(2).default(10),
+    GRAPHQL_MAX_COMPLEXITY: z.coerce.number().int().min(10).default(5000),
+    GRAPHQL_SCHEMA_FILE: z.string().optional(),
     /** Agent node settings. */
     AGENT_ID: z
       .string()
@@ -61,10 +67,18 @@ export const configSchema = z
     NODE_ID: z.string().min(1).optional(),
     NODE_CACHE_DIR: z.string().default('.cache/agent-node'),
     NODE_POLL_INTERVAL_MS: z.coerce.number().int().min(100).default(30_000),
+    /** How often an agent node closes a usage window and reports it. */
+    USAGE_FLUSH_INTERVAL_MS: z.coerce.number().int().min(100).default(60_000),
     NODE_TOKEN: z.string().optional(),
     /** Retirement job. */
     RETIREMENT_CRON: z.string().default('0 3 * * *'),
     RETIREMENT_WINDOW_DAYS: z.coerce.number().int().min(1).default(30),
+    /** A capability must have been deprecated this long before the job may retire it. */
+    RETIREMENT_MIN_DEPRECATED_DAYS: z.coerce.number().int().min(0).default(30),
+    /** How far behind now a node's usage coverage may end (its flush interval plus transit). */
+    RETIREMENT_COVERAGE_GRACE_SECONDS: z.coerce.number().int().min(0).default(900),
+    /** Whether the worker schedules the repeatable retirement job (off: runs only on demand). */
+    RETIREMENT_SCHEDULE_ENABLED: bool.default(true),
   })
   .superRefine((config, ctx) => {
     if (config.NODE_ENV === 'production' && config.JWT_SECRET === DEV_SECRET && config.JWT_ALGORITHMS.includes('HS256')) {
