@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { Logger, Module } from '@nestjs/common';
-import { APP_FILTER, HttpAdapterHost } from '@nestjs/core';
+import { APP_FILTER } from '@nestjs/core';
 import { GraphQLModule } from '@nestjs/graphql';
 import { ApolloDriver, type ApolloDriverConfig } from '@nestjs/apollo';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -57,8 +57,8 @@ export function schemaFileFor(config: Pick<AppConfig, 'GRAPHQL_SCHEMA_FILE' | 'N
   providers: [
     {
       provide: APP_FILTER,
-      inject: [AppConfigToken, HttpAdapterHost],
-      useFactory: (config: AppConfig, host: HttpAdapterHost) => new BodyLimitFilter(config.MAX_BODY_BYTES, host.httpAdapter),
+      inject: [AppConfigToken],
+      useFactory: (config: AppConfig) => new BodyLimitFilter(config.MAX_BODY_BYTES),
     },
   ],
 })

@@ -1,5 +1,4 @@
-import { Catch, HttpException, HttpStatus, type ArgumentsHost } from '@nestjs/common';
-import { AbstractHttpAdapter, BaseExceptionFilter } from '@nestjs/core';
+import { Catch, HttpException, HttpStatus, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { ApiErrorCode } from '../errors';
 
@@ -7,20 +6,23 @@ import { ApiErrorCode } from '../errors';
  * Fastify refuses a body over MAX_BODY_BYTES (bodyLimit) before any route runs, and Nest answers
  * its terse "Request body is too large". This answers 413 naming the limit, in a shape both plain
  * HTTP clients (`message`) and GraphQL clients (`errors[].extensions.code`) read. Everything else
- * goes on unchanged: other HTTP errors to Nest's default filter, GraphQL errors to the formatter.
+ * goes on unchanged: other HTTP errors are answered as Nest's default filter would (status and
+ * body of the exception, e.g. terminus's 503 with its health report), GraphQL errors go to the formatter.
  */
 @Catch(HttpException)
-export class BodyLimitFilter extends BaseExceptionFilter {
-  constructor(
-    private readonly limit: number,
-    adapter: AbstractHttpAdapter,
-  ) {
-    super(adapter);
-  }
+export class BodyLimitFilter implements ExceptionFilter {
+  constructor(private readonly limit: number) {}
 
-  override catch(exception: HttpException, host: ArgumentsHost): unknown {
+  catch(exception: HttpException, host: ArgumentsHost): unknown {
     if (host.getType() !== 'http') return exception;
-    if (exception.getStatus() !== HttpStatus.PAYLOAD_TOO_LARGE) return super.catch(exception, host);
+    if (exception.getStatus() !== HttpStatus.PAYLOAD_TOO_LARGE) {
+      const body = exception.getResponse();
+      return host
+        .switchToHttp()
+        .getResponse<FastifyReply>()
+        .status(exception.getStatus())
+        .send(typeof body === 'string' ? { statusCode: exception.getStatus(), message: body } : body);
+    }
     const message = `request body is larger than the limit of ${this.limit} bytes (MAX_BODY_BYTES)`;
     const reply = host.switchToHttp().getResponse<FastifyReply>();
     return reply.status(413).send({
