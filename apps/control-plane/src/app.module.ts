@@ -14,6 +14,7 @@ import { AuditModule } from './audit/audit.module';
 import { UsageIngestModule } from './usage-ingest/usage-ingest.module';
 import { RetirementModule } from './retirement/retirement.module';
 import { TokenExchangeModule } from './token-exchange/token-exchange.module';
+import { SyncModule } from './sync/sync.module';
 
 @Module({
   imports: [
@@ -35,6 +36,7 @@ import { TokenExchangeModule } from './token-exchange/token-exchange.module';
     UsageIngestModule,
     RetirementModule,
     TokenExchangeModule,
+    SyncModule,
   ],
 })
 export class AppModule {}

@@ -1,0 +1,33 @@
+import { Injectable } from '@nestjs/common';
+import { PrismaService } from '@cp/db';
+
+export interface FleetNodeRecord {
+  nodeId: string;
+  agentId: string;
+  hostname: string | null;
+  registeredAt: Date;
+  lastSeenAt: Date;
+  appliedRevision: number | null;
+  servedHash: string | null;
+  lastError: string | null;
+  lastErrorAt: Date | null;
+}
+
+/** Node rows as the fleet view reads them (acks and heartbeats write them: node-api). */
+@Injectable()
+export class FleetRepository {
+  constructor(private readonly prisma: PrismaService) {}
+
+  async agent(agentId: string): Promise<{ id: string; teamId: string; revision: number } | null> {
+    return this.prisma.agent.findUnique({ where: { id: agentId }, select: { id: true, teamId: true, revision: true } });
+  }
+
+  /** Nodes of several agents in one query (Agent.nodes batches through a DataLoader). */
+  async nodesOf(agentIds: readonly string[]): Promise<FleetNodeRecord[]> {
+    const rows = await this.prisma.node.findMany({
+      where: { agentId: { in: [...agentIds] } },
+      orderBy: [{ agentId: 'asc' }, { id: 'asc' }],
+    });
+    return rows.map(({ id, ...rest }) => ({ nodeId: id, ...rest }));
+  }
+}

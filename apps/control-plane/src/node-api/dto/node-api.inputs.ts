@@ -1,0 +1,25 @@
+import { z } from 'zod';
+import { NODE_ID_PATTERN, type AckBody, type HeartbeatBody, type RegisterNodeBody } from '@cp/node-sdk';
+import { NodeApiError, NodeApiErrorCode } from '../node-api.errors';
+
+const nodeId = z.string().regex(NODE_ID_PATTERN, 'must be 1-128 characters of letters, digits, ".", "_", ":" or "-"');
+const revision = z.number().int().min(0);
+
+const registerSchema = z.object({ nodeId, hostname: z.string().min(1).max(255).optional() }).strict();
+const heartbeatSchema = z.object({ nodeId }).strict();
+const ackSchema = z.union([
+  z.object({ nodeId, revision, servedHash: z.string().regex(/^[0-9a-f]{64}$/, 'must be 64 hex digits') }).strict(),
+  z.object({ nodeId, revision, error: z.string().min(1).max(2000) }).strict(),
+]);
+
+function parse<T>(schema: z.ZodType<T>, body: unknown, what: string): T {
+  const result = schema.safeParse(body);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0]!;
+  const path = issue.path.length > 0 ? `$.${issue.path.join('.')}` : '$';
+  throw new NodeApiError(NodeApiErrorCode.InvalidRequest, `invalid ${what}: ${path} ${issue.message}`);
+}
+
+export const parseRegister = (body: unknown): RegisterNodeBody => parse(registerSchema, body, 'register body');
+export const parseHeartbeat = (body: unknown): HeartbeatBody => parse(heartbeatSchema, body, 'heartbeat body');
+export const parseAck = (body: unknown): AckBody => parse(ackSchema, body, 'ack body');

@@ -1,0 +1,32 @@
+import { Body, Controller, HttpCode, Post, UseFilters, UseGuards } from '@nestjs/common';
+import type { NodePrincipal } from '@cp/auth';
+import { parseAck, parseHeartbeat, parseRegister } from './dto/node-api.inputs';
+import { NodeApiFilter } from './node-api.filter';
+import { NodeApiService } from './node-api.service';
+import { CurrentNode, NodeTokenGuard } from './node-token.guard';
+
+/** Node lifecycle: register, heartbeat, ack. (GET bundle is a bare Fastify route: node-bundle.route.ts.) */
+@Controller('node/v1')
+@UseGuards(NodeTokenGuard)
+@UseFilters(NodeApiFilter)
+export class NodeApiController {
+  constructor(private readonly nodes: NodeApiService) {}
+
+  @Post('register')
+  @HttpCode(204)
+  register(@CurrentNode() node: NodePrincipal, @Body() body: unknown): Promise<void> {
+    return this.nodes.register(node, parseRegister(body));
+  }
+
+  @Post('heartbeat')
+  @HttpCode(204)
+  heartbeat(@CurrentNode() node: NodePrincipal, @Body() body: unknown): Promise<void> {
+    return this.nodes.heartbeat(node, parseHeartbeat(body));
+  }
+
+  @Post('ack')
+  @HttpCode(204)
+  ack(@CurrentNode() node: NodePrincipal, @Body() body: unknown): Promise<void> {
+    return this.nodes.ack(node, parseAck(body));
+  }
+}

@@ -1,0 +1,33 @@
+export enum NodeApiErrorCode {
+  Unauthenticated = 'UNAUTHENTICATED',
+  InvalidRequest = 'INVALID_REQUEST',
+  /** The node id is registered to another agent than the token's. */
+  NodeOfAnotherAgent = 'NODE_OF_ANOTHER_AGENT',
+  AgentNotFound = 'AGENT_NOT_FOUND',
+  BundleUnavailable = 'BUNDLE_UNAVAILABLE',
+}
+
+export const NODE_API_STATUS: Record<NodeApiErrorCode, number> = {
+  [NodeApiErrorCode.Unauthenticated]: 401,
+  [NodeApiErrorCode.InvalidRequest]: 400,
+  [NodeApiErrorCode.NodeOfAnotherAgent]: 403,
+  [NodeApiErrorCode.AgentNotFound]: 404,
+  [NodeApiErrorCode.BundleUnavailable]: 503,
+};
+
+/** An answer of the node API: `{ error: { code, message } }` with the code's HTTP status. */
+export class NodeApiError extends Error {
+  override readonly name = 'NodeApiError';
+  constructor(
+    readonly code: NodeApiErrorCode,
+    message: string,
+  ) {
+    super(message);
+  }
+  get status(): number {
+    return NODE_API_STATUS[this.code];
+  }
+  toJSON(): { error: { code: NodeApiErrorCode; message: string } } {
+    return { error: { code: this.code, message: this.message } };
+  }
+}

@@ -1,0 +1,62 @@
+import { Injectable } from '@nestjs/common';
+import { Prisma, PrismaService } from '@cp/db';
+
+export type NodeWrite =
+  | { kind: 'register'; hostname?: string }
+  | { kind: 'heartbeat' }
+  | { kind: 'applied'; revision: number; servedHash: string }
+  | { kind: 'refused'; error: string };
+
+export type NodeWriteResult = 'ok' | 'node-of-another-agent' | 'agent-not-found';
+
+/**
+ * Node rows. Every write is one upsert that refuses (matches no row) when the node id belongs to
+ * another agent, so a node token can never touch another agent's nodes.
+ */
+@Injectable()
+export class NodeRepository {
+  constructor(private readonly prisma: PrismaService) {}
+
+  async write(agentId: string, nodeId: string, change: NodeWrite): Promise<NodeWriteResult> {
+    // Timestamps in UTC like Prisma writes them (the columns are TIMESTAMP(3) without zone).
+    const now = Prisma.sql`(now() AT TIME ZONE 'UTC')`;
+    const hostname = change.kind === 'register' ? (change.hostname ?? null) : null;
+    const revision = change.kind === 'applied' ? change.revision : null;
+    const servedHash = change.kind === 'applied' ? change.servedHash : null;
+    const error = change.kind === 'refused' ? change.error : null;
+    const onConflict =
+      change.kind === 'applied'
+        ? Prisma.sql`"appliedRevision" = EXCLUDED."appliedRevision", "servedHash" = EXCLUDED."servedHash", "lastError" = NULL, "lastErrorAt" = NULL,`
+        : change.kind === 'refused'
+          ? Prisma.sql`"lastError" = EXCLUDED."lastError", "lastErrorAt" = EXCLUDED."lastErrorAt",`
+          : change.kind === 'register'
+            ? Prisma.sql`hostname = COALESCE(EXCLUDED.hostname, "Node".hostname),`
+            : Prisma.empty;
+    try {
+      const rows = await this.prisma.$queryRaw<{ id: string }[]>`
+        INSERT INTO "Node" (id, "agentId", hostname, "registeredAt", "lastSeenAt", "appliedRevision", "servedHash", "lastError", "lastErrorAt")
+        VALUES (${nodeId}, ${agentId}, ${hostname}, ${now}, ${now}, ${revision}::int, ${servedHash}, ${error}, CASE WHEN ${error}::text IS NULL THEN NULL ELSE ${now} END)
+        ON CONFLICT (id) DO UPDATE SET ${onConflict} "lastSeenAt" = EXCLUDED."lastSeenAt"
+        WHERE "Node"."agentId" = EXCLUDED."agentId"
+        RETURNING id`;
+      return rows.length === 1 ? 'ok' : 'node-of-another-agent';
+    } catch (e) {
+      if (isForeignKeyViolation(e)) return 'agent-not-found';
+      throw e;
+    }
+  }
+}
+
+function isForeignKeyViolation(error: unknown): boolean {
+  const e = error as {
+    code?: string;
+    meta?: { code?: string; driverAdapterError?: { cause?: { originalCode?: string } } };
+    message?: string;
+  };
+  return (
+    e.code === 'P2003' ||
+    e.meta?.code === '23503' ||
+    e.meta?.driverAdapterError?.cause?.originalCode === '23503' ||
+    /foreign key/i.test(e.message ?? '')
+  );
+}

@@ -1,0 +1,217 @@
+/**
+ * The node bundle: everything an agent node needs to serve one revision of one agent without
+ * asking the control plane again. Built once per (agent, revision) by the control plane, checked
+ * by the node before it swaps it in.
+ *
+ * Holding the snapshot too lets a node compute a class past the cap lazily (with the same pure
+ * functions) and re-check that every precomputed projection is what the snapshot gives.
+ */
+import { createHash } from 'node:crypto';
+import { canonicalJson } from './canonical-json';
+import { serializeCard } from './card-version';
+import { buildExtendedCard, buildPublicCard } from './cards';
+import { ANONYMOUS_CLASS, EntitlementClassIndex } from './entitlement-classes';
+import { buildExecutionPolicy, type ExecutionPolicy } from './execution-policy';
+import { buildRouterIndex, type RouterIndex } from './router-index';
+import type { AgentExtension, Caller, ProtocolSettings, RegistrySnapshot } from './types';
+
+/** Exact bytes a node serves + their strong ETag (serializeCard's). */
+export interface SerializedProjection {
+  body: string;
+  etag: string;
+}
+
+export interface NodeBundleClass {
+  /** The entitlement class key (EntitlementClassIndex.key). */
+  key: string;
+  extendedCard: SerializedProjection;
+  routerIndex: RouterIndex;
+}
+
+export interface NodeBundle {
+  format: 1;
+  agentId: string;
+  revision: number;
+  generatedAt: string;
+  snapshot: RegistrySnapshot;
+  publicCard: SerializedProjection;
+  anonymousRouterIndex: RouterIndex;
+  /** Every authenticated entitlement class up to classLimit (anonymous is publicCard + anonymousRouterIndex). */
+  classes: NodeBundleClass[];
+  /** False when enumeration stopped at classLimit: other classes are computed lazily by the node. */
+  classesComplete: boolean;
+  classLimit: number;
+  /** buildExecutionPolicy(snapshot) without a caller: the node enforces per call with entitlement(). */
+  executionPolicy: ExecutionPolicy;
+  extensions: AgentExtension[];
+  protocol: ProtocolSettings;
+  /** sha256 hex of canonicalJson(bundle without contentHash and generatedAt). */
+  contentHash: string;
+}
+
+export const NODE_BUNDLE_FORMAT = 1;
+export const DEFAULT_BUNDLE_CLASS_LIMIT = 256;
+/** How many classes checkNodeBundle recomputes by default (spread over the list); the rest are hash-checked only. */
+export const DEFAULT_CHECK_CLASS_SAMPLE = 64;
+
+export function bundleContentHash(
+  bundle: Omit<NodeBundle, 'contentHash' | 'generatedAt'> & Partial<Pick<NodeBundle, 'contentHash' | 'generatedAt'>>,
+): string {
+  const { contentHash: _h, generatedAt: _g, ...content } = bundle;
+  return createHash('sha256').update(canonicalJson(content), 'utf8').digest('hex');
+}
+
+/** A caller that falls in the class named by this key (the key holds tenant, scopes, preview). */
+export function representativeCaller(index: EntitlementClassIndex, key: string): Caller {
+  if (key === ANONYMOUS_CLASS) return null;
+  const parsed = JSON.parse(key) as { tenant: string; scopes: string[] };
+  let tenant = parsed.tenant;
+  if (tenant === '*') {
+    tenant = 'other-tenant';
+    for (let i = 2; index.relevantTenants.has(tenant); i++) tenant = `other-tenant-${i}`;
+  }
+  return { principal: `representative:${tenant}`, tenant, scopes: [...parsed.scopes] };
+}
+
+export function buildNodeBundle(snapshot: RegistrySnapshot, options: { classLimit?: number; now?: Date } = {}): NodeBundle {
+  const classLimit = options.classLimit ?? DEFAULT_BUNDLE_CLASS_LIMIT;
+  const index = new EntitlementClassIndex(snapshot);
+  // +1: the enumeration counts the anonymous class, which the bundle carries separately.
+  const enumerated = index.enumerate(classLimit + 1);
+  const classes: NodeBundleClass[] = enumerated
+    .filter((c) => c.caller !== null)
+    .map((c) => ({
+      key: c.key,
+      extendedCard: serializeCard(buildExtendedCard(snapshot, c.caller)),
+      routerIndex: buildRouterIndex(snapshot, c.caller),
+    }));
+  const content: Omit<NodeBundle, 'contentHash' | 'generatedAt'> = {
+    format: NODE_BUNDLE_FORMAT,
+    agentId: snapshot.agentId,
+    revision: snapshot.revision,
+    snapshot,
+    publicCard: serializeCard(buildPublicCard(snapshot)),
+    anonymousRouterIndex: buildRouterIndex(snapshot, null),
+    classes,
+    classesComplete: !enumerated.truncated,
+    classLimit,
+    executionPolicy: buildExecutionPolicy(snapshot),
+    extensions: snapshot.agent.extensions,
+    protocol: snapshot.agent.protocol,
+  };
+  // Round-trip through canonical JSON so the returned object is exactly what a node receives
+  // (no undefined members, no shared references with the caller's snapshot).
+  const plain = JSON.parse(canonicalJson(content)) as typeof content;
+  return { ...plain, generatedAt: (options.now ?? new Date()).toISOString(), contentHash: bundleContentHash(plain) };
+}
+
+export type NodeBundleCheck = { ok: true; bundle: NodeBundle } | { ok: false; error: string };
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isRevision = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 0;
+const isProjection = (v: unknown): v is SerializedProjection => isObject(v) && typeof v.body === 'string' && typeof v.etag === 'string';
+const sameJson = (a: unknown, b: unknown) => canonicalJson(a) === canonicalJson(b);
+const fail = (error: string): NodeBundleCheck => ({ ok: false, error });
+
+function shapeError(b: Record<string, unknown>): string | null {
+  if (b.format !== NODE_BUNDLE_FORMAT) return `format: expected ${NODE_BUNDLE_FORMAT}, got ${JSON.stringify(b.format)}`;
+  if (typeof b.agentId !== 'string' || b.agentId === '') return 'agentId: expected a non-empty string';
+  if (!isRevision(b.revision)) return 'revision: expected a non-negative integer';
+  if (typeof b.generatedAt !== 'string') return 'generatedAt: expected an ISO date string';
+  if (typeof b.contentHash !== 'string' || !/^[0-9a-f]{64}$/.test(b.contentHash)) return 'contentHash: expected 64 hex digits';
+  const s = b.snapshot;
+  if (!isObject(s)) return 'snapshot: expected an object';
+  if (s.agentId !== b.agentId) return `snapshot.agentId: ${JSON.stringify(s.agentId)} differs from agentId ${JSON.stringify(b.agentId)}`;
+  if (s.revision !== b.revision) return `snapshot.revision: ${JSON.stringify(s.revision)} differs from revision ${b.revision}`;
+  if (!isObject(s.agent)) return 'snapshot.agent: expected an object';
+  if (!Array.isArray(s.manifests) || !s.manifests.every(isObject)) return 'snapshot.manifests: expected an array of objects';
+  if (!Array.isArray(s.previewTenants) || !s.previewTenants.every((t) => typeof t === 'string'))
+    return 'snapshot.previewTenants: expected an array of strings';
+  if (!isProjection(b.publicCard)) return 'publicCard: expected {body, etag}';
+  if (!isObject(b.anonymousRouterIndex)) return 'anonymousRouterIndex: expected an object';
+  if (!Array.isArray(b.classes)) return 'classes: expected an array';
+  for (const [i, c] of b.classes.entries()) {
+    if (!isObject(c) || typeof c.key !== 'string' || !isProjection(c.extendedCard) || !isObject(c.routerIndex)) {
+      return `classes[${i}]: expected {key, extendedCard: {body, etag}, routerIndex}`;
+    }
+  }
+  if (typeof b.classesComplete !== 'boolean') return 'classesComplete: expected a boolean';
+  if (!isRevision(b.classLimit)) return 'classLimit: expected a non-negative integer';
+  if (!isObject(b.executionPolicy)) return 'executionPolicy: expected an object';
+  if (!Array.isArray(b.extensions)) return 'extensions: expected an array';
+  if (!isObject(b.protocol)) return 'protocol: expected an object';
+  return null;
+}
+
+/** Indexes of `count` classes spread evenly over `total` (all of them when count >= total). */
+function sample(total: number, count: number): number[] {
+  if (count >= total) return [...Array(total).keys()];
+  const out = new Set<number>();
+  for (let i = 0; i < count; i++) out.add(Math.floor((i * total) / count));
+  return [...out];
+}
+
+/**
+ * Checks a bundle before a node applies it: shape, content hash, every projection consistent with
+ * the snapshot (the public card byte for byte; classes: every ETag matches its bytes, and a
+ * sample of `classSample` classes, default 64, is recomputed), and revision not older than
+ * `current`. `value` may be the JSON text or the parsed object. Never throws.
+ */
+export function checkNodeBundle(value: unknown, current?: { revision: number }, options: { classSample?: number } = {}): NodeBundleCheck {
+  let parsed: unknown = value;
+  if (typeof value === 'string') {
+    try {
+      parsed = JSON.parse(value);
+    } catch (error) {
+      return fail(`not JSON: ${(error as Error).message}`);
+    }
+  }
+  if (!isObject(parsed)) return fail('expected a JSON object');
+  const shape = shapeError(parsed);
+  if (shape) return fail(shape);
+  const bundle = parsed as unknown as NodeBundle;
+  if (current && bundle.revision < current.revision) {
+    return fail(`revision ${bundle.revision} is older than the applied revision ${current.revision}`);
+  }
+  try {
+    const hash = bundleContentHash(bundle);
+    if (hash !== bundle.contentHash) return fail(`contentHash mismatch: content hashes to ${hash}, bundle says ${bundle.contentHash}`);
+    const snapshot = bundle.snapshot;
+    const pub = serializeCard(buildPublicCard(snapshot));
+    if (pub.body !== bundle.publicCard.body) return fail('publicCard: bytes differ from the public card of the snapshot');
+    if (pub.etag !== bundle.publicCard.etag) return fail('publicCard: etag does not match its bytes');
+    if (!sameJson(bundle.anonymousRouterIndex, buildRouterIndex(snapshot, null)))
+      return fail('anonymousRouterIndex: differs from the snapshot');
+    if (!sameJson(bundle.executionPolicy, buildExecutionPolicy(snapshot))) return fail('executionPolicy: differs from the snapshot');
+    if (!sameJson(bundle.extensions, snapshot.agent.extensions)) return fail('extensions: differ from snapshot.agent.extensions');
+    if (!sameJson(bundle.protocol, snapshot.agent.protocol)) return fail('protocol: differs from snapshot.agent.protocol');
+    const index = new EntitlementClassIndex(snapshot);
+    const keys = new Set<string>();
+    for (const c of bundle.classes) {
+      if (keys.has(c.key)) return fail(`classes: duplicate class key ${c.key}`);
+      keys.add(c.key);
+      if (serializeCardEtag(c.extendedCard.body) !== c.extendedCard.etag)
+        return fail(`classes[${c.key}].extendedCard: etag does not match its bytes`);
+    }
+    for (const i of sample(bundle.classes.length, options.classSample ?? DEFAULT_CHECK_CLASS_SAMPLE)) {
+      const c = bundle.classes[i]!;
+      let caller: Caller;
+      try {
+        caller = representativeCaller(index, c.key);
+      } catch {
+        return fail(`classes[${i}].key: not an entitlement class key`);
+      }
+      if (caller === null || index.key(caller) !== c.key) return fail(`classes[${i}].key: not an entitlement class of this snapshot`);
+      if (serializeCard(buildExtendedCard(snapshot, caller)).body !== c.extendedCard.body)
+        return fail(`classes[${i}].extendedCard: differs from the snapshot`);
+      if (!sameJson(c.routerIndex, buildRouterIndex(snapshot, caller))) return fail(`classes[${i}].routerIndex: differs from the snapshot`);
+    }
+  } catch (error) {
+    return fail(`inconsistent bundle: ${(error as Error).message}`);
+  }
+  return { ok: true, bundle };
+}
+
+function serializeCardEtag(body: string): string {
+  return `"${createHash('sha256').update(body, 'utf8').digest('base64url')}"`;
+}

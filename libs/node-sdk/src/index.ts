@@ -1,0 +1,15 @@
+/** @cp/node-sdk: what an agent node needs to serve its agent's bundles without the control plane on the request path. */
+export { ActiveBundle } from './active-bundle';
+export { NodeSync } from './node-sync';
+export type { NodeSyncOptions, NodeSyncLogger, NodeSyncStatus, BundleSource, RefreshOutcome, AppliedListener } from './node-sync';
+export { nodeApiPaths, nodeBundleEtag, syncKeys, NODE_API_PREFIX, NODE_ID_PATTERN } from './sync-protocol';
+export type { AckBody, HeartbeatBody, RegisterNodeBody } from './sync-protocol';
+export type { NodeBundle, NodeBundleClass, NodeBundleCheck, SerializedProjection } from '@cp/capabilities';
+export { checkNodeBundle } from '@cp/capabilities';
+export { nodeSyncOptionsFromConfig } from './node-sync-config';
+// The thin Nest wrapper (the classes above have no Nest dependency).
+export { NodeSyncModule } from './nest/node-sync.module';
+// The A2A server layer, usage reporting and the tool gateway (issue 6).
+export * from './a2a';
+export * from './usage';
+export * from './tools';

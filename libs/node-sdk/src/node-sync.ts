@@ -1,0 +1,414 @@
+/**
+ * NodeSync: keeps an agent node serving the latest good bundle of its agent, without the control
+ * plane on any request path.
+ *
+ * - One reference (`current()`) to an immutable ActiveBundle, swapped whole: a request that read it
+ *   sees one revision from start to end.
+ * - A bundle is checked (checkNodeBundle, same agent, revision not older) before it is applied;
+ *   a refused bundle leaves the old one in place and is reported to the control plane (ack).
+ * - The last good bundle is also on disk (temp file + fsync + rename), so a node restarted while
+ *   the control plane is down starts serving from disk.
+ * - Invalidations arrive on a Redis pub/sub channel (own subscriber connection, reconnect with
+ *   backoff, refetch after every reconnect since messages may have been missed); polling every
+ *   `pollIntervalMs` is the safety net. Fetches use If-None-Match, so a no-op costs a 304.
+ *
+ * No Nest here: any team's node can use it (see nest/node-sync.module.ts for the Nest wrapper).
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import { checkNodeBundle } from '@cp/capabilities';
+import { ActiveBundle } from './active-bundle';
+import { nodeApiPaths, nodeBundleEtag, syncKeys, type AckBody } from './sync-protocol';
+
+export interface NodeSyncLogger {
+  debug?(message: string): void;
+  log?(message: string): void;
+  warn(message: string): void;
+}
+
+export interface NodeSyncOptions {
+  /** Base URL of the control plane, e.g. http://127.0.0.1:3000. */
+  controlPlaneUrl: string;
+  /** A node JWT (token_use node) naming this agent. */
+  nodeToken: string;
+  agentId: string;
+  /** Stable across restarts of the same node (it keys the fleet view). */
+  nodeId: string;
+  hostname?: string;
+  /** Where the last good bundle is kept: `<cacheDir>/<agentId>.bundle.json`. */
+  cacheDir: string;
+  /** Invalidations; omit to rely on polling alone. */
+  redisUrl?: string;
+  /** Same as the control plane's REDIS_KEY_PREFIX. */
+  redisKeyPrefix?: string;
+  /** Safety-net poll (default 30 s). */
+  pollIntervalMs?: number;
+  /** Heartbeat, and retry of an ack that could not be delivered (default 10 s). */
+  heartbeatIntervalMs?: number;
+  /** Per HTTP request to the control plane (default 5 s). */
+  requestTimeoutMs?: number;
+  /** Redis reconnect backoff: base and cap of the exponential delay (defaults 50 ms and 2 s). */
+  reconnectBaseMs?: number;
+  reconnectMaxMs?: number;
+  /** How many classes checkNodeBundle recomputes (default: its own default). */
+  classSample?: number;
+  logger?: NodeSyncLogger;
+}
+
+export type BundleSource = 'control-plane' | 'disk';
+export type RefreshOutcome = 'applied' | 'not-modified' | 'refused' | 'unreachable' | 'stopped';
+export type AppliedListener = (bundle: ActiveBundle, previous: ActiveBundle | undefined) => void;
+
+export interface NodeSyncStatus {
+  revision: number | null;
+  servedHash: string | null;
+  source: BundleSource | null;
+  lastFetchAt: Date | null;
+  lastFetchError: string | null;
+  /** Why the last refused bundle was refused (the node kept the one it had). */
+  lastRefusal: string | null;
+  invalidationsConnected: boolean;
+}
+
+const silent: NodeSyncLogger = { warn: () => undefined };
+
+export class NodeSync {
+  private active?: ActiveBundle;
+  private etag?: string;
+  private source: BundleSource | null = null;
+  private readonly listeners = new Set<AppliedListener>();
+  private inFlight?: Promise<RefreshOutcome>;
+  private again = false;
+  private subscriber?: Redis;
+  private subscriberWasDown = false;
+  private subscriberReady = false;
+  private timers: NodeJS.Timeout[] = [];
+  private retryTimer?: NodeJS.Timeout;
+  private retryDelayMs = 0;
+  private running = false;
+  private pendingAck?: AckBody;
+  private lastFetchAt: Date | null = null;
+  private lastFetchError: string | null = null;
+  private lastRefusal: string | null = null;
+  private readonly log: NodeSyncLogger;
+  private readonly file: string;
+  private readonly channel: string;
+
+  constructor(private readonly options: NodeSyncOptions) {
+    this.log = options.logger ?? silent;
+    this.file = join(options.cacheDir, `${options.agentId}.bundle.json`);
+    this.channel = syncKeys(options.redisKeyPrefix ?? 'cp:', options.agentId).channel;
+  }
+
+  /** The bundle being served, or undefined before the first one (from disk or the control plane). */
+  current(): ActiveBundle | undefined {
+    return this.active;
+  }
+
+  /** Called after every swap, with the new and the previous bundle. Returns an unsubscribe function. */
+  onApplied(listener: AppliedListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Resolves with the current bundle as soon as there is one. */
+  whenReady(timeoutMs = 10_000): Promise<ActiveBundle> {
+    if (this.active) return Promise.resolve(this.active);
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        off();
+        reject(
+          new Error(`no bundle for agent "${this.options.agentId}" within ${timeoutMs} ms: ${this.lastFetchError ?? 'no answer yet'}`),
+        );
+      }, timeoutMs);
+      const off = this.onApplied((bundle) => {
+        clearTimeout(timer);
+        off();
+        resolve(bundle);
+      });
+    });
+  }
+
+  status(): NodeSyncStatus {
+    return {
+      revision: this.active?.revision ?? null,
+      servedHash: this.active?.servedHash ?? null,
+      source: this.source,
+      lastFetchAt: this.lastFetchAt,
+      lastFetchError: this.lastFetchError,
+      lastRefusal: this.lastRefusal,
+      invalidationsConnected: this.subscriberReady,
+    };
+  }
+
+  /**
+   * Loads the bundle on disk (if any and good), subscribes to invalidations, registers and fetches
+   * once. Never fails because the control plane or Redis is down: it keeps trying in the background.
+   */
+  async start(): Promise<void> {
+    if (this.running) return;
+    this.running = true;
+    await this.loadFromDisk();
+    this.subscribe();
+    await this.post(nodeApiPaths.register, { nodeId: this.options.nodeId, hostname: this.options.hostname });
+    await this.refresh();
+    const poll = setInterval(() => void this.refresh(), this.options.pollIntervalMs ?? 30_000);
+    const beat = setInterval(() => void this.heartbeat(), this.options.heartbeatIntervalMs ?? 10_000);
+    poll.unref();
+    beat.unref();
+    this.timers.push(poll, beat);
+  }
+
+  async stop(): Promise<void> {
+    if (!this.running) return;
+    this.running = false;
+    for (const t of this.timers) clearInterval(t);
+    this.timers = [];
+    clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
+    const sub = this.subscriber;
+    this.subscriber = undefined;
+    this.subscriberReady = false;
+    sub?.disconnect();
+    await this.inFlight?.catch(() => undefined);
+  }
+
+  /**
+   * Fetches now (If-None-Match). Concurrent calls coalesce: while a fetch runs, later calls make
+   * exactly one more run after it, so an invalidation that arrives mid-fetch is never lost.
+   */
+  refresh(): Promise<RefreshOutcome> {
+    if (!this.running) return Promise.resolve('stopped');
+    if (this.inFlight) {
+      this.again = true;
+      return this.inFlight;
+    }
+    const run = async (): Promise<RefreshOutcome> => {
+      let outcome: RefreshOutcome;
+      try {
+        do {
+          this.again = false;
+          outcome = await this.fetchOnce();
+        } while (this.again && this.running);
+      } finally {
+        this.inFlight = undefined;
+      }
+      return outcome;
+    };
+    this.inFlight = run().then((outcome) => {
+      this.scheduleRetry(outcome);
+      return outcome;
+    });
+    return this.inFlight;
+  }
+
+  /**
+   * After a failed fetch, retry sooner than the next poll (250 ms doubling up to the poll
+   * interval), so a node converges quickly once the control plane or its Redis is back.
+   */
+  private scheduleRetry(outcome: RefreshOutcome): void {
+    if (outcome !== 'unreachable' || !this.running) {
+      this.retryDelayMs = 0;
+      return;
+    }
+    if (this.retryTimer) return;
+    const poll = this.options.pollIntervalMs ?? 30_000;
+    this.retryDelayMs = Math.min(poll, this.retryDelayMs === 0 ? 250 : this.retryDelayMs * 2);
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined;
+      void this.refresh();
+    }, this.retryDelayMs);
+    this.retryTimer.unref();
+  }
+
+  /**
+   * Checks and applies a bundle (JSON text or object). Used for what the control plane sends and
+   * what is on disk; exposed so a team can feed bundles from elsewhere (and for tests).
+   */
+  async offer(value: unknown, source: BundleSource = 'control-plane'): Promise<RefreshOutcome> {
+    const check = checkNodeBundle(value, this.active, { classSample: this.options.classSample });
+    let refusal: string | null = check.ok ? null : check.error;
+    if (check.ok && check.bundle.agentId !== this.options.agentId) {
+      refusal = `bundle is for agent "${check.bundle.agentId}", this node serves "${this.options.agentId}"`;
+    }
+    if (!check.ok || refusal !== null) {
+      this.lastRefusal = refusal;
+      this.log.warn(`refused a bundle from ${source} (keeping revision ${this.active?.revision ?? 'none'}): ${refusal}`);
+      if (source === 'control-plane') {
+        await this.ack({
+          nodeId: this.options.nodeId,
+          revision: claimedRevision(value) ?? this.active?.revision ?? 0,
+          error: refusal ?? 'refused',
+        });
+      }
+      return 'refused';
+    }
+    const bundle = check.bundle;
+    this.etag = nodeBundleEtag(bundle.revision, bundle.contentHash);
+    if (this.active && this.active.servedHash === bundle.contentHash) return 'not-modified';
+    const previous = this.active;
+    const next = new ActiveBundle(bundle);
+    this.active = next; // the one atomic swap
+    this.source = source;
+    this.lastRefusal = null;
+    this.log.log?.(`serving revision ${next.revision} of agent "${next.agentId}" (from ${source})`);
+    for (const listener of this.listeners) {
+      try {
+        listener(next, previous);
+      } catch (error) {
+        this.log.warn(`an onApplied listener failed: ${(error as Error).message}`);
+      }
+    }
+    if (source === 'control-plane') {
+      await this.persist(typeof value === 'string' ? value : JSON.stringify(bundle));
+    }
+    await this.ack({ nodeId: this.options.nodeId, revision: next.revision, servedHash: next.servedHash });
+    return 'applied';
+  }
+
+  private async fetchOnce(): Promise<RefreshOutcome> {
+    const headers: Record<string, string> = { authorization: `Bearer ${this.options.nodeToken}`, accept: 'application/json' };
+    if (this.etag) headers['if-none-match'] = this.etag;
+    let response: Response;
+    let text: string;
+    try {
+      response = await fetch(this.url(nodeApiPaths.bundle), {
+        headers,
+        signal: AbortSignal.timeout(this.options.requestTimeoutMs ?? 5000),
+      });
+      text = await response.text();
+    } catch (error) {
+      return this.unreachable(`control plane unreachable: ${describeError(error)}`);
+    }
+    this.lastFetchAt = new Date();
+    if (response.status === 304) {
+      this.lastFetchError = null;
+      return 'not-modified';
+    }
+    if (response.status !== 200) return this.unreachable(`GET bundle answered ${response.status}: ${text.slice(0, 300)}`);
+    this.lastFetchError = null;
+    return this.offer(text, 'control-plane');
+  }
+
+  private unreachable(message: string): RefreshOutcome {
+    if (this.lastFetchError !== message) this.log.warn(`${message}; serving revision ${this.active?.revision ?? 'none'}`);
+    this.lastFetchError = message;
+    return 'unreachable';
+  }
+
+  private async loadFromDisk(): Promise<void> {
+    let text: string;
+    try {
+      text = await readFile(this.file, 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') this.log.warn(`cannot read ${this.file}: ${describeError(error)}`);
+      return;
+    }
+    await this.offer(text, 'disk');
+  }
+
+  /** temp file + fsync + rename: a crash leaves either the old file or the new one, never half. */
+  private async persist(text: string): Promise<void> {
+    const tmp = `${this.file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+    try {
+      await mkdir(this.options.cacheDir, { recursive: true });
+      const handle = await open(tmp, 'w');
+      try {
+        await handle.writeFile(text, 'utf8');
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      await rename(tmp, this.file);
+    } catch (error) {
+      this.log.warn(`cannot persist the bundle to ${this.file}: ${describeError(error)}`);
+      await rm(tmp, { force: true }).catch(() => undefined);
+    }
+  }
+
+  private subscribe(): void {
+    if (!this.options.redisUrl) return;
+    const base = this.options.reconnectBaseMs ?? 50;
+    const cap = this.options.reconnectMaxMs ?? 2000;
+    const sub = new Redis(this.options.redisUrl, {
+      connectionName: `node-sync:${this.options.nodeId}`,
+      lazyConnect: true,
+      maxRetriesPerRequest: null,
+      autoResubscribe: true,
+      // Full jitter keeps a fleet from reconnecting in lockstep after a Redis restart.
+      retryStrategy: (attempt) => Math.round(Math.min(cap, base * 2 ** Math.min(attempt, 16)) * (0.5 + Math.random() / 2)),
+    });
+    this.subscriber = sub;
+    sub.on('message', (_channel: string, message: string) => {
+      const revision = Number(message);
+      if (!Number.isInteger(revision) || !this.active || revision > this.active.revision) void this.refresh();
+    });
+    sub.on('ready', () => {
+      this.subscriberReady = true;
+      // Messages published while we were away are lost (pub/sub): catch up now.
+      if (this.subscriberWasDown) {
+        this.subscriberWasDown = false;
+        this.log.log?.('invalidations reconnected; refetching');
+        void this.refresh();
+      }
+    });
+    sub.on('close', () => {
+      if (this.subscriberReady) this.log.warn('invalidations disconnected; reconnecting with backoff (polling meanwhile)');
+      this.subscriberReady = false;
+      this.subscriberWasDown = true;
+    });
+    sub.on('error', (error: Error) => this.log.debug?.(`invalidation connection: ${error.message}`));
+    sub.subscribe(this.channel).catch((error: Error) => this.log.warn(`cannot subscribe to ${this.channel}: ${error.message}`));
+  }
+
+  private async heartbeat(): Promise<void> {
+    const ok = await this.post(nodeApiPaths.heartbeat, { nodeId: this.options.nodeId });
+    if (ok && this.pendingAck) await this.ack(this.pendingAck);
+  }
+
+  /** Undelivered acks are kept (the latest only) and retried with the heartbeat. */
+  private async ack(body: AckBody): Promise<void> {
+    this.pendingAck = body;
+    if (await this.post(nodeApiPaths.ack, body)) {
+      if (this.pendingAck === body) this.pendingAck = undefined;
+    }
+  }
+
+  private async post(path: string, body: unknown): Promise<boolean> {
+    try {
+      const response = await fetch(this.url(path), {
+        method: 'POST',
+        headers: { authorization: `Bearer ${this.options.nodeToken}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+        signal: AbortSignal.timeout(this.options.requestTimeoutMs ?? 5000),
+      });
+      const text = await response.text();
+      if (response.ok) return true;
+      this.log.warn(`POST ${path} answered ${response.status}: ${text.slice(0, 300)}`);
+    } catch (error) {
+      this.log.debug?.(`POST ${path} failed: ${describeError(error)}`);
+    }
+    return false;
+  }
+
+  private url(path: string): string {
+    return `${this.options.controlPlaneUrl.replace(/\/+$/, '')}${path}`;
+  }
+}
+
+function claimedRevision(value: unknown): number | undefined {
+  try {
+    const parsed = typeof value === 'string' ? (JSON.parse(value) as unknown) : value;
+    const revision = (parsed as { revision?: unknown } | null)?.revision;
+    return typeof revision === 'number' && Number.isInteger(revision) && revision >= 0 ? revision : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function describeError(error: unknown): string {
+  const e = error as Error & { cause?: { code?: string; message?: string } };
+  return e.cause?.code ?? e.cause?.message ?? e.message ?? String(error);
+}

@@ -1,0 +1,45 @@
+/**
+ * The wire contract between the control plane and its nodes: Redis key and channel names, the
+ * bundle ETag, and the node API's paths and bodies. Plain TypeScript, shared by both sides.
+ *
+ * Keys carry the agent in a hash tag (`{agent}`) so one agent's keys stay in one Redis Cluster slot.
+ */
+export const NODE_API_PREFIX = '/node/v1';
+
+export const nodeApiPaths = {
+  register: `${NODE_API_PREFIX}/register`,
+  heartbeat: `${NODE_API_PREFIX}/heartbeat`,
+  bundle: `${NODE_API_PREFIX}/bundle`,
+  ack: `${NODE_API_PREFIX}/ack`,
+} as const;
+
+export const syncKeys = (prefix: string, agentId: string) => ({
+  /** The agent's latest announced revision (only ever raised). */
+  revision: `${prefix}sync:{${agentId}}:rev`,
+  /** Hash {body, etag} of the bundle of one revision. */
+  bundle: (revision: number) => `${prefix}sync:{${agentId}}:bundle:${revision}`,
+  /** Held while one process computes the bundle of a revision. */
+  lock: (revision: number) => `${prefix}sync:{${agentId}}:lock:${revision}`,
+  /** Pub/sub channel: each message is the agent's latest revision, as decimal text. */
+  channel: `${prefix}sync:{${agentId}}:revisions`,
+});
+
+/**
+ * Strong ETag of a bundle: covers the revision and the content (generatedAt excluded, so a
+ * bundle recomputed after a cache eviction revalidates as unchanged).
+ */
+export function nodeBundleEtag(revision: number, contentHash: string): string {
+  return `"r${revision}-${contentHash}"`;
+}
+
+export interface RegisterNodeBody {
+  nodeId: string;
+  hostname?: string;
+}
+export interface HeartbeatBody {
+  nodeId: string;
+}
+export type AckBody = { nodeId: string; revision: number; servedHash: string } | { nodeId: string; revision: number; error: string };
+
+/** Node ids name a process; kept printable and short because they show up in GraphQL and logs. */
+export const NODE_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;

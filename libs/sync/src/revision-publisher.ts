@@ -1,0 +1,40 @@
+import { Injectable, Logger } from '@nestjs/common';
+import type { RevisionListener } from '@cp/db';
+import { BundleCache } from './bundle-cache';
+import { OutboxRepository } from './outbox.repository';
+import { SyncError, SyncErrorCode } from './sync.errors';
+
+/**
+ * Told by RegistryWriter after every commit. Warms the bundle first (so the nodes' refetch is a
+ * cache hit), then raises the agent's revision key and PUBLISHes it in one Lua call, then marks the
+ * outbox row published. A failure leaves the row unpublished for OutboxRelay to retry.
+ */
+@Injectable()
+export class RevisionPublisher implements RevisionListener {
+  private readonly logger = new Logger(RevisionPublisher.name);
+
+  constructor(
+    private readonly bundles: BundleCache,
+    private readonly outbox: OutboxRepository,
+  ) {}
+
+  async revisionCommitted(agentId: string, revision: number): Promise<void> {
+    await this.publish(agentId, revision);
+  }
+
+  /** Returns the revision announced (the key's value: never lower than what it held). */
+  async publish(agentId: string, revision: number): Promise<number> {
+    // Fail fast rather than hold the mutation's answer while ioredis retries: the outbox has it.
+    if (!this.bundles.connected())
+      throw new SyncError(SyncErrorCode.RedisUnavailable, `Redis is not connected; ${agentId}@${revision} stays in the outbox`);
+    try {
+      await this.bundles.ensure(agentId, revision);
+    } catch (error) {
+      // Nodes will compute it through the lock on their fetch; announcing matters more.
+      this.logger.warn(`could not warm the bundle of ${agentId}@${revision}: ${(error as Error).message}`);
+    }
+    const announced = await this.bundles.raise(agentId, revision, true);
+    await this.outbox.markPublished(agentId, revision);
+    return announced;
+  }
+}

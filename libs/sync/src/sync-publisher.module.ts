@@ -1,0 +1,38 @@
+import { Global, Module, type DynamicModule } from '@nestjs/common';
+import { REVISION_LISTENERS, RegistryModule } from '@cp/db';
+import { BundleCache } from './bundle-cache';
+import { OutboxRelay } from './outbox-relay';
+import { OutboxRepository } from './outbox.repository';
+import { RevisionPublisher } from './revision-publisher';
+import { DEFAULT_SYNC_OPTIONS, SYNC_OPTIONS, type SyncPublisherOptions } from './sync.options';
+
+const providers = [
+  BundleCache,
+  OutboxRepository,
+  RevisionPublisher,
+  OutboxRelay,
+  { provide: REVISION_LISTENERS, inject: [RevisionPublisher], useFactory: (publisher: RevisionPublisher) => [publisher] },
+];
+const exported = [REVISION_LISTENERS, BundleCache, RevisionPublisher, OutboxRelay];
+
+/**
+ * Import once in any app that changes the registry (control plane, worker): RegistryWriter then
+ * announces every committed revision to the agent nodes. Needs DbModule and RedisModule (global).
+ */
+@Global()
+@Module({
+  imports: [RegistryModule],
+  providers: [...providers, { provide: SYNC_OPTIONS, useValue: DEFAULT_SYNC_OPTIONS }],
+  exports: exported,
+})
+export class SyncPublisherModule {
+  static forRoot(options: Partial<SyncPublisherOptions> = {}): DynamicModule {
+    return {
+      module: SyncPublisherModule,
+      global: true,
+      imports: [RegistryModule],
+      providers: [...providers, { provide: SYNC_OPTIONS, useValue: { ...DEFAULT_SYNC_OPTIONS, ...options } }],
+      exports: exported,
+    };
+  }
+}
