@@ -31,7 +31,14 @@ export { changedFields } from './manifest-diff';
 export { financeAgentExample } from './fixtures/finance-agent';
 export type { FinanceAgentExample } from './fixtures/finance-agent';
 export { given } from './testing/given';
-export { buildNodeBundle, checkNodeBundle, bundleContentHash, representativeCaller, NODE_BUNDLE_FORMAT, DEFAULT_BUNDLE_CLASS_LIMIT } from './node-bundle';
+export {
+  buildNodeBundle,
+  checkNodeBundle,
+  bundleContentHash,
+  representativeCaller,
+  NODE_BUNDLE_FORMAT,
+  DEFAULT_BUNDLE_CLASS_LIMIT,
+} from './node-bundle';
 export type { NodeBundle, NodeBundleClass, NodeBundleCheck, SerializedProjection } from './node-bundle';
 export * from './routing';
 export * from './extensions';
