@@ -48,7 +48,10 @@ function sortedCopy(value: unknown): unknown {
         const v = (value as Record<string, unknown>)[k];
         if (v === undefined) continue;
         if (INTEGER_LIKE.test(k)) throw INTEGER_KEY_FOUND;
-        out[k] = sortedCopy(v);
+        // Plain assignment of "__proto__" would set the prototype and drop the member.
+        if (k === '__proto__')
+          Object.defineProperty(out, k, { value: sortedCopy(v), enumerable: true, writable: true, configurable: true });
+        else out[k] = sortedCopy(v);
       }
       return out;
     }

@@ -77,5 +77,7 @@ describe('canonicalJson fast path', () => {
       { numRuns: 500 },
     );
     expect(canonicalJson({ '9': 1, '10': 2, a: 3 })).toBe('{"10":2,"9":1,"a":3}');
+    // Found by this property on a CI run: a "__proto__" member must be kept, not become the prototype.
+    expect(canonicalJson(JSON.parse('{"__proto__":null,"b":{"__proto__":[1]}}'))).toBe('{"__proto__":null,"b":{"__proto__":[1]}}');
   });
 });
