@@ -1,0 +1,28 @@
+/**
+ * `npm run token -- <kind>`: prints a development token signed with JWT_SECRET (refused in
+ * production). Kinds: admin (platform-admin), team-admin <team>, viewer, partner (a2a, tenant
+ * acme-partner, scope recon.run), partner-no-scope, node <agent>.
+ */
+import { loadConfig } from '@cp/config';
+import { mintA2AToken, mintAdminToken, mintNodeToken } from '@cp/auth';
+
+const config = loadConfig();
+if (config.NODE_ENV === 'production') {
+  process.stderr.write('npm run token is for development; production tokens come from your identity provider\n');
+  process.exit(2);
+}
+const [kind = 'admin', arg] = process.argv.slice(2);
+const tokens: Record<string, () => string> = {
+  admin: () => mintAdminToken(config, 'dev:platform-admin', ['platform-admin']),
+  'team-admin': () => mintAdminToken(config, `dev:team-admin:${arg ?? 'finance-agents-team'}`, ['team-admin'], [arg ?? 'finance-agents-team']),
+  viewer: () => mintAdminToken(config, 'dev:viewer', ['viewer']),
+  partner: () => mintA2AToken(config, 'orchestrator@acme-partner', 'acme-partner', ['recon.run']),
+  'partner-no-scope': () => mintA2AToken(config, 'viewer@acme-partner', 'acme-partner', []),
+  node: () => mintNodeToken(config, arg ?? config.AGENT_ID),
+};
+const mint = tokens[kind];
+if (!mint) {
+  process.stderr.write(`unknown token kind "${kind}"; one of: ${Object.keys(tokens).join(', ')}\n`);
+  process.exit(2);
+}
+process.stdout.write(`${mint()}\n`);
