@@ -47,6 +47,20 @@ describe('UsageReporter', () => {
     expect(batches[1].windowStart).toBe(batches[0].windowEnd);
   });
 
+  it('marks the window closed by stop() as final, and only that one', async () => {
+    const cp = fakeControlPlane();
+    let now = 5_000_000;
+    const r = new UsageReporter({ nodeId: 'n1', sender: cp.sender, flushIntervalMs: 60_000, log, now: () => now });
+    now += 1000;
+    await r.flush();
+    r.record('invoice-lookup', 'acme');
+    now += 1000;
+    await r.stop();
+    const batches = [...cp.accepted.values()];
+    expect(batches.map((b) => b.final ?? false)).toEqual([false, true]);
+    expect(batches[1].counts).toHaveLength(1);
+  });
+
   it('retries the SAME batchId after a failure and keeps unsent batches across a restart', async () => {
     const cp = fakeControlPlane();
     const spoolFile = join(dir, 'spool.json');

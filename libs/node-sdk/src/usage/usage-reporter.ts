@@ -9,7 +9,8 @@
  *   the next tick, so a retry after a lost response is recognised as a duplicate.
  * - The queue is spooled to disk (temp file + rename) whenever it changes, and reloaded at start:
  *   closed-but-unsent batches survive a restart. Calls counted in the still-open window are lost
- *   only on a crash (stop() closes and spools the window).
+ *   only on a crash (stop() closes and spools the window, marked `final`: the node serves
+ *   nothing until it reports again, so its silence meanwhile is not unknown usage).
  * - A batch the control plane refuses as malformed (400/404/422) can never succeed: it is moved
  *   to `<spool>.rejected.jsonl` and logged, instead of blocking the queue forever.
  */
@@ -24,6 +25,9 @@ export interface UsageBatch {
   windowStart: string;
   windowEnd: string;
   counts: UsageCount[];
+  /** The node stops serving at windowEnd (graceful shutdown): the retirement rule may treat the
+   *  time until it reports again as known-zero instead of unknown. */
+  final?: boolean;
 }
 
 export type SendOutcome = 'accepted' | 'retry' | 'rejected';
@@ -85,9 +89,9 @@ export class UsageReporter {
   }
 
   /** Closes the current window into a batch and sends everything queued (one flush at a time). */
-  flush(): Promise<void> {
+  flush(final = false): Promise<void> {
     if (!this.flushing) {
-      this.flushing = this.doFlush().finally(() => {
+      this.flushing = this.doFlush(final).finally(() => {
         this.flushing = undefined;
       });
     }
@@ -98,10 +102,10 @@ export class UsageReporter {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
     await this.flushing;
-    await this.flush();
+    await this.flush(true);
   }
 
-  private async doFlush(): Promise<void> {
+  private async doFlush(final: boolean): Promise<void> {
     const end = this.now();
     this.pending.push({
       nodeId: this.options.nodeId,
@@ -109,6 +113,7 @@ export class UsageReporter {
       windowStart: new Date(this.windowStart).toISOString(),
       windowEnd: new Date(end).toISOString(),
       counts: this.counter.drain(),
+      ...(final ? { final: true } : {}),
     });
     this.windowStart = end;
     await this.spool();
