@@ -19,7 +19,8 @@ export const agentBaseSchema = z.object({
     .array(
       z.object({
         url: httpUrl,
-        protocolBinding: z.enum(['JSONRPC', 'GRPC', 'HTTP+JSON']),
+        // The card must declare exactly what agent nodes serve: node-sdk serves JSON-RPC and HTTP+JSON.
+        protocolBinding: z.enum(['JSONRPC', 'HTTP+JSON'], { error: 'must be JSONRPC or HTTP+JSON (the bindings agent nodes serve)' }),
         protocolVersion: z.string().regex(/^\d+\.\d+$/, 'must look like 1.0'),
         tenant: z.string().min(1).optional(),
       }),
@@ -29,7 +30,15 @@ export const agentBaseSchema = z.object({
   securityRequirements: z.array(z.unknown()).optional(),
   defaultInputModes: z.array(mimeType).min(1, 'at least one mode is required'),
   defaultOutputModes: z.array(mimeType).min(1, 'at least one mode is required'),
-  protocol: z.object({ streaming: z.boolean(), pushNotifications: z.boolean(), extendedAgentCard: z.boolean() }),
+  // Agent nodes of this release serve neither streaming nor push notifications; a card that
+  // declared them would promise operations that answer UnsupportedOperationError.
+  protocol: z.object({
+    streaming: z.literal(false, { error: 'agent nodes do not serve SendStreamingMessage yet; streaming must stay false' }),
+    pushNotifications: z.literal(false, {
+      error: 'agent nodes do not serve push notification configs yet; pushNotifications must stay false',
+    }),
+    extendedAgentCard: z.boolean(),
+  }),
   extensions: z
     .array(
       z.object({
