@@ -1,4 +1,4 @@
-import { createPublicKey, type KeyObject } from 'node:crypto';
+import { createPublicKey, createSecretKey, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { AuthError, AuthErrorCode } from './auth.errors';
 
@@ -35,9 +35,13 @@ export class KeyResolver {
   private keys: { kid?: string; kty: string; alg?: string; key: KeyObject }[] = [];
   private fetchedAt = 0;
   private loading: Promise<void> | undefined;
+  private secretKey: KeyObject | undefined;
 
   constructor(private readonly options: KeySourceOptions) {
     if (options.algorithms.includes('HS256') && !options.secret) throw new Error('HS256 needs a secret');
+    // A KeyObject made once: handed a string, jsonwebtoken first tries (and fails) to parse it as
+    // a public key on every verification, which cost ~0.3 ms of CPU per request here.
+    if (options.secret) this.secretKey = createSecretKey(Buffer.from(options.secret, 'utf8'));
     const asymmetric = options.algorithms.some((a) => a !== 'HS256');
     if (asymmetric && !options.jwksFile && !options.jwksUrl) throw new Error('RS256/ES256 need JWT_JWKS_FILE or JWT_JWKS_URL');
     if (options.jwksFile) this.keys = parseJwks(JSON.parse(readFileSync(options.jwksFile, 'utf8')));
@@ -51,7 +55,7 @@ export class KeyResolver {
         `token algorithm "${header.alg ?? 'none'}" is not accepted (accepted: ${this.options.algorithms.join(', ')})`,
       );
     }
-    if (alg === 'HS256') return this.options.secret!;
+    if (alg === 'HS256') return this.secretKey!;
     let key = this.find(alg, header.kid);
     if (!key && this.options.jwksUrl && Date.now() - this.fetchedAt > MIN_REFRESH_MS) {
       await this.refresh();
