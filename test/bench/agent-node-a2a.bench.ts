@@ -17,6 +17,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Fastify from 'fastify';
+import { createSecretKey } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import { mintA2AToken } from '@cp/auth';
 import { loadConfig } from '@cp/common';
@@ -62,9 +63,11 @@ if (process.argv[2] === '--bare') {
     if (req.headers['if-none-match'] === etag) return reply.code(304).send();
     return reply.header('content-type', 'application/json').send(body);
   });
+  // A KeyObject, as the product uses: a string secret costs jsonwebtoken a failed public-key parse per call.
+  const key = createSecretKey(Buffer.from(secret, 'utf8'));
   app.post('/a2a/jsonrpc', (req, reply) => {
     const token = (req.headers.authorization ?? '').slice(7);
-    jwt.verify(token, secret, { algorithms: ['HS256'], audience, issuer });
+    jwt.verify(token, key, { algorithms: ['HS256'], audience, issuer });
     return reply.header('content-type', 'application/json').send(`{"jsonrpc":"2.0","id":1,"result":${ext}}`);
   });
   void app.listen({ port: Number(process.argv[6]), host: '127.0.0.1' });
