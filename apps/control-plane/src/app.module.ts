@@ -7,6 +7,7 @@ import { AgentsModule } from './agents/agents.module';
 import { ManifestsModule } from './manifests/manifests.module';
 import { UsageModule } from './usage/usage.module';
 import { ProjectionsModule } from './projections/projections.module';
+import { TeamsModule } from './teams/teams.module';
 import { TenantsModule } from './tenants/tenants.module';
 import { ScopesModule } from './scopes/scopes.module';
 import { PreviewOptInsModule } from './preview-opt-ins/preview-opt-ins.module';
@@ -29,6 +30,7 @@ import { SyncModule } from './sync/sync.module';
     ManifestsModule,
     UsageModule,
     ProjectionsModule,
+    TeamsModule,
     TenantsModule,
     ScopesModule,
     PreviewOptInsModule,
