@@ -14,7 +14,8 @@ if (config.NODE_ENV === 'production') {
 const [kind = 'admin', arg] = process.argv.slice(2);
 const tokens: Record<string, () => string> = {
   admin: () => mintAdminToken(config, 'dev:platform-admin', ['platform-admin']),
-  'team-admin': () => mintAdminToken(config, `dev:team-admin:${arg ?? 'finance-agents-team'}`, ['team-admin'], [arg ?? 'finance-agents-team']),
+  'team-admin': () =>
+    mintAdminToken(config, `dev:team-admin:${arg ?? 'finance-agents-team'}`, ['team-admin'], [arg ?? 'finance-agents-team']),
   viewer: () => mintAdminToken(config, 'dev:viewer', ['viewer']),
   partner: () => mintA2AToken(config, 'orchestrator@acme-partner', 'acme-partner', ['recon.run']),
   'partner-no-scope': () => mintA2AToken(config, 'viewer@acme-partner', 'acme-partner', []),

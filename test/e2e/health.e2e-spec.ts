@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AppModule } from '../../apps/control-plane/src/app.module';
 import { WorkerModule } from '../../apps/worker/src/worker.module';
@@ -15,14 +18,21 @@ describe.each([
   let db: TestDatabase;
   let app: NestFastifyApplication;
   let url: string;
+  let cacheDir: string;
 
   beforeAll(async () => {
     db = await createTestDatabase(`health_${name}`);
-    ({ app, url } = await bootApp(module, testConfig({ DATABASE_URL: db.url })));
+    // No bundle on disk and no control plane (a closed port): whatever runs on this machine.
+    cacheDir = mkdtempSync(join(tmpdir(), 'cp-health-'));
+    ({ app, url } = await bootApp(
+      module,
+      testConfig({ DATABASE_URL: db.url, NODE_CACHE_DIR: cacheDir, CONTROL_PLANE_URL: 'http://127.0.0.1:9' }),
+    ));
   });
   afterAll(async () => {
     await app?.close();
     await db?.drop();
+    rmSync(cacheDir, { recursive: true, force: true });
   });
 
   it('answers /healthz while the process lives', async () => {

@@ -22,13 +22,12 @@ export interface GraphQLRequestContext {
 }
 
 /**
- * Where the code-first schema goes: GRAPHQL_SCHEMA_FILE when set; otherwise the committed file
- * in development, and memory in test and production (parallel suites must not race on the
- * committed file, and a production image need not write into its own tree).
+ * Where the code-first schema goes: GRAPHQL_SCHEMA_FILE when set, otherwise memory. Running the
+ * app never writes the committed schema (a stale dist/ once rewrote it, and parallel suites must
+ * not race on it); the drift test generates it on purpose (UPDATE_SCHEMA=1 npx jest test/e2e/admin-schema).
  */
-export function schemaFileFor(config: Pick<AppConfig, 'GRAPHQL_SCHEMA_FILE' | 'NODE_ENV'>): string | true {
-  if (config.GRAPHQL_SCHEMA_FILE) return config.GRAPHQL_SCHEMA_FILE;
-  return config.NODE_ENV === 'development' ? SCHEMA_FILE : true;
+export function schemaFileFor(config: Pick<AppConfig, 'GRAPHQL_SCHEMA_FILE'>): string | true {
+  return config.GRAPHQL_SCHEMA_FILE ?? true;
 }
 
 /** The admin GraphQL API: Apollo Server 5 on the app's Fastify instance, at /graphql. */
