@@ -3,7 +3,7 @@ import type { NodePrincipal } from '@cp/auth';
 import { parseAck, parseHeartbeat, parseRegister } from './dto/node-api.inputs';
 import { NodeApiFilter } from './node-api.filter';
 import { NodeApiService } from './node-api.service';
-import { CurrentNode, NodeTokenGuard } from './node-token.guard';
+import { CurrentNode, NodeTokenGuard } from '../node-auth/node-token.guard';
 
 /** Node lifecycle: register, heartbeat, ack. (GET bundle is a bare Fastify route: node-bundle.route.ts.) */
 @Controller('node/v1')

@@ -1,6 +1,7 @@
 import { Catch, HttpException, Logger, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
-import { NodeApiError } from './node-api.errors';
+import { AuthError } from '@cp/auth';
+import { NodeApiError, NodeApiErrorCode } from './node-api.errors';
 
 /** Node API answers: NodeApiError with its status; Nest's own HTTP errors as they are; anything else 500 with an error id. */
 @Catch()
@@ -16,6 +17,7 @@ export class NodeApiFilter implements ExceptionFilter {
 
 export function nodeApiAnswer(error: unknown, logger: Pick<Logger, 'error'>): { status: number; body: unknown } {
   if (error instanceof NodeApiError) return { status: error.status, body: error.toJSON() };
+  if (error instanceof AuthError) return nodeApiAnswer(new NodeApiError(NodeApiErrorCode.Unauthenticated, error.message), logger);
   if (error instanceof HttpException) {
     return { status: error.getStatus(), body: { error: { code: 'HTTP_' + error.getStatus(), message: error.message } } };
   }

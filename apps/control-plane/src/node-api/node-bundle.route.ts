@@ -5,7 +5,7 @@ import { nodeApiPaths } from '@cp/node-sdk';
 import { BundleCache, SyncError } from '@cp/sync';
 import { NodeApiError, NodeApiErrorCode } from './node-api.errors';
 import { nodeApiAnswer } from './node-api.filter';
-import { NodeAuthenticator } from './node-authenticator';
+import { NodeAuthenticator } from '../node-auth/node-authenticator';
 
 /**
  * GET /node/v1/bundle: the bundle of the token's agent, at its current revision. Every node

@@ -1,6 +1,6 @@
-import { Body, Controller, Headers, HttpCode, Inject, Post, UseFilters } from '@nestjs/common';
-import { bearerToken, controlPlaneVerifier, type JwtVerifier } from '@cp/auth';
-import { AppConfigToken, type AppConfig } from '@cp/common';
+import { Body, Controller, HttpCode, Post, UseFilters, UseGuards } from '@nestjs/common';
+import type { NodePrincipal } from '@cp/auth';
+import { CurrentNode, NodeTokenGuard } from '../node-auth/node-token.guard';
 import type { TokenExchangeResult } from './dto/token-exchange.schema';
 import { TokenExchangeFilter } from './token-exchange.filter';
 import { TokenExchangeService } from './token-exchange.service';
@@ -8,20 +8,13 @@ import { TokenExchangeService } from './token-exchange.service';
 /** Agent nodes exchange a caller's token for a downscoped tool token here (node JWT). */
 @Controller('node/v1')
 @UseFilters(TokenExchangeFilter)
+@UseGuards(NodeTokenGuard)
 export class TokenExchangeController {
-  private readonly verifier: JwtVerifier;
-
-  constructor(
-    private readonly exchanges: TokenExchangeService,
-    @Inject(AppConfigToken) config: AppConfig,
-  ) {
-    this.verifier = controlPlaneVerifier(config);
-  }
+  constructor(private readonly exchanges: TokenExchangeService) {}
 
   @Post('token-exchange')
   @HttpCode(200)
-  async exchange(@Headers('authorization') authorization: string | undefined, @Body() body: unknown): Promise<TokenExchangeResult> {
-    const node = await this.verifier.verify(bearerToken(authorization), 'node');
+  async exchange(@CurrentNode() node: NodePrincipal, @Body() body: unknown): Promise<TokenExchangeResult> {
     return this.exchanges.exchange(node, body);
   }
 }

@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { AuthError, bearerToken, controlPlaneVerifier, type JwtVerifier, type NodePrincipal } from '@cp/auth';
+import { AuthError, AuthErrorCode, bearerToken, controlPlaneVerifier, type JwtVerifier, type NodePrincipal } from '@cp/auth';
 import { InjectConfig, type AppConfig } from '@cp/common';
-import { NodeApiError, NodeApiErrorCode } from './node-api.errors';
 
 const MEMO_LIMIT = 10_000;
 const MEMO_MAX_MS = 60_000;
@@ -9,7 +8,9 @@ const MEMO_MAX_MS = 60_000;
 /**
  * Verifies node tokens. A verified token is remembered (by its exact text, until it expires or
  * for a minute at most), so a fleet revalidating every few seconds does not pay a signature
- * check per request: the bundle/304 path must run near bare-Fastify speed.
+ * check per request: the bundle/304 path must run near bare-Fastify speed. Every /node/v1 entry
+ * point (sync, usage, token exchange) authenticates here; failures are AuthErrors, which each
+ * endpoint's filter answers with 401.
  */
 @Injectable()
 export class NodeAuthenticator {
@@ -22,17 +23,11 @@ export class NodeAuthenticator {
 
   async authenticate(authorization: string | string[] | undefined): Promise<NodePrincipal> {
     const token = bearerToken(authorization);
-    if (!token) throw new NodeApiError(NodeApiErrorCode.Unauthenticated, 'a node token is required (Authorization: Bearer <token>)');
+    if (!token) throw new AuthError(AuthErrorCode.Missing, 'a node token is required (Authorization: Bearer <token>)');
     const now = Date.now();
     const hit = this.memo.get(token);
     if (hit && hit.until > now) return hit.principal;
-    let principal: NodePrincipal;
-    try {
-      principal = await this.verifier.verify(token, 'node');
-    } catch (error) {
-      if (error instanceof AuthError) throw new NodeApiError(NodeApiErrorCode.Unauthenticated, error.message);
-      throw error;
-    }
+    const principal = await this.verifier.verify(token, 'node');
     if (this.memo.size >= MEMO_LIMIT) this.memo.clear();
     this.memo.set(token, { principal, until: Math.min(now + MEMO_MAX_MS, expiryMs(token) ?? now) });
     return principal;
