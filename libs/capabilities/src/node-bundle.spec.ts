@@ -124,6 +124,13 @@ describe('checkNodeBundle', () => {
     expect(checkNodeBundle(good(), { revision: 2 }).ok).toBe(true);
   });
 
+  it('accepts a lower revision from a new registry epoch (a registry recreated from scratch)', () => {
+    const b = good();
+    const fromOldRegistry = { revision: 9, epoch: '2026-01-01T00:00:00.000Z' };
+    expect(checkNodeBundle(b, { revision: 9, epoch: b.snapshot.epoch }).ok).toBe(false);
+    expect(checkNodeBundle(b, fromOldRegistry).ok).toBe(true);
+  });
+
   it('never throws on garbage', () => {
     fc.assert(
       fc.property(fc.anything(), (v) => {

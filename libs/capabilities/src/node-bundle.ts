@@ -155,9 +155,14 @@ function sample(total: number, count: number): number[] {
  * Checks a bundle before a node applies it: shape, content hash, every projection consistent with
  * the snapshot (the public card byte for byte; classes: every ETag matches its bytes, and a
  * sample of `classSample` classes, default 64, is recomputed), and revision not older than
- * `current`. `value` may be the JSON text or the parsed object. Never throws.
+ * `current` within the same registry epoch (a recreated registry starts again from revision 1).
+ * `value` may be the JSON text or the parsed object. Never throws.
  */
-export function checkNodeBundle(value: unknown, current?: { revision: number }, options: { classSample?: number } = {}): NodeBundleCheck {
+export function checkNodeBundle(
+  value: unknown,
+  current?: { revision: number; epoch?: string },
+  options: { classSample?: number } = {},
+): NodeBundleCheck {
   let parsed: unknown = value;
   if (typeof value === 'string') {
     try {
@@ -170,7 +175,7 @@ export function checkNodeBundle(value: unknown, current?: { revision: number }, 
   const shape = shapeError(parsed);
   if (shape) return fail(shape);
   const bundle = parsed as unknown as NodeBundle;
-  if (current && bundle.revision < current.revision) {
+  if (current && bundle.revision < current.revision && bundle.snapshot.epoch === current.epoch) {
     return fail(`revision ${bundle.revision} is older than the applied revision ${current.revision}`);
   }
   try {

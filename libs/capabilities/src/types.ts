@@ -88,6 +88,11 @@ export interface RegistrySnapshot {
   manifests: CapabilityManifest[];
   /** Tenants opted in to this agent's previews. */
   previewTenants: string[];
+  /**
+   * The registry's lineage (the agent's creation time). Revisions only grow within one epoch; a
+   * registry recreated from scratch starts a new epoch, so nodes accept its lower revisions.
+   */
+  epoch?: string;
 }
 
 /** One problem, at a JSON path such as `$.skill.inputModes[1]` or `$[3].id`. */

@@ -16,6 +16,8 @@ import {
 
 export class ActiveBundle {
   readonly revision: number;
+  /** The registry lineage this bundle belongs to (see RegistrySnapshot.epoch). */
+  readonly epoch: string | undefined;
   readonly agentId: string;
   readonly publicCard: SerializedProjection;
   /** Every non-removed capability: enforce per call with entitlement(entry, caller, entitlementContext). */
@@ -30,6 +32,7 @@ export class ActiveBundle {
 
   constructor(readonly bundle: NodeBundle) {
     this.revision = bundle.revision;
+    this.epoch = bundle.snapshot.epoch;
     this.agentId = bundle.agentId;
     this.publicCard = bundle.publicCard;
     this.policy = bundle.executionPolicy;

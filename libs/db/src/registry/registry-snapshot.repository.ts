@@ -23,6 +23,7 @@ export class RegistrySnapshotRepository {
           agent: agentBaseFromRow(agent),
           manifests: manifests.map(manifestFromRow),
           previewTenants: optIns.map((o) => o.tenantId),
+          epoch: agent.createdAt.toISOString(),
         };
       },
       { isolationLevel: 'RepeatableRead' },
