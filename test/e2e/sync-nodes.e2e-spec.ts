@@ -191,8 +191,12 @@ describe('node sync (real PostgreSQL, Redis, HTTP; one node in another process)'
     const { revision } = await rename('outbox only', silentWriter());
     await until('nodes on the outbox revision', () => revisions().every((r) => r === revision));
     await child!.waitFor((s) => s.revision === revision);
-    const row = await prisma().registryRevision.findUniqueOrThrow({ where: { agentId_revision: { agentId: AGENT, revision } } });
-    expect(row.publishedAt).not.toBeNull();
+    // The relay marks the row after announcing, so a node may apply the revision first.
+    const row = await until('the outbox row marked published', async () => {
+      const r = await prisma().registryRevision.findUniqueOrThrow({ where: { agentId_revision: { agentId: AGENT, revision } } });
+      return r.publishedAt ? r : undefined;
+    });
+    expect(row.publishedAt).toBeInstanceOf(Date);
   });
 
   it('a corrupt bundle is refused, the node keeps the old one and reports the error', async () => {
@@ -202,7 +206,13 @@ describe('node sync (real PostgreSQL, Redis, HTTP; one node in another process)'
     const corrupt = { ...good, publicCard: { ...good.publicCard, body: good.publicCard.body.replace('corrupted', 'tampered') } };
     const keys = syncKeys(config.REDIS_KEY_PREFIX, AGENT);
     await commands.connect().catch(() => undefined);
-    await commands.hset(keys.bundle(revision), 'body', JSON.stringify(corrupt), 'etag', nodeBundleEtag(revision, good.contentHash));
+    await commands.hset(
+      keys.bundle(revision, good.snapshot.epoch),
+      'body',
+      JSON.stringify(corrupt),
+      'etag',
+      nodeBundleEtag(revision, good.contentHash),
+    );
     await app.get(BundleCache).raise(AGENT, revision, true);
     await until('every node refused it', () => nodes.every((n) => n.status().lastRefusal !== null));
     expect(nodes[0]!.status().lastRefusal).toMatch(/contentHash mismatch/);
@@ -290,5 +300,23 @@ describe('node sync (real PostgreSQL, Redis, HTTP; one node in another process)'
   it('the outbox relay leaves nothing unpublished', async () => {
     await app.get(OutboxRelay).republishOutbox();
     expect(await prisma().registryRevision.count({ where: { agentId: AGENT, publishedAt: null } })).toBe(0);
+  });
+
+  it('a registry recreated from scratch (new epoch, lower revision) replaces the old one everywhere', async () => {
+    const before = nodes[0]!.current()!;
+    expect(before.revision).toBeGreaterThan(2);
+    // What a reset or restored database looks like: the agent is new and its revisions restart.
+    await prisma().$transaction([
+      prisma().registryRevision.deleteMany({ where: { agentId: AGENT } }),
+      prisma()
+        .$executeRaw`UPDATE "Agent" SET revision = 1, name = 'Recreated Agent', "createdAt" = now() + interval '1 second' WHERE id = ${AGENT}`,
+      prisma().registryRevision.create({ data: { agentId: AGENT, revision: 1, actor: 'system:seed', summary: 'reseeded' } }),
+    ]);
+    await app.get(OutboxRelay).republishOutbox();
+    await until('every node on the recreated registry', () =>
+      nodes.every((n) => n.current()?.revision === 1 && n.current()?.publicCard.body.includes('Recreated Agent')),
+    );
+    expect(nodes[0]!.current()!.epoch).not.toBe(before.epoch);
+    await child!.waitFor((s) => s.revision === 1);
   });
 });

@@ -2,7 +2,15 @@
 export { ActiveBundle } from './active-bundle';
 export { NodeSync } from './node-sync';
 export type { NodeSyncOptions, NodeSyncLogger, NodeSyncStatus, BundleSource, RefreshOutcome, AppliedListener } from './node-sync';
-export { nodeApiPaths, nodeBundleEtag, syncKeys, NODE_API_PREFIX, NODE_ID_PATTERN } from './sync-protocol';
+export {
+  nodeApiPaths,
+  nodeBundleEtag,
+  syncKeys,
+  revisionStamp,
+  parseRevisionStamp,
+  NODE_API_PREFIX,
+  NODE_ID_PATTERN,
+} from './sync-protocol';
 export type { AckBody, HeartbeatBody, RegisterNodeBody } from './sync-protocol';
 export type { NodeBundle, NodeBundleClass, NodeBundleCheck, SerializedProjection } from '@cp/capabilities';
 export { checkNodeBundle } from '@cp/capabilities';

@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { checkNodeBundle } from '@cp/capabilities';
 import { ActiveBundle } from './active-bundle';
-import { nodeApiPaths, nodeBundleEtag, syncKeys, type AckBody } from './sync-protocol';
+import { nodeApiPaths, nodeBundleEtag, parseRevisionStamp, syncKeys, type AckBody } from './sync-protocol';
 
 export interface NodeSyncLogger {
   debug?(message: string): void;
@@ -342,8 +342,11 @@ export class NodeSync {
     });
     this.subscriber = sub;
     sub.on('message', (_channel: string, message: string) => {
-      const revision = Number(message);
-      if (!Number.isInteger(revision) || !this.active || revision > this.active.revision) void this.refresh();
+      // Skip only what cannot be news: an older or equal revision of the registry epoch we serve.
+      const stamp = parseRevisionStamp(message);
+      const active = this.active;
+      const known = stamp && active && stamp.revision <= active.revision && (stamp.epoch === '' || stamp.epoch === (active.epoch ?? ''));
+      if (!known) void this.refresh();
     });
     sub.on('ready', () => {
       this.subscriberReady = true;

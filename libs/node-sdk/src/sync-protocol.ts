@@ -14,15 +14,31 @@ export const nodeApiPaths = {
 } as const;
 
 export const syncKeys = (prefix: string, agentId: string) => ({
-  /** The agent's latest announced revision (only ever raised). */
+  /** The agent's latest announced revision stamp (`revisionStamp`; raised within an epoch). */
   revision: `${prefix}sync:{${agentId}}:rev`,
-  /** Hash {body, etag} of the bundle of one revision. */
-  bundle: (revision: number) => `${prefix}sync:{${agentId}}:bundle:${revision}`,
+  /** Hash {body, etag} of the bundle of one revision of one registry epoch. */
+  bundle: (revision: number, epoch = '') => `${prefix}sync:{${agentId}}:bundle:${revision}:${epoch}`,
   /** Held while one process computes the bundle of a revision. */
   lock: (revision: number) => `${prefix}sync:{${agentId}}:lock:${revision}`,
-  /** Pub/sub channel: each message is the agent's latest revision, as decimal text. */
+  /** Pub/sub channel: each message is the agent's latest revision stamp. */
   channel: `${prefix}sync:{${agentId}}:revisions`,
 });
+
+/**
+ * `<revision>|<epoch>`: revisions only grow within one registry epoch (RegistrySnapshot.epoch);
+ * a registry recreated from scratch (a reset or restored database) starts a new epoch, and
+ * everything keyed by revision alone would otherwise serve the old registry's bundles.
+ */
+export function revisionStamp(revision: number, epoch: string | undefined): string {
+  return `${revision}|${epoch ?? ''}`;
+}
+
+export function parseRevisionStamp(value: string): { revision: number; epoch: string } | undefined {
+  const bar = value.indexOf('|');
+  const revision = Number(bar === -1 ? value : value.slice(0, bar));
+  if (!Number.isInteger(revision) || revision < 0) return undefined;
+  return { revision, epoch: bar === -1 ? '' : value.slice(bar + 1) };
+}
 
 /**
  * Strong ETag of a bundle: covers the revision and the content (generatedAt excluded, so a

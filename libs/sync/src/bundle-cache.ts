@@ -4,28 +4,42 @@ import type { Redis } from 'ioredis';
 import { buildNodeBundle } from '@cp/capabilities';
 import { InjectConfig, InjectRedis, type AppConfig } from '@cp/common';
 import { RegistrySnapshotRepository } from '@cp/db';
-import { nodeBundleEtag, syncKeys } from '@cp/node-sdk';
+import { nodeBundleEtag, parseRevisionStamp, syncKeys } from '@cp/node-sdk';
 import { SyncError, SyncErrorCode } from './sync.errors';
 import { SYNC_OPTIONS, type SyncPublisherOptions } from './sync.options';
 
 export interface CachedBundle {
   agentId: string;
   revision: number;
+  /** Registry epoch (RegistrySnapshot.epoch; '' when unknown). */
+  epoch: string;
   etag: string;
   /** The exact JSON text served. */
   body: string;
 }
 
-/** Raises the revision key (never lowers it) and, when ARGV[2] is '1', announces the result. */
+/**
+ * The revision key holds `<revision>|<epoch>`. Raises it (never lowers it) within an epoch; a new
+ * epoch (ARGV[3], the registry was recreated) replaces it whatever its revision; '' = same epoch.
+ * When ARGV[2] is '1', announces the result. Returns the stamp held afterwards.
+ */
 const RAISE_REVISION = `
-local cur = tonumber(redis.call('GET', KEYS[1]) or '-1')
-local rev = tonumber(ARGV[1])
-if rev > cur then
-  redis.call('SET', KEYS[1], ARGV[1])
-  cur = rev
+local held = redis.call('GET', KEYS[1])
+local cur, epoch = -1, ''
+if held then
+  local bar = string.find(held, '|', 1, true)
+  if bar then cur = tonumber(string.sub(held, 1, bar - 1)); epoch = string.sub(held, bar + 1) else cur = tonumber(held) end
 end
-if ARGV[2] == '1' then redis.call('PUBLISH', KEYS[2], tostring(cur)) end
-return cur`;
+local rev = tonumber(ARGV[1])
+local newEpoch = ARGV[3] ~= '' and ARGV[3] ~= epoch
+if rev > cur or newEpoch then
+  cur = rev
+  if ARGV[3] ~= '' then epoch = ARGV[3] end
+  redis.call('SET', KEYS[1], tostring(cur) .. '|' .. epoch)
+end
+local stamp = tostring(cur) .. '|' .. epoch
+if ARGV[2] == '1' then redis.call('PUBLISH', KEYS[2], stamp) end
+return stamp`;
 
 const RELEASE_LOCK = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`;
 
@@ -69,42 +83,56 @@ export class BundleCache {
   /** The bundle of the agent's current revision; null when the agent does not exist. */
   async current(agentId: string): Promise<CachedBundle | null> {
     const raw = await this.redis.get(this.keys(agentId).revision);
-    let revision = raw === null ? null : Number(raw);
-    if (revision === null) {
+    let stamp = raw === null ? undefined : parseRevisionStamp(raw);
+    if (!stamp) {
       // Cold (Redis restarted or never announced): PostgreSQL knows the revision.
       this.stats.postgresReads++;
-      revision = await this.snapshots.revision(agentId);
-      if (revision === null) return null;
-      revision = await this.raise(agentId, revision, false);
+      const known = await this.snapshots.stamp(agentId);
+      if (known === null) return null;
+      stamp = await this.raiseStamp(agentId, known.revision, false, known.epoch);
     }
-    return this.memo.get(memoKey(agentId, revision)) ?? this.ensure(agentId, revision);
+    return this.memo.get(memoKey(agentId, stamp.revision, stamp.epoch)) ?? this.ensure(agentId, stamp.revision, stamp.epoch);
   }
 
-  /** The bundle of this revision (or a newer one, if the registry moved on meanwhile). */
-  ensure(agentId: string, revision: number): Promise<CachedBundle | null> {
-    const hit = this.memo.get(memoKey(agentId, revision));
+  /**
+   * The bundle of this revision (or a newer one, if the registry moved on meanwhile). With the
+   * epoch unknown (the publisher, told only the revision) it is computed from PostgreSQL.
+   */
+  ensure(agentId: string, revision: number, epoch?: string): Promise<CachedBundle | null> {
+    const key = memoKey(agentId, revision, epoch ?? '?');
+    const hit = this.memo.get(key);
     if (hit) return Promise.resolve(hit);
-    const key = memoKey(agentId, revision);
     let pending = this.computing.get(key);
     if (!pending) {
-      pending = this.fetchOrCompute(agentId, revision).finally(() => this.computing.delete(key));
+      pending = this.fetchOrCompute(agentId, revision, epoch).finally(() => this.computing.delete(key));
       this.computing.set(key, pending);
     }
     return pending;
   }
 
-  /** Raises the agent's revision key and optionally announces it; returns the key's value. */
-  async raise(agentId: string, revision: number, announce: boolean): Promise<number> {
-    const keys = this.keys(agentId);
-    const result = await this.redis.eval(RAISE_REVISION, 2, keys.revision, keys.channel, String(revision), announce ? '1' : '0');
-    return Number(result);
+  /** Raises the agent's revision key and optionally announces it; returns the revision it holds. */
+  async raise(agentId: string, revision: number, announce: boolean, epoch = ''): Promise<number> {
+    return (await this.raiseStamp(agentId, revision, announce, epoch)).revision;
   }
 
-  private async fetchOrCompute(agentId: string, revision: number): Promise<CachedBundle | null> {
+  private async raiseStamp(
+    agentId: string,
+    revision: number,
+    announce: boolean,
+    epoch: string,
+  ): Promise<{ revision: number; epoch: string }> {
+    const keys = this.keys(agentId);
+    const held = String(
+      await this.redis.eval(RAISE_REVISION, 2, keys.revision, keys.channel, String(revision), announce ? '1' : '0', epoch),
+    );
+    return parseRevisionStamp(held) ?? { revision, epoch };
+  }
+
+  private async fetchOrCompute(agentId: string, revision: number, epoch: string | undefined): Promise<CachedBundle | null> {
     const keys = this.keys(agentId);
     const deadline = Date.now() + WAIT_LIMIT_MS;
     for (;;) {
-      const cached = await this.readCached(agentId, revision);
+      const cached = epoch === undefined ? null : await this.readCached(agentId, revision, epoch);
       if (cached) return cached;
       const token = randomBytes(8).toString('hex');
       if ((await this.redis.set(keys.lock(revision), token, 'PX', LOCK_TTL_MS, 'NX')) === 'OK') {
@@ -122,15 +150,16 @@ export class BundleCache {
       }
       await sleep(WAIT_STEP_MS);
       // The holder may have built a newer revision than asked (the registry moved on): follow it.
-      const now = Number((await this.redis.get(keys.revision)) ?? revision);
-      if (now > revision) revision = now;
+      const now = parseRevisionStamp((await this.redis.get(keys.revision)) ?? '');
+      if (now && (now.revision > revision || (epoch !== undefined && now.epoch !== epoch))) ({ revision, epoch } = now);
+      else if (now && epoch === undefined && now.revision === revision) epoch = now.epoch;
     }
   }
 
-  private async readCached(agentId: string, revision: number): Promise<CachedBundle | null> {
-    const [body, etag] = await this.redis.hmget(this.keys(agentId).bundle(revision), 'body', 'etag');
+  private async readCached(agentId: string, revision: number, epoch: string): Promise<CachedBundle | null> {
+    const [body, etag] = await this.redis.hmget(this.keys(agentId).bundle(revision, epoch), 'body', 'etag');
     if (body === null || etag === null) return null;
-    return this.remember({ agentId, revision, etag, body });
+    return this.remember({ agentId, revision, epoch, etag, body });
   }
 
   private async compute(agentId: string): Promise<CachedBundle | null> {
@@ -142,17 +171,18 @@ export class BundleCache {
     const entry: CachedBundle = {
       agentId,
       revision: snapshot.revision,
+      epoch: snapshot.epoch ?? '',
       etag: nodeBundleEtag(snapshot.revision, bundle.contentHash),
       body: JSON.stringify(bundle),
     };
-    const key = this.keys(agentId).bundle(snapshot.revision);
+    const key = this.keys(agentId).bundle(entry.revision, entry.epoch);
     await this.redis.multi().hset(key, 'body', entry.body, 'etag', entry.etag).expire(key, this.options.bundleTtlSeconds).exec();
-    await this.raise(agentId, snapshot.revision, false);
+    await this.raiseStamp(agentId, entry.revision, false, entry.epoch);
     return this.remember(entry);
   }
 
   private remember(entry: CachedBundle): CachedBundle {
-    const key = memoKey(entry.agentId, entry.revision);
+    const key = memoKey(entry.agentId, entry.revision, entry.epoch);
     this.memo.delete(key);
     this.memo.set(key, entry);
     if (this.memo.size > MEMO_LIMIT) this.memo.delete(this.memo.keys().next().value!);
@@ -160,5 +190,5 @@ export class BundleCache {
   }
 }
 
-const memoKey = (agentId: string, revision: number) => `${agentId}@${revision}`;
+const memoKey = (agentId: string, revision: number, epoch: string) => `${agentId}@${revision}|${epoch}`;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -27,13 +27,15 @@ export class RevisionPublisher implements RevisionListener {
     // Fail fast rather than hold the mutation's answer while ioredis retries: the outbox has it.
     if (!this.bundles.connected())
       throw new SyncError(SyncErrorCode.RedisUnavailable, `Redis is not connected; ${agentId}@${revision} stays in the outbox`);
+    let epoch = '';
     try {
-      await this.bundles.ensure(agentId, revision);
+      epoch = (await this.bundles.ensure(agentId, revision))?.epoch ?? '';
     } catch (error) {
       // Nodes will compute it through the lock on their fetch; announcing matters more.
       this.logger.warn(`could not warm the bundle of ${agentId}@${revision}: ${(error as Error).message}`);
     }
-    const announced = await this.bundles.raise(agentId, revision, true);
+    // With the epoch, a registry recreated from scratch replaces the old registry's stamp.
+    const announced = await this.bundles.raise(agentId, revision, true, epoch);
     await this.outbox.markPublished(agentId, revision);
     return announced;
   }

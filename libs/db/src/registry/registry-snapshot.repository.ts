@@ -31,7 +31,12 @@ export class RegistrySnapshotRepository {
   }
 
   async revision(agentId: string): Promise<number | null> {
-    const agent = await this.prisma.agent.findUnique({ where: { id: agentId }, select: { revision: true } });
-    return agent?.revision ?? null;
+    return (await this.stamp(agentId))?.revision ?? null;
+  }
+
+  /** The agent's current revision and registry epoch (see RegistrySnapshot.epoch). */
+  async stamp(agentId: string): Promise<{ revision: number; epoch: string } | null> {
+    const agent = await this.prisma.agent.findUnique({ where: { id: agentId }, select: { revision: true, createdAt: true } });
+    return agent ? { revision: agent.revision, epoch: agent.createdAt.toISOString() } : null;
   }
 }
