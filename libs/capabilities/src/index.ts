@@ -43,3 +43,4 @@ export type { NodeBundle, NodeBundleClass, NodeBundleCheck, SerializedProjection
 export * from './routing';
 export * from './extensions';
 export * from './retirement';
+export { downscopedScopes } from './downscope';

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { a2aVerifier, AuthError, tokenSigner, type JwtVerifier, type NodePrincipal, type TokenSigner } from '@cp/auth';
-import { isEntitled } from '@cp/capabilities';
+import { downscopedScopes, isEntitled } from '@cp/capabilities';
 import { AppConfigToken, type AppConfig } from '@cp/common';
 import { tokenExchangeSchema, type TokenExchangeResult } from './dto/token-exchange.schema';
 import { TokenExchangeError, TokenExchangeErrorCode } from './token-exchange.errors';
@@ -52,8 +52,7 @@ export class TokenExchangeService {
         `the caller may not use capability "${body.capabilityId}" of agent "${node.agentId}"`,
       );
     }
-    const allowed = new Set(tool.scopes);
-    const scopes = caller.scopes.filter((s) => allowed.has(s)).sort();
+    const scopes = downscopedScopes(caller.scopes, tool.scopes);
     const accessToken = this.signer.sign({
       use: 'tool',
       subject: node.subject,
