@@ -11,7 +11,7 @@ describe('downscopedScopes', () => {
   });
 
   it('never grants a scope the caller lacks, whatever the tool declares', () => {
-    const scope = fc.constantFrom('a', 'b', 'c', 'd', 'e');
+    const scope = fc.constantFrom<string>('a', 'b', 'c', 'd', 'e');
     fc.assert(
       fc.property(fc.array(scope), fc.array(scope), (caller, tool) => {
         const out = downscopedScopes(caller, tool);
