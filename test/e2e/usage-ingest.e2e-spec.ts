@@ -6,7 +6,8 @@ import { Client } from 'pg';
 import { mintAdminToken, mintNodeToken } from '@cp/auth';
 import { AppConfigModule, AppConfigToken, createFastifyAdapter, type AppConfig } from '@cp/common';
 import { DbModule, PrismaService, seedWhenEmpty } from '@cp/db';
-import { Clock, FixedClock } from '@cp/jobs';
+import { Clock, FixedClock, UsageRetentionService } from '@cp/jobs';
+import { UsageRetentionRepository } from '../../libs/jobs/src/retention/usage-retention.repository';
 import { UsageIngestModule } from '../../apps/control-plane/src/usage-ingest/usage-ingest.module';
 import { createAgent, createManifests, createNode } from '../../libs/jobs/src/testing/retirement-fixtures';
 import { testConfig } from '../support/config';
@@ -288,5 +289,37 @@ describe('POST /node/v1/usage', () => {
       expect((await post(batch({ nodeId: 'node-anon' }), `${token}x`)).statusCode).toBe(401);
       await nothingWritten('node-anon');
     });
+
+    it('a window that ended before the batch-id retention window (400): a retry of it could count twice', async () => {
+      const res = await post(
+        batch({
+          nodeId: 'node-late',
+          windowStart: '2026-10-01T00:00:00.000Z',
+          windowEnd: '2026-10-01T00:01:00.000Z',
+          counts: [{ capabilityId: 'invoice-lookup', tenant: 'acme-partner', count: 1, lastCallAt: '2026-10-01T00:00:30.000Z' }],
+        }),
+      );
+      expect(res.statusCode).toBe(400);
+      expect(res.json().issues).toEqual([{ path: '$.windowEnd', message: expect.stringMatching(/older than the 35-day window/) }]);
+      await nothingWritten('node-late');
+    });
+  });
+
+  it('prunes exactly the batch ids whose windows ingestion would now refuse', async () => {
+    const retention = new UsageRetentionService(new UsageRetentionRepository(app.get(PrismaService)), clock, config);
+    await createNode(pg, { id: 'node-old', agentId: 'finance-agent', registeredAt: new Date('2026-09-01T00:00:00.000Z') });
+    const insert = (id: string, end: string) =>
+      pg.query(
+        `INSERT INTO "UsageBatch" (id, "nodeId", "agentId", "windowStart", "windowEnd", entries, calls) VALUES ($1, 'node-old', 'finance-agent', $2::timestamp - interval '1 minute', $2, 0, 0)`,
+        [id, end],
+      );
+    await insert(randomUUID(), '2026-10-01T00:00:00.000Z'); // 62 days before the clock: prunable
+    const kept = randomUUID();
+    await insert(kept, '2026-11-01T00:00:00.000Z'); // 31 days: still within 35
+    const before = (await pg.query(`SELECT count(*)::int AS n FROM "UsageBatch"`)).rows[0].n;
+    expect(await retention.prune()).toBe(1);
+    expect((await pg.query(`SELECT count(*)::int AS n FROM "UsageBatch"`)).rows[0].n).toBe(before - 1);
+    expect((await pg.query(`SELECT id FROM "UsageBatch" WHERE "nodeId" = 'node-old'`)).rows).toEqual([{ id: kept }]);
+    expect(await retention.prune()).toBe(0);
   });
 });

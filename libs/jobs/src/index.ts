@@ -11,3 +11,4 @@ export { RetirementRunsRepository } from './retirement/retirement-runs.repositor
 export { retirementPolicy } from './retirement/retirement-policy';
 export { RetirementError, RetirementErrorCode } from './retirement/retirement.errors';
 export * from './retirement/retirement.types';
+export { UsageRetentionService } from './retention/usage-retention.service';

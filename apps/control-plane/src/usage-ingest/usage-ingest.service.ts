@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { NodePrincipal } from '@cp/auth';
 import type { ValidationIssue } from '@cp/capabilities';
+import { InjectConfig, type AppConfig } from '@cp/common';
 import { Clock } from '@cp/jobs';
 import { usageBatchSchema, type UsageBatchBody } from './dto/usage-batch.schema';
 import { UsageIngestError, UsageIngestErrorCode } from './usage-ingest.errors';
@@ -17,10 +18,15 @@ export interface IngestResult {
 /** Validates a node's usage batch and records it exactly once. */
 @Injectable()
 export class UsageIngestService {
+  private readonly retentionMs: number;
+
   constructor(
     private readonly repository: UsageIngestRepository,
     private readonly clock: Clock,
-  ) {}
+    @InjectConfig() config: AppConfig,
+  ) {
+    this.retentionMs = config.USAGE_BATCH_RETENTION_DAYS * 86_400_000;
+  }
 
   async ingest(principal: NodePrincipal, body: unknown): Promise<IngestResult> {
     const batch = this.parse(body);
@@ -31,6 +37,11 @@ export class UsageIngestService {
     if (windowEnd < windowStart) issues.push({ path: '$.windowEnd', message: 'must not be before windowStart' });
     if (windowEnd.getTime() > now.getTime() + MAX_CLOCK_SKEW_MS)
       issues.push({ path: '$.windowEnd', message: `is in the future (now is ${now.toISOString()})` });
+    if (windowEnd.getTime() < now.getTime() - this.retentionMs)
+      issues.push({
+        path: '$.windowEnd',
+        message: `is older than the ${this.retentionMs / 86_400_000}-day window in which batch ids are kept: refused, because a retry could no longer be told apart`,
+      });
     batch.counts.forEach((c, i) => {
       const last = new Date(c.lastCallAt);
       if (c.count > 0 && (last < windowStart || last > windowEnd))

@@ -28,6 +28,13 @@ describe('loadConfig', () => {
     expect(loadConfig({ NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(40) }).NODE_ENV).toBe('production');
   });
 
+  it('refuses a usage-batch retention that does not outlast the retirement window', () => {
+    expect(() => loadConfig({ USAGE_BATCH_RETENTION_DAYS: '30' })).toThrow(
+      /USAGE_BATCH_RETENTION_DAYS: must be more than RETIREMENT_WINDOW_DAYS \(30\)/,
+    );
+    expect(loadConfig({ USAGE_BATCH_RETENTION_DAYS: '31' }).USAGE_BATCH_RETENTION_DAYS).toBe(31);
+  });
+
   it('treats empty variables as unset', () => {
     expect(loadConfig({ REDIS_URL: '' }).REDIS_URL).toBe('redis://127.0.0.1:6379');
   });

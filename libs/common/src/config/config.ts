@@ -79,8 +79,21 @@ export const configSchema = z
     RETIREMENT_COVERAGE_GRACE_SECONDS: z.coerce.number().int().min(0).default(900),
     /** Whether the worker schedules the repeatable retirement job (off: runs only on demand). */
     RETIREMENT_SCHEDULE_ENABLED: bool.default(true),
+    /**
+     * Usage batch ids are kept this long to recognise a retried batch; older ones are pruned by
+     * the daily job, and a batch whose window ended before this window is refused (it could no
+     * longer be told apart from a retry). Must exceed RETIREMENT_WINDOW_DAYS.
+     */
+    USAGE_BATCH_RETENTION_DAYS: z.coerce.number().int().min(2).default(35),
   })
   .superRefine((config, ctx) => {
+    if (config.USAGE_BATCH_RETENTION_DAYS <= config.RETIREMENT_WINDOW_DAYS) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['USAGE_BATCH_RETENTION_DAYS'],
+        message: `must be more than RETIREMENT_WINDOW_DAYS (${config.RETIREMENT_WINDOW_DAYS}): retirement reads that much usage`,
+      });
+    }
     if (config.NODE_ENV === 'production' && config.JWT_SECRET === DEV_SECRET && config.JWT_ALGORITHMS.includes('HS256')) {
       ctx.addIssue({ code: 'custom', path: ['JWT_SECRET'], message: 'must be set in production (the default is for development only)' });
     }
