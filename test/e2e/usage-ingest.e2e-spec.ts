@@ -197,7 +197,7 @@ describe('POST /node/v1/usage', () => {
         }),
       );
       expect(res.statusCode).toBe(400);
-      expect(res.json()).toMatchObject({
+      expect(res.json().error).toMatchObject({
         code: 'UNKNOWN_CAPABILITY',
         message: 'not capabilities of agent "finance-agent": other-capability, no-such-thing',
         issues: [
@@ -256,8 +256,8 @@ describe('POST /node/v1/usage', () => {
       for (const [body, path, message] of cases) {
         const res = await post(body);
         expect(res.statusCode).toBe(400);
-        expect(res.json().code).toBe('INVALID_USAGE_BATCH');
-        expect(res.json().issues).toEqual(expect.arrayContaining([{ path, message: expect.stringMatching(message) }]));
+        expect(res.json().error.code).toBe('INVALID_USAGE_BATCH');
+        expect(res.json().error.issues).toEqual(expect.arrayContaining([{ path, message: expect.stringMatching(message) }]));
       }
       await nothingWritten('node-bad');
     });
@@ -265,7 +265,7 @@ describe('POST /node/v1/usage', () => {
     it('a node registered for another agent (403)', async () => {
       const res = await post(batch({ nodeId: 'node-of-other' }));
       expect(res.statusCode).toBe(403);
-      expect(res.json()).toMatchObject({
+      expect(res.json().error).toMatchObject({
         code: 'NODE_OF_ANOTHER_AGENT',
         message: 'node "node-of-other" belongs to agent "other-agent", not "finance-agent"',
       });
@@ -277,7 +277,7 @@ describe('POST /node/v1/usage', () => {
       await post(body);
       const res = await post({ ...body, nodeId: 'node-y' });
       expect(res.statusCode).toBe(409);
-      expect(res.json().code).toBe('BATCH_ID_REUSED');
+      expect(res.json().error.code).toBe('BATCH_ID_REUSED');
       await nothingWritten('node-y');
     });
 
@@ -285,7 +285,7 @@ describe('POST /node/v1/usage', () => {
       expect((await post(batch({ nodeId: 'node-anon' }), null)).statusCode).toBe(401);
       const admin = await post(batch({ nodeId: 'node-anon' }), mintAdminToken(config, 'alice', ['platform-admin']));
       expect(admin.statusCode).toBe(401);
-      expect(admin.json()).toMatchObject({ code: 'TOKEN_WRONG_USE' });
+      expect(admin.json()).toEqual({ error: { code: 'TOKEN_WRONG_USE', message: expect.stringMatching(/accepts node tokens/) } });
       expect((await post(batch({ nodeId: 'node-anon' }), `${token}x`)).statusCode).toBe(401);
       await nothingWritten('node-anon');
     });
@@ -300,7 +300,7 @@ describe('POST /node/v1/usage', () => {
         }),
       );
       expect(res.statusCode).toBe(400);
-      expect(res.json().issues).toEqual([{ path: '$.windowEnd', message: expect.stringMatching(/older than the 35-day window/) }]);
+      expect(res.json().error.issues).toEqual([{ path: '$.windowEnd', message: expect.stringMatching(/older than the 35-day window/) }]);
       await nothingWritten('node-late');
     });
   });
