@@ -15,7 +15,7 @@ import { AppModule } from '../../apps/control-plane/src/app.module';
 import { bootApp } from '../support/boot';
 import { testConfig } from '../support/config';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
-import { cpctl, Workspace } from './cpctl-harness';
+import { cpctl, Workspace } from '../support/cpctl-harness';
 
 const AGENT = 'finance-agent';
 

@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { financeAgentExample, given, toManifestDocument, type CapabilityManifest } from '@cp/capabilities';
-import { cpctl, Workspace } from './cpctl-harness';
+import { cpctl, Workspace } from '../support/cpctl-harness';
 
 const example = financeAgentExample();
 const agent = { id: 'finance-agent', ...example.agent };
