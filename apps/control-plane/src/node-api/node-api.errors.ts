@@ -1,3 +1,5 @@
+import { NodeHttpError } from '../node-auth/node-http-error';
+
 export enum NodeApiErrorCode {
   Unauthenticated = 'UNAUTHENTICATED',
   InvalidRequest = 'INVALID_REQUEST',
@@ -16,18 +18,9 @@ export const NODE_API_STATUS: Record<NodeApiErrorCode, number> = {
 };
 
 /** An answer of the node API: `{ error: { code, message } }` with the code's HTTP status. */
-export class NodeApiError extends Error {
+export class NodeApiError extends NodeHttpError<NodeApiErrorCode> {
   override readonly name = 'NodeApiError';
-  constructor(
-    readonly code: NodeApiErrorCode,
-    message: string,
-  ) {
-    super(message);
-  }
   get status(): number {
     return NODE_API_STATUS[this.code];
-  }
-  toJSON(): { error: { code: NodeApiErrorCode; message: string } } {
-    return { error: { code: this.code, message: this.message } };
   }
 }

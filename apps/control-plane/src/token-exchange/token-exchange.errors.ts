@@ -1,3 +1,5 @@
+import { NodeHttpError } from '../node-auth/node-http-error';
+
 export enum TokenExchangeErrorCode {
   InvalidBody = 'INVALID_TOKEN_EXCHANGE',
   SubjectTokenInvalid = 'SUBJECT_TOKEN_INVALID',
@@ -5,7 +7,7 @@ export enum TokenExchangeErrorCode {
   CapabilityNotEntitled = 'CAPABILITY_NOT_ENTITLED',
 }
 
-export const TOKEN_EXCHANGE_HTTP_STATUS: Record<TokenExchangeErrorCode, number> = {
+const STATUS: Record<TokenExchangeErrorCode, number> = {
   [TokenExchangeErrorCode.InvalidBody]: 400,
   [TokenExchangeErrorCode.SubjectTokenInvalid]: 400,
   [TokenExchangeErrorCode.UnknownTool]: 400,
@@ -13,12 +15,9 @@ export const TOKEN_EXCHANGE_HTTP_STATUS: Record<TokenExchangeErrorCode, number> 
 };
 
 /** A refused exchange: no token was minted. */
-export class TokenExchangeError extends Error {
+export class TokenExchangeError extends NodeHttpError<TokenExchangeErrorCode> {
   override readonly name = 'TokenExchangeError';
-  constructor(
-    readonly code: TokenExchangeErrorCode,
-    message: string,
-  ) {
-    super(message);
+  get status(): number {
+    return STATUS[this.code];
   }
 }

@@ -1,4 +1,5 @@
 import type { ValidationIssue } from '@cp/capabilities';
+import { NodeHttpError } from '../node-auth/node-http-error';
 
 export enum UsageIngestErrorCode {
   InvalidBody = 'INVALID_USAGE_BATCH',
@@ -7,7 +8,7 @@ export enum UsageIngestErrorCode {
   BatchIdReused = 'BATCH_ID_REUSED',
 }
 
-export const USAGE_INGEST_HTTP_STATUS: Record<UsageIngestErrorCode, number> = {
+const STATUS: Record<UsageIngestErrorCode, number> = {
   [UsageIngestErrorCode.InvalidBody]: 400,
   [UsageIngestErrorCode.UnknownCapability]: 400,
   [UsageIngestErrorCode.NodeOfAnotherAgent]: 403,
@@ -15,13 +16,12 @@ export const USAGE_INGEST_HTTP_STATUS: Record<UsageIngestErrorCode, number> = {
 };
 
 /** A usage batch that was refused; nothing of it was written. */
-export class UsageIngestError extends Error {
+export class UsageIngestError extends NodeHttpError<UsageIngestErrorCode> {
   override readonly name = 'UsageIngestError';
-  constructor(
-    readonly code: UsageIngestErrorCode,
-    message: string,
-    readonly issues: ValidationIssue[] = [],
-  ) {
-    super(message);
+  constructor(code: UsageIngestErrorCode, message: string, issues: ValidationIssue[] = []) {
+    super(code, message, issues);
+  }
+  get status(): number {
+    return STATUS[this.code];
   }
 }
