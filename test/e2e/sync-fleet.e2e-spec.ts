@@ -17,23 +17,13 @@ import { testConfig } from '../support/config';
 import { codeOf, gql, gqlOk } from '../support/graphql-client';
 import { spawnNodeProcess, type NodeProcess } from '../support/node-process';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { until } from '../support/until';
 
 const AGENT = 'finance-agent';
 type ErrorBody = { error: { code: string; message: string } };
 const UPDATE = 'mutation($input: UpdateAgentInput!) { updateAgent(input: $input) { id revision } }';
 const FLEET = `query($id: ID!) { fleet(agentId: $id) { agentId currentRevision upToDate
   nodes { nodeId hostname appliedRevision servedHash lag lastSeenAt lastError lastErrorAt registeredAt } } }`;
-
-async function until<T>(what: string, probe: () => T | Promise<T>, timeoutMs = 10_000): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs;
-  let last: T | undefined;
-  while (Date.now() < deadline) {
-    last = await probe();
-    if (last) return last as NonNullable<T>;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error(`timed out waiting for ${what} (last: ${JSON.stringify(last)})`);
-}
 
 describe('node sync through the control plane (GraphQL, node API, fleet)', () => {
   let db: TestDatabase;

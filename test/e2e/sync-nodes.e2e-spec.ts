@@ -20,6 +20,7 @@ import { testConfig } from '../support/config';
 import { spawnNodeProcess, type NodeProcess } from '../support/node-process';
 import { startPrivateRedis, type PrivateRedis } from '../support/redis-server';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { until } from '../support/until';
 
 const AGENT = 'finance-agent';
 
@@ -33,17 +34,6 @@ const AGENT = 'finance-agent';
   ],
 })
 class ControlPlaneSyncTestModule {}
-
-async function until<T>(what: string, probe: () => T | Promise<T>, timeoutMs = 10_000): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs;
-  let last: T | undefined;
-  while (Date.now() < deadline) {
-    last = await probe();
-    if (last) return last as NonNullable<T>;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error(`timed out waiting for ${what} (last: ${JSON.stringify(last)})`);
-}
 
 describe('node sync (real PostgreSQL, Redis, HTTP; one node in another process)', () => {
   let db: TestDatabase;
