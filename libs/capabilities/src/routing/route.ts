@@ -114,17 +114,7 @@ export function route(message: WireMessage, _caller: Caller, index: RouterIndex,
   const fits = index.entries.filter((e) => types.every((t) => e.inputModes.some((m) => mediaTypeMatches(t, m))));
 
   if (fits.length === 0) {
-    if (hinted) {
-      return fail(
-        'ContentTypeNotSupportedError',
-        'no-input-mode-fits',
-        `capability "${hinted.id}" accepts ${hinted.inputModes.join(', ')}; the message carries ${types.join(', ')}`,
-        {
-          mediaTypes: types.join(','),
-          capabilityId: hinted.id,
-        },
-      );
-    }
+    if (hinted) return hintedDoesNotFit(hinted, types);
     return fail('ContentTypeNotSupportedError', 'no-input-mode-fits', `no capability available to you accepts ${types.join(', ')}`, {
       mediaTypes: types.join(','),
     });
@@ -137,17 +127,7 @@ export function route(message: WireMessage, _caller: Caller, index: RouterIndex,
 
   // 5. A hint, only among the entitled fits. Unknown and not-entitled ids look the same (ignored).
   if (hinted && fits.includes(hinted)) return finish(hinted, 'hint', 1, options, []);
-  if (hinted) {
-    return fail(
-      'ContentTypeNotSupportedError',
-      'no-input-mode-fits',
-      `capability "${hinted.id}" accepts ${hinted.inputModes.join(', ')}; the message carries ${types.join(', ')}`,
-      {
-        mediaTypes: types.join(','),
-        capabilityId: hinted.id,
-      },
-    );
-  }
+  if (hinted) return hintedDoesNotFit(hinted, types);
   const notices = hint !== undefined ? hintNotices(index, hint, undefined, undefined) : [];
 
   // 6. The classifier over the text, restricted to the fitting entitled candidates.
@@ -260,4 +240,14 @@ function deprecation(entry: RouterEntry): RouteNotice {
   };
   if (match) notice.replacedBy = match[1];
   return notice;
+}
+
+/** The hinted (entitled) capability cannot take these parts: say so rather than route elsewhere. */
+function hintedDoesNotFit(hinted: RouterEntry, types: string[]): RouteFailure {
+  return fail(
+    'ContentTypeNotSupportedError',
+    'no-input-mode-fits',
+    `capability "${hinted.id}" accepts ${hinted.inputModes.join(', ')}; the message carries ${types.join(', ')}`,
+    { mediaTypes: types.join(','), capabilityId: hinted.id },
+  );
 }
