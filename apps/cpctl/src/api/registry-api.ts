@@ -102,17 +102,8 @@ export async function applyManifests(
   return toAppliedPlan(data.applyManifests);
 }
 
-interface RawPlan {
-  revision: number;
-  added: string[];
-  changed: { id: string; fields: string[] }[];
-  deprecated: string[];
-  removed: string[];
-  unchanged: string[];
-  publicCardDiff: CardChange[];
-  breaking: boolean;
-  leaks: Leak[];
-}
+/** The mutation's answer: the plan plus the revision it was computed at. */
+type RawPlan = ServerPlan & { revision: number };
 
 function toAppliedPlan(raw: RawPlan): AppliedPlan {
   const { revision, added, changed, deprecated, removed, unchanged, breaking } = raw;

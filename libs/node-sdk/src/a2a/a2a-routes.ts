@@ -125,9 +125,7 @@ export function registerA2ARoutes(app: FastifyInstance, options: A2ARoutesOption
       `${base}/tasks/*`,
       cfg,
       rest(async (req, rc) => {
-        const rest = (req.params as { '*': string })['*'];
-        if (rest.includes('/pushNotificationConfigs')) throw pushNotSupported();
-        if (rest.endsWith(':subscribe')) throw unsupported('streaming (SubscribeToTask)');
+        const rest = undeclaredTaskOperation((req.params as { '*': string })['*']);
         if (!/^[^/:]+$/.test(rest)) throw new A2AError(A2AErrorName.MethodNotFound, `no operation at GET ${req.url}`);
         return json(
           svc.getTask(
@@ -141,9 +139,7 @@ export function registerA2ARoutes(app: FastifyInstance, options: A2ARoutesOption
       `${base}/tasks/*`,
       cfg,
       rest(async (req, rc) => {
-        const rest = (req.params as { '*': string })['*'];
-        if (rest.includes('/pushNotificationConfigs')) throw pushNotSupported();
-        if (rest.endsWith(':subscribe')) throw unsupported('streaming (SubscribeToTask)');
+        const rest = undeclaredTaskOperation((req.params as { '*': string })['*']);
         const m = /^([^/:]+):cancel$/.exec(rest);
         if (!m) throw new A2AError(A2AErrorName.MethodNotFound, `no operation at POST ${req.url}`);
         return json(svc.cancelTask({ id: decodeURIComponent(m[1]) }, rc));
@@ -288,4 +284,11 @@ function authenticateHeader(reply: FastifyReply, error: A2AError): void {
       error.reason === 'TOKEN_MISSING' ? 'Bearer' : `Bearer error="invalid_token", error_description="${desc}"`,
     );
   }
+}
+
+/** Task sub-paths for operations the card never declares answer their protocol errors, not 404. */
+function undeclaredTaskOperation(rest: string): string {
+  if (rest.includes('/pushNotificationConfigs')) throw pushNotSupported();
+  if (rest.endsWith(':subscribe')) throw unsupported('streaming (SubscribeToTask)');
+  return rest;
 }
