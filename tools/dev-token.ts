@@ -1,7 +1,9 @@
 /**
  * `npm run token -- <kind>`: prints a development token signed with JWT_SECRET (refused in
  * production). Kinds: admin (platform-admin), team-admin <team>, viewer, partner (a2a, tenant
- * acme-partner, scope recon.run), partner-no-scope, node <agent>.
+ * acme-partner, scope recon.run), partner-no-scope, node <agent>. Every token carries exp and iat;
+ * a2a tokens (partner, partner-no-scope) name one agent in their audience: the demo agent
+ * (AGENT_ID), or the agent given as the next argument.
  */
 import { loadConfig } from '@cp/config';
 import { mintA2AToken, mintAdminToken, mintNodeToken } from '@cp/auth';
@@ -17,8 +19,8 @@ const tokens: Record<string, () => string> = {
   'team-admin': () =>
     mintAdminToken(config, `dev:team-admin:${arg ?? 'finance-agents-team'}`, ['team-admin'], [arg ?? 'finance-agents-team']),
   viewer: () => mintAdminToken(config, 'dev:viewer', ['viewer']),
-  partner: () => mintA2AToken(config, 'orchestrator@acme-partner', 'acme-partner', ['recon.run']),
-  'partner-no-scope': () => mintA2AToken(config, 'viewer@acme-partner', 'acme-partner', []),
+  partner: () => mintA2AToken(config, 'orchestrator@acme-partner', 'acme-partner', ['recon.run'], 3600, arg ?? config.AGENT_ID),
+  'partner-no-scope': () => mintA2AToken(config, 'viewer@acme-partner', 'acme-partner', [], 3600, arg ?? config.AGENT_ID),
   node: () => mintNodeToken(config, arg ?? config.AGENT_ID),
 };
 const mint = tokens[kind];

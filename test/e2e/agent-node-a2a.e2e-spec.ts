@@ -14,7 +14,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory } from '@a2a-js/sdk/client';
 import { Message, Task } from '@a2a-js/sdk';
 import jwt from 'jsonwebtoken';
-import { mintA2AToken, mintNodeToken } from '@cp/auth';
+import { a2aAudience, mintA2AToken, mintNodeToken } from '@cp/auth';
 import { AppConfigModule, AppConfigToken, createFastifyAdapter, RedisModule, type AppConfig } from '@cp/common';
 import { DbModule, PrismaService, seedWhenEmpty } from '@cp/db';
 import { NodeSync, UsageReporter } from '@cp/node-sdk';
@@ -336,7 +336,7 @@ describe('agent node (A2A 1.0) synced from a real control plane, called with @a2
         cpConfig.JWT_SECRET,
         {
           subject: 'x',
-          audience: cpConfig.A2A_JWT_AUDIENCE,
+          audience: a2aAudience(cpConfig, AGENT),
           issuer: cpConfig.A2A_JWT_ISSUER,
         },
       );

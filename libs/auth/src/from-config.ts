@@ -1,6 +1,17 @@
 import type { AppConfig } from '@cp/config';
 import { JwtVerifier } from './jwt-verifier';
+import type { TokenUse } from './principals';
 import { TokenSigner } from './token-signer';
+
+/** The configured lifetime limit of every token kind (JWT_MAX_LIFETIME_*_SECONDS). */
+export function maxLifetimes(config: AppConfig): Record<TokenUse, number> {
+  return {
+    admin: config.JWT_MAX_LIFETIME_ADMIN_SECONDS,
+    node: config.JWT_MAX_LIFETIME_NODE_SECONDS,
+    a2a: config.JWT_MAX_LIFETIME_A2A_SECONDS,
+    tool: config.JWT_MAX_LIFETIME_TOOL_SECONDS,
+  };
+}
 
 /** Admin and node tokens: audience JWT_AUDIENCE. */
 export function controlPlaneVerifier(config: AppConfig): JwtVerifier {
@@ -11,18 +22,25 @@ export function controlPlaneVerifier(config: AppConfig): JwtVerifier {
     jwksUrl: config.JWT_JWKS_URL,
     issuer: config.JWT_ISSUER,
     audience: config.JWT_AUDIENCE,
+    maxLifetimeSeconds: maxLifetimes(config),
   });
 }
 
-/** Tokens partner agents present to agent nodes: audience A2A_JWT_AUDIENCE. */
-export function a2aVerifier(config: AppConfig): JwtVerifier {
+/** The audience of one agent's a2a tokens: A2A_JWT_AUDIENCE with {agentId} filled in (ADR 0065). */
+export function a2aAudience(config: AppConfig, agentId: string = config.AGENT_ID): string {
+  return config.A2A_JWT_AUDIENCE.replaceAll('{agentId}', agentId);
+}
+
+/** Tokens partner agents present to ONE agent (default: this node's AGENT_ID): its own audience. */
+export function a2aVerifier(config: AppConfig, agentId: string = config.AGENT_ID): JwtVerifier {
   return new JwtVerifier({
     algorithms: config.JWT_ALGORITHMS,
     secret: config.JWT_SECRET,
     jwksFile: config.JWT_JWKS_FILE,
     jwksUrl: config.JWT_JWKS_URL,
     issuer: config.A2A_JWT_ISSUER,
-    audience: config.A2A_JWT_AUDIENCE,
+    audience: a2aAudience(config, agentId),
+    maxLifetimeSeconds: maxLifetimes(config),
   });
 }
 
@@ -51,11 +69,19 @@ export function mintNodeToken(config: AppConfig, agentId: string, expiresIn = 36
     claims: { agent_id: agentId },
   });
 }
-export function mintA2AToken(config: AppConfig, subject: string, tenant: string, scopes: string[], expiresIn = 3600): string {
+/** An a2a token for one agent (default: config.AGENT_ID, the demo agent). */
+export function mintA2AToken(
+  config: AppConfig,
+  subject: string,
+  tenant: string,
+  scopes: string[],
+  expiresIn = 3600,
+  agentId: string = config.AGENT_ID,
+): string {
   return tokenSigner(config).sign({
     use: 'a2a',
     subject,
-    audience: config.A2A_JWT_AUDIENCE,
+    audience: a2aAudience(config, agentId),
     issuer: config.A2A_JWT_ISSUER,
     expiresIn,
     claims: { tenant, scope: scopes.join(' ') },

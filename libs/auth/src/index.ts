@@ -1,7 +1,16 @@
 export * from './principals';
-export { AuthError, AuthErrorCode } from './auth.errors';
-export { JwtVerifier, toAuthError, type JwtVerifierOptions } from './jwt-verifier';
+export { AuthError, AuthErrorCode, wwwAuthenticate } from './auth.errors';
+export { JwtVerifier, toAuthError, DEFAULT_MAX_LIFETIME_SECONDS, type JwtVerifierOptions } from './jwt-verifier';
 export { KeyResolver, type JwtAlgorithm, type KeySourceOptions } from './key-resolver';
 export { TokenSigner, type SignOptions } from './token-signer';
-export { controlPlaneVerifier, a2aVerifier, tokenSigner, mintAdminToken, mintNodeToken, mintA2AToken } from './from-config';
+export {
+  controlPlaneVerifier,
+  a2aVerifier,
+  a2aAudience,
+  maxLifetimes,
+  tokenSigner,
+  mintAdminToken,
+  mintNodeToken,
+  mintA2AToken,
+} from './from-config';
 export { bearerToken } from './bearer';

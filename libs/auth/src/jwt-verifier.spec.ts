@@ -56,6 +56,7 @@ describe('JwtVerifier', () => {
       subject: 'alice',
       tenant: 'acme',
       scopes: ['invoice.read', 'recon.run'],
+      expiresAt: expect.any(Number),
     });
   });
 

@@ -16,11 +16,24 @@ import {
 export interface JwtVerifierOptions extends KeySourceOptions {
   issuer: string;
   audience: string;
-  /** Seconds of clock skew tolerated on exp/nbf. */
+  /** Seconds of clock skew tolerated on exp/nbf/iat. */
   clockToleranceSeconds?: number;
+  /** Longest `exp - iat` accepted per token kind (seconds); unset kinds use the defaults below. */
+  maxLifetimeSeconds?: Partial<Record<TokenUse, number>>;
 }
 
+/** Longest lifetime (exp - iat) of each token kind, in seconds (ADR 0066). */
+export const DEFAULT_MAX_LIFETIME_SECONDS: Record<TokenUse, number> = {
+  admin: 12 * 3600,
+  node: 30 * 24 * 3600,
+  a2a: 3600,
+  tool: 300,
+};
+
 type Claims = jwt.JwtPayload & Record<string, unknown>;
+
+const DEFAULT_CLOCK_TOLERANCE_SECONDS = 5;
+const KINDS: readonly string[] = ['admin', 'node', 'a2a', 'tool'];
 
 /**
  * Verifies a bearer token completely (signature with the key its algorithm allows, expiry,
@@ -56,6 +69,11 @@ export class JwtVerifier {
   async keyFor(token: string): Promise<string | KeyObject> {
     const decoded = jwt.decode(token, { complete: true });
     if (!decoded || typeof decoded.payload === 'string') throw new AuthError(AuthErrorCode.Malformed, 'the bearer token is not a JWT');
+    // RFC 7515 §4.1.11: a recipient must refuse a `crit` it does not understand, and this verifier
+    // understands no extension (an empty list is itself invalid).
+    if ('crit' in decoded.header) {
+      throw new AuthError(AuthErrorCode.CriticalHeader, 'the token names a critical header extension that is not understood');
+    }
     return this.keys.resolve(decoded.header);
   }
 
@@ -65,19 +83,36 @@ export class JwtVerifier {
       algorithms: [...this.options.algorithms],
       issuer: this.options.issuer,
       audience: this.options.audience,
-      clockTolerance: this.options.clockToleranceSeconds ?? 5,
+      clockTolerance: this.options.clockToleranceSeconds ?? DEFAULT_CLOCK_TOLERANCE_SECONDS,
     };
   }
 
   /** Verified claims → Principal, refusing a token minted for another use. */
   principalFrom<U extends TokenUse>(claims: Record<string, unknown>, use: U): Extract<Principal, { kind: U }> {
     if (claims.token_use !== use) {
-      throw new AuthError(
-        AuthErrorCode.WrongUse,
-        `this endpoint accepts ${use} tokens, not ${String(claims.token_use ?? 'untyped')} tokens`,
-      );
+      // The claim is the caller's text: named only when it is one of the known kinds.
+      const claimed = typeof claims.token_use === 'string' && KINDS.includes(claims.token_use) ? claims.token_use : 'other';
+      throw new AuthError(AuthErrorCode.WrongUse, `this endpoint accepts ${use} tokens, not ${claimed} tokens`);
     }
+    this.checkLifetime(claims, use);
     return toPrincipal(use, claims as Claims) as Extract<Principal, { kind: U }>;
+  }
+
+  /**
+   * exp and iat are required on every kind (a token without exp would never expire), the lifetime
+   * is bounded per kind, and a token cannot have been issued in the future (beyond clock skew).
+   * jsonwebtoken has already refused an exp in the past.
+   */
+  private checkLifetime(claims: Record<string, unknown>, use: TokenUse): void {
+    const { exp, iat } = claims;
+    if (typeof exp !== 'number' || !Number.isFinite(exp)) throw new AuthError(AuthErrorCode.BadClaims, 'the token has no "exp" claim');
+    if (typeof iat !== 'number' || !Number.isFinite(iat)) throw new AuthError(AuthErrorCode.BadClaims, 'the token has no "iat" claim');
+    const skew = this.options.clockToleranceSeconds ?? DEFAULT_CLOCK_TOLERANCE_SECONDS;
+    if (iat > Date.now() / 1000 + skew) throw new AuthError(AuthErrorCode.NotYetValid, 'the token was issued in the future');
+    const max = this.options.maxLifetimeSeconds?.[use] ?? DEFAULT_MAX_LIFETIME_SECONDS[use];
+    if (exp - iat > max) {
+      throw new AuthError(AuthErrorCode.LifetimeTooLong, `${use} tokens may live at most ${max} s (exp - iat is ${exp - iat} s)`);
+    }
   }
 }
 
@@ -128,7 +163,13 @@ function toPrincipal(use: TokenUse, claims: Claims): Principal {
     case 'node':
       return { kind: 'node', subject, agentId: str(claims, 'agent_id') } satisfies NodePrincipal;
     case 'a2a':
-      return { kind: 'a2a', subject, tenant: str(claims, 'tenant'), scopes: scopes(claims) } satisfies A2APrincipal;
+      return {
+        kind: 'a2a',
+        subject,
+        tenant: str(claims, 'tenant'),
+        scopes: scopes(claims),
+        expiresAt: claims.exp as number,
+      } satisfies A2APrincipal;
     case 'tool':
       return {
         kind: 'tool',

@@ -52,7 +52,8 @@ export class KeyResolver {
     if (!alg || !this.options.algorithms.includes(alg)) {
       throw new AuthError(
         AuthErrorCode.AlgorithmNotAllowed,
-        `token algorithm "${header.alg ?? 'none'}" is not accepted (accepted: ${this.options.algorithms.join(', ')})`,
+        // The header's own text is never echoed: it is the caller's, and may hold anything.
+        `the token algorithm is not accepted (accepted: ${this.options.algorithms.join(', ')})`,
       );
     }
     if (alg === 'HS256') return this.secretKey!;
@@ -61,7 +62,7 @@ export class KeyResolver {
       await this.refresh();
       key = this.find(alg, header.kid);
     }
-    if (!key) throw new AuthError(AuthErrorCode.UnknownKey, `no ${alg} key${header.kid ? ` with kid "${header.kid}"` : ''} is trusted`);
+    if (!key) throw new AuthError(AuthErrorCode.UnknownKey, `no trusted ${alg} key matches the token${header.kid ? "'s kid" : ''}`);
     return key;
   }
 

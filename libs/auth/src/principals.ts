@@ -29,6 +29,8 @@ export interface A2APrincipal {
   subject: string;
   tenant: string;
   scopes: string[];
+  /** The token's exp (epoch seconds): what the caller's credential is good until. */
+  expiresAt: number;
 }
 
 /** A downscoped credential a node's tool gateway attaches to a tool call (token exchange). */

@@ -6,8 +6,10 @@ export interface SignOptions {
   subject: string;
   audience: string;
   issuer: string;
-  /** Seconds. */
+  /** Seconds after issuedAt. */
   expiresIn: number;
+  /** Epoch seconds (default: now); exp = issuedAt + expiresIn. */
+  issuedAt?: number;
   claims?: Record<string, unknown>;
 }
 
@@ -20,7 +22,8 @@ export class TokenSigner {
   constructor(private readonly secret: string) {}
 
   sign(options: SignOptions): string {
-    return jwt.sign({ ...options.claims, token_use: options.use }, this.secret, {
+    const iat = options.issuedAt ?? Math.floor(Date.now() / 1000);
+    return jwt.sign({ ...options.claims, token_use: options.use, iat }, this.secret, {
       algorithm: 'HS256',
       subject: options.subject,
       audience: options.audience,

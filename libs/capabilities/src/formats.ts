@@ -8,6 +8,11 @@ export const CAPABILITY_ID_MAX = 64;
 export const HANDLER = /^[a-z][a-z0-9_]*(?:\.[a-z][a-z0-9_]*)*$/;
 export const HANDLER_MAX = 128;
 
+/** Tool names (the registry's Tool.name, what a handler passes to ctx.tools.call). */
+export const TOOL_NAME = /^[a-z][a-z0-9._-]*$/;
+export const TOOL_NAME_MAX = 64;
+export const TOOLS_MAX = 32;
+
 /** OAuth-style scopes: lowercase words joined by `.` or `:` (`recon.run`, `invoices:read`). */
 export const SCOPE = /^[a-z][a-z0-9_-]*(?:[.:][a-z0-9][a-z0-9_-]*)*$/;
 

@@ -12,6 +12,7 @@ export interface ManifestDocument {
   requires_scopes: string[];
   tenants: '*' | string[];
   handler: string;
+  tools?: string[];
   limits: ManifestLimits;
   owner: string;
   replaced_by?: string | null;
@@ -39,6 +40,7 @@ export function toManifestDocument(m: CapabilityManifest): ManifestDocument {
     limits: { ...m.limits },
     owner: m.owner,
   };
+  if (m.tools?.length) doc.tools = [...m.tools];
   if (m.replacedBy !== undefined) doc.replaced_by = m.replacedBy;
   if (m.deprecationReason !== undefined) doc.deprecation_reason = m.deprecationReason;
   return doc;
@@ -57,6 +59,7 @@ export function fromManifestDocument(doc: ManifestDocument): CapabilityManifest 
     limits: { ...doc.limits },
     owner: doc.owner,
   };
+  if (doc.tools?.length) m.tools = [...doc.tools];
   if (doc.replaced_by !== undefined) m.replacedBy = doc.replaced_by;
   if (doc.deprecation_reason !== undefined) m.deprecationReason = doc.deprecation_reason;
   return m;

@@ -36,6 +36,7 @@ export function manifestRuleIssues(doc: unknown): ValidationIssue[] {
   const out: ValidationIssue[] = [];
   tenants(doc.tenants, out);
   duplicates(doc.requires_scopes, ['requires_scopes'], 'scope', out);
+  duplicates(doc.tools, ['tools'], 'tool', out);
   if (isObject(doc.skill)) {
     for (const key of ['tags', 'examples', 'inputModes', 'outputModes'] as const) duplicates(doc.skill[key], ['skill', key], 'entry', out);
   }

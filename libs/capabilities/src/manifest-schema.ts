@@ -5,7 +5,19 @@
  * refinements once a field has failed and we want every problem at once.
  */
 import { z } from 'zod';
-import { CAPABILITY_ID, CAPABILITY_ID_MAX, HANDLER, HANDLER_MAX, MEDIA_TYPE, SCOPE, SLUG, SLUG_MAX } from './formats';
+import {
+  CAPABILITY_ID,
+  CAPABILITY_ID_MAX,
+  HANDLER,
+  HANDLER_MAX,
+  MEDIA_TYPE,
+  SCOPE,
+  SLUG,
+  SLUG_MAX,
+  TOOL_NAME,
+  TOOL_NAME_MAX,
+  TOOLS_MAX,
+} from './formats';
 import { CAPABILITY_STATES, COST_CLASSES, VISIBILITIES } from './types';
 
 const text = (max: number) => z.string().trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`);
@@ -47,6 +59,15 @@ export const manifestDocumentSchema = z.strictObject({
     .string()
     .max(HANDLER_MAX, `must be at most ${HANDLER_MAX} characters`)
     .regex(HANDLER, 'must be dotted lowercase identifiers, e.g. recon.v3.reconcile'),
+  tools: z
+    .array(
+      z
+        .string()
+        .max(TOOL_NAME_MAX, `must be at most ${TOOL_NAME_MAX} characters`)
+        .regex(TOOL_NAME, 'must be a tool name: lowercase letters, digits, ".", "_" and "-", starting with a letter'),
+    )
+    .max(TOOLS_MAX, `must list at most ${TOOLS_MAX} tools`)
+    .optional(),
   limits: limitsSchema,
   owner: slug('team'),
   replaced_by: capabilityId.nullable().optional(),

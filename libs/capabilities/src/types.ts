@@ -35,6 +35,11 @@ export interface CapabilityManifest {
   requiresScopes: string[];
   tenants: '*' | string[];
   handler: string;
+  /**
+   * Server-side only (never in a card): the tools this capability's handler may obtain tool
+   * tokens for through token exchange. Absent = none (an empty list is normalised away).
+   */
+  tools?: string[];
   limits: ManifestLimits;
   owner: string;
   replacedBy?: string | null;

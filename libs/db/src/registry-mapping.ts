@@ -16,6 +16,7 @@ export function manifestFromRow(row: CapabilityManifestModel): CapabilityManifes
     limits: row.limits as unknown as ManifestLimits,
     owner: row.ownerTeamId,
   };
+  if (row.tools.length > 0) manifest.tools = [...row.tools];
   if (row.replacedBy !== null) manifest.replacedBy = row.replacedBy;
   if (row.deprecationReason !== null) manifest.deprecationReason = row.deprecationReason;
   return manifest;
@@ -32,6 +33,7 @@ export function manifestColumns(m: CapabilityManifest) {
     tenantsAll: m.tenants === '*',
     tenants: m.tenants === '*' ? [] : [...m.tenants],
     handler: m.handler,
+    tools: [...(m.tools ?? [])],
     limits: m.limits as unknown as Prisma.InputJsonValue,
     ownerTeamId: m.owner,
     replacedBy: m.replacedBy ?? null,

@@ -1,6 +1,6 @@
 import { Catch, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
-import { AuthError } from '@cp/auth';
+import { AuthError, wwwAuthenticate } from '@cp/auth';
 import type { ValidationIssue } from '@cp/capabilities';
 
 /**
@@ -31,7 +31,7 @@ export class NodeHttpErrorFilter implements ExceptionFilter {
     if (error instanceof AuthError) {
       void reply
         .status(401)
-        .header('www-authenticate', 'Bearer')
+        .header('www-authenticate', wwwAuthenticate(error.code))
         .send({ error: { code: error.code, message: error.message } });
       return;
     }

@@ -6,28 +6,39 @@ import { tokenExchangeSchema, type TokenExchangeResult } from './dto/token-excha
 import { TokenExchangeError, TokenExchangeErrorCode } from './token-exchange.errors';
 import { ToolRepository } from './tool.repository';
 
-/** Tool tokens live at most this long (seconds). */
+/** Tool tokens live at most this long (seconds; JWT_MAX_LIFETIME_TOOL_SECONDS lowers it). */
 export const TOOL_TOKEN_TTL_SECONDS = 300;
 
 /**
  * Token exchange for the node's tool gateway (no confused deputy): a node presents its own JWT
- * plus the CALLER's a2a token; the answer is a short-lived `tool` token carrying only the scopes
- * the caller AND the tool both have, pinned to the caller's tenant, with act_sub = the caller and
- * the capability being served. Refused unless the caller is entitled to that capability of the
- * node's own agent (same entitlement function as the cards), and the tool is registered for it.
+ * plus the CALLER's a2a token (whose audience must name the node's own agent); the answer is a
+ * short-lived `tool` token carrying only the scopes the caller AND the tool both have, pinned to
+ * the caller's tenant, with act_sub = the caller and the capability being served, expiring no later
+ * than the caller's token. Refused unless the caller is entitled to that capability of the node's
+ * own agent (same entitlement function as the cards) and the capability's manifest lists the tool;
+ * a tool the capability may not use answers exactly like a tool that does not exist.
  */
 @Injectable()
 export class TokenExchangeService {
   private readonly logger = new Logger('TokenExchange');
-  private readonly callerVerifier: JwtVerifier;
+  private readonly callerVerifiers = new Map<string, JwtVerifier>();
   private readonly signer: TokenSigner;
 
   constructor(
     private readonly tools: ToolRepository,
     @Inject(AppConfigToken) private readonly config: AppConfig,
   ) {
-    this.callerVerifier = a2aVerifier(config);
     this.signer = tokenSigner(config);
+  }
+
+  /** The verifier of one agent's a2a tokens (its own audience); agents are few, so kept. */
+  private callerVerifier(agentId: string): JwtVerifier {
+    let verifier = this.callerVerifiers.get(agentId);
+    if (!verifier) {
+      verifier = a2aVerifier(this.config, agentId);
+      this.callerVerifiers.set(agentId, verifier);
+    }
+    return verifier;
   }
 
   async exchange(node: NodePrincipal, rawBody: unknown): Promise<TokenExchangeResult> {
@@ -37,12 +48,12 @@ export class TokenExchangeService {
       throw new TokenExchangeError(TokenExchangeErrorCode.InvalidBody, `${issue.path.join('.') || 'body'}: ${issue.message}`);
     }
     const body = parsed.data;
-    const caller = await this.callerVerifier.verify(body.subjectToken, 'a2a').catch((error: unknown) => {
-      const reason = error instanceof AuthError ? error.message : 'it does not verify';
-      throw new TokenExchangeError(TokenExchangeErrorCode.SubjectTokenInvalid, `the subject token is not a valid a2a token: ${reason}`);
-    });
-    const tool = await this.tools.tool(node.agentId, body.tool);
-    if (!tool) throw new TokenExchangeError(TokenExchangeErrorCode.UnknownTool, `agent "${node.agentId}" has no tool named "${body.tool}"`);
+    const caller = await this.callerVerifier(node.agentId)
+      .verify(body.subjectToken, 'a2a')
+      .catch((error: unknown) => {
+        const reason = error instanceof AuthError ? error.message : 'it does not verify';
+        throw new TokenExchangeError(TokenExchangeErrorCode.SubjectTokenInvalid, `the subject token is not a valid a2a token: ${reason}`);
+      });
     const capability = await this.tools.capability(node.agentId, body.capabilityId);
     const who = { principal: caller.subject, tenant: caller.tenant, scopes: caller.scopes };
     // Unknown and not-entitled capabilities answer alike.
@@ -52,13 +63,33 @@ export class TokenExchangeService {
         `the caller may not use capability "${body.capabilityId}" of agent "${node.agentId}"`,
       );
     }
+    // A tool the capability may not use answers exactly like a tool that does not exist.
+    const tool = capability.manifest.tools?.includes(body.tool) ? await this.tools.tool(node.agentId, body.tool) : null;
+    if (!tool) {
+      throw new TokenExchangeError(
+        TokenExchangeErrorCode.UnknownTool,
+        `capability "${body.capabilityId}" has no tool named "${body.tool}"`,
+      );
+    }
     const scopes = downscopedScopes(caller.scopes, tool.scopes);
+    // Never outlive the caller's token: exp = min(now + TTL, caller exp).
+    const issuedAt = Math.floor(Date.now() / 1000);
+    const ttl = Math.min(TOOL_TOKEN_TTL_SECONDS, this.config.JWT_MAX_LIFETIME_TOOL_SECONDS);
+    const expiresIn = Math.min(ttl, caller.expiresAt - issuedAt);
+    // Accepted within the clock skew but already past its exp here: nothing left to hand on.
+    if (expiresIn <= 0) {
+      throw new TokenExchangeError(
+        TokenExchangeErrorCode.SubjectTokenInvalid,
+        'the subject token is not a valid a2a token: it has expired',
+      );
+    }
     const accessToken = this.signer.sign({
       use: 'tool',
       subject: node.subject,
       audience: tool.audience,
       issuer: this.config.JWT_ISSUER,
-      expiresIn: TOOL_TOKEN_TTL_SECONDS,
+      issuedAt,
+      expiresIn,
       claims: {
         tenant: caller.tenant,
         scope: scopes.join(' '),
@@ -77,6 +108,7 @@ export class TokenExchangeService {
         tool: tool.name,
         capability: body.capabilityId,
         scopes,
+        expiresIn,
       },
       'tool token issued',
     );
@@ -84,7 +116,7 @@ export class TokenExchangeService {
       accessToken,
       tokenType: 'Bearer',
       issuedTokenType: 'urn:ietf:params:oauth:token-type:jwt',
-      expiresIn: TOOL_TOKEN_TTL_SECONDS,
+      expiresIn,
       scopes,
       tool: tool.name,
     };

@@ -28,64 +28,92 @@ const bool = z.enum(['true', 'false', '1', '0']).transform((value) => value === 
 
 const DEV_SECRET = 'dev-only-secret-change-me-0123456789abcdef';
 
-export const configSchema = z
-  .object({
-    NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
-    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-    DATABASE_URL: url(['postgres:', 'postgresql:']).default('postgresql://postgres@127.0.0.1:5432/capability_control_plane'),
-    REDIS_URL: url(['redis:', 'rediss:']).default('redis://127.0.0.1:6379'),
-    REDIS_KEY_PREFIX: z
-      .string()
-      .regex(/^[a-z0-9:_-]*$/, 'lowercase letters, digits, ":", "_" and "-" only')
-      .default('cp:'),
-    /** Interface every app listens on (0.0.0.0 in containers). */
-    HOST: z.string().default('127.0.0.1'),
-    CONTROL_PLANE_PORT: port.default(3000),
-    WORKER_PORT: port.default(3001),
-    AGENT_NODE_PORT: port.default(3002),
-    CONTROL_PLANE_URL: url(['http:', 'https:']).default('http://127.0.0.1:3000'),
-    /** Admin and node tokens: HS256 with JWT_SECRET, and/or RS256/ES256 with keys from a JWKS file or URL. */
-    JWT_ALGORITHMS: list.pipe(z.array(z.enum(['HS256', 'RS256', 'ES256'])).min(1)).default(['HS256']),
-    JWT_SECRET: z.string().min(32, 'must be at least 32 characters').default(DEV_SECRET),
-    JWT_JWKS_FILE: z.string().optional(),
-    JWT_JWKS_URL: url(['http:', 'https:']).optional(),
-    JWT_ISSUER: z.string().min(1).default('capability-control-plane'),
-    JWT_AUDIENCE: z.string().min(1).default('capability-control-plane'),
-    /** Tokens that partner agents present to agent nodes. */
-    A2A_JWT_ISSUER: z.string().min(1).default('capability-control-plane'),
-    A2A_JWT_AUDIENCE: z.string().min(1).default('a2a-agents'),
-    MAX_BODY_BYTES: z.coerce.number().int().min(1024).default(1_048_576),
-    /** Admin GraphQL API: limits per operation, and where the code-first schema is written (unset: the committed file, except in test/production where it stays in memory). */
-    GRAPHQL_MAX_DEPTH: z.coerce.number().int().min(2).default(10),
-    GRAPHQL_MAX_COMPLEXITY: z.coerce.number().int().min(10).default(5000),
-    GRAPHQL_SCHEMA_FILE: z.string().optional(),
-    /** Agent node settings. */
-    AGENT_ID: z
-      .string()
-      .regex(/^[a-z][a-z0-9]*(-[a-z0-9]+)*$/, 'must be an agent slug')
-      .default('finance-agent'),
-    NODE_ID: z.string().min(1).optional(),
-    NODE_CACHE_DIR: z.string().default('.cache/agent-node'),
-    NODE_POLL_INTERVAL_MS: z.coerce.number().int().min(100).default(30_000),
-    /** How often an agent node closes a usage window and reports it. */
-    USAGE_FLUSH_INTERVAL_MS: z.coerce.number().int().min(100).default(60_000),
-    NODE_TOKEN: z.string().optional(),
-    /** Retirement job. */
-    RETIREMENT_CRON: z.string().default('0 3 * * *'),
-    RETIREMENT_WINDOW_DAYS: z.coerce.number().int().min(1).default(30),
-    /** A capability must have been deprecated this long before the job may retire it. */
-    RETIREMENT_MIN_DEPRECATED_DAYS: z.coerce.number().int().min(0).default(30),
-    /** How far behind now a node's usage coverage may end (its flush interval plus transit). */
-    RETIREMENT_COVERAGE_GRACE_SECONDS: z.coerce.number().int().min(0).default(900),
-    /** Whether the worker schedules the repeatable retirement job (off: runs only on demand). */
-    RETIREMENT_SCHEDULE_ENABLED: bool.default(true),
-    /**
-     * Usage batch ids are kept this long to recognise a retried batch; older ones are pruned by
-     * the daily job, and a batch whose window ended before this window is refused (it could no
-     * longer be told apart from a retry). Must exceed RETIREMENT_WINDOW_DAYS.
-     */
-    USAGE_BATCH_RETENTION_DAYS: z.coerce.number().int().min(2).default(35),
-  })
+/** Interfaces only this machine can reach: the one place the public development secret is tolerated. */
+export function isLoopbackHost(host: string): boolean {
+  const h = host
+    .trim()
+    .toLowerCase()
+    .replace(/^\[(.*)\]$/, '$1');
+  return h === 'localhost' || h === '::1' || /^127(\.\d{1,3}){3}$/.test(h);
+}
+const lifetime = (seconds: number) => z.coerce.number().int().min(1).default(seconds);
+
+const configFields = z.object({
+  /** Unset: development on a loopback HOST, production on any other (never silently permissive). */
+  NODE_ENV: z.enum(['development', 'test', 'production']).optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  DATABASE_URL: url(['postgres:', 'postgresql:']).default('postgresql://postgres@127.0.0.1:5432/capability_control_plane'),
+  REDIS_URL: url(['redis:', 'rediss:']).default('redis://127.0.0.1:6379'),
+  REDIS_KEY_PREFIX: z
+    .string()
+    .regex(/^[a-z0-9:_-]*$/, 'lowercase letters, digits, ":", "_" and "-" only')
+    .default('cp:'),
+  /** Interface every app listens on (0.0.0.0 in containers). */
+  HOST: z.string().default('127.0.0.1'),
+  CONTROL_PLANE_PORT: port.default(3000),
+  WORKER_PORT: port.default(3001),
+  AGENT_NODE_PORT: port.default(3002),
+  CONTROL_PLANE_URL: url(['http:', 'https:']).default('http://127.0.0.1:3000'),
+  /** Admin and node tokens: HS256 with JWT_SECRET, and/or RS256/ES256 with keys from a JWKS file or URL. */
+  JWT_ALGORITHMS: list.pipe(z.array(z.enum(['HS256', 'RS256', 'ES256'])).min(1)).default(['HS256']),
+  JWT_SECRET: z.string().min(32, 'must be at least 32 characters').default(DEV_SECRET),
+  JWT_JWKS_FILE: z.string().optional(),
+  JWT_JWKS_URL: url(['http:', 'https:']).optional(),
+  JWT_ISSUER: z.string().min(1).default('capability-control-plane'),
+  JWT_AUDIENCE: z.string().min(1).default('capability-control-plane'),
+  /**
+   * Longest lifetime (exp - iat, seconds) accepted per token kind; every token must carry exp
+   * and iat (ADR 0066). Tool tokens are minted for at most JWT_MAX_LIFETIME_TOOL_SECONDS.
+   */
+  JWT_MAX_LIFETIME_ADMIN_SECONDS: lifetime(12 * 3600),
+  JWT_MAX_LIFETIME_NODE_SECONDS: lifetime(30 * 24 * 3600),
+  JWT_MAX_LIFETIME_A2A_SECONDS: lifetime(3600),
+  JWT_MAX_LIFETIME_TOOL_SECONDS: lifetime(300),
+  /** Tokens that partner agents present to agent nodes. */
+  A2A_JWT_ISSUER: z.string().min(1).default('capability-control-plane'),
+  /**
+   * The audience an a2a token must carry to be accepted by one agent: `{agentId}` is replaced by
+   * that agent's id, so a token for one agent is refused by every other (ADR 0065).
+   */
+  A2A_JWT_AUDIENCE: z
+    .string()
+    .min(1)
+    .refine((value) => value.includes('{agentId}'), 'must contain {agentId}: each agent needs an audience of its own')
+    .default('urn:a2a-agent:{agentId}'),
+  MAX_BODY_BYTES: z.coerce.number().int().min(1024).default(1_048_576),
+  /** Admin GraphQL API: limits per operation, and where the code-first schema is written (unset: the committed file, except in test/production where it stays in memory). */
+  GRAPHQL_MAX_DEPTH: z.coerce.number().int().min(2).default(10),
+  GRAPHQL_MAX_COMPLEXITY: z.coerce.number().int().min(10).default(5000),
+  GRAPHQL_SCHEMA_FILE: z.string().optional(),
+  /** Agent node settings. */
+  AGENT_ID: z
+    .string()
+    .regex(/^[a-z][a-z0-9]*(-[a-z0-9]+)*$/, 'must be an agent slug')
+    .default('finance-agent'),
+  NODE_ID: z.string().min(1).optional(),
+  NODE_CACHE_DIR: z.string().default('.cache/agent-node'),
+  NODE_POLL_INTERVAL_MS: z.coerce.number().int().min(100).default(30_000),
+  /** How often an agent node closes a usage window and reports it. */
+  USAGE_FLUSH_INTERVAL_MS: z.coerce.number().int().min(100).default(60_000),
+  NODE_TOKEN: z.string().optional(),
+  /** Retirement job. */
+  RETIREMENT_CRON: z.string().default('0 3 * * *'),
+  RETIREMENT_WINDOW_DAYS: z.coerce.number().int().min(1).default(30),
+  /** A capability must have been deprecated this long before the job may retire it. */
+  RETIREMENT_MIN_DEPRECATED_DAYS: z.coerce.number().int().min(0).default(30),
+  /** How far behind now a node's usage coverage may end (its flush interval plus transit). */
+  RETIREMENT_COVERAGE_GRACE_SECONDS: z.coerce.number().int().min(0).default(900),
+  /** Whether the worker schedules the repeatable retirement job (off: runs only on demand). */
+  RETIREMENT_SCHEDULE_ENABLED: bool.default(true),
+  /**
+   * Usage batch ids are kept this long to recognise a retried batch; older ones are pruned by
+   * the daily job, and a batch whose window ended before this window is refused (it could no
+   * longer be told apart from a retry). Must exceed RETIREMENT_WINDOW_DAYS.
+   */
+  USAGE_BATCH_RETENTION_DAYS: z.coerce.number().int().min(2).default(35),
+});
+
+export const configSchema = configFields
   .superRefine((config, ctx) => {
     if (config.USAGE_BATCH_RETENTION_DAYS <= config.RETIREMENT_WINDOW_DAYS) {
       ctx.addIssue({
@@ -94,10 +122,22 @@ export const configSchema = z
         message: `must be more than RETIREMENT_WINDOW_DAYS (${config.RETIREMENT_WINDOW_DAYS}): retirement reads that much usage`,
       });
     }
-    if (config.NODE_ENV === 'production' && config.JWT_SECRET === DEV_SECRET && config.JWT_ALGORITHMS.includes('HS256')) {
-      ctx.addIssue({ code: 'custom', path: ['JWT_SECRET'], message: 'must be set in production (the default is for development only)' });
+    // Fail closed: the default secret is public, and it signs tool tokens (and node tokens outside
+    // production) whatever JWT_ALGORITHMS lists, so it is refused in production and on any
+    // interface other machines can reach.
+    if (config.JWT_SECRET === DEV_SECRET) {
+      if (!isLoopbackHost(config.HOST)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['JWT_SECRET'],
+          message: `must be set when HOST (${config.HOST}) is not a loopback address (the default is public, for development only)`,
+        });
+      } else if (config.NODE_ENV === 'production') {
+        ctx.addIssue({ code: 'custom', path: ['JWT_SECRET'], message: 'must be set in production (the default is for development only)' });
+      }
     }
-  });
+  })
+  .transform((config) => ({ ...config, NODE_ENV: config.NODE_ENV ?? (isLoopbackHost(config.HOST) ? 'development' : 'production') }));
 
 export type AppConfig = z.infer<typeof configSchema>;
 
@@ -107,7 +147,7 @@ export class ConfigError extends Error {
 
 /** Parses the environment; throws a ConfigError naming every bad variable. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): AppConfig {
-  const known = Object.fromEntries(Object.keys(configSchema.shape).map((key) => [key, env[key] === '' ? undefined : env[key]]));
+  const known = Object.fromEntries(Object.keys(configFields.shape).map((key) => [key, env[key] === '' ? undefined : env[key]]));
   const parsed = configSchema.safeParse(known);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((issue) => `  ${issue.path.join('.') || '(config)'}: ${issue.message}`);

@@ -9,6 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { extensionsResponseHeader, EXTENSIONS_HEADER } from '@cp/capabilities';
+import { wwwAuthenticate } from '@cp/auth';
 import { A2AError, A2AErrorName } from './a2a-errors';
 import type { A2AAuthenticator } from './a2a-authenticator';
 import type { A2AService, A2ALog, RequestContext } from './a2a-service';
@@ -276,14 +277,9 @@ function sendRestError(reply: FastifyReply, error: A2AError): FastifyReply {
   return reply.code(error.mapping.http).header('content-type', REST_TYPE).send(JSON.stringify(error.toRest()));
 }
 
+/** A fixed description per error code: no token text ever reaches a header (issue 11 item 12). */
 function authenticateHeader(reply: FastifyReply, error: A2AError): void {
-  if (error.kind === A2AErrorName.Unauthenticated) {
-    const desc = error.message.replace(/"/g, "'");
-    void reply.header(
-      'www-authenticate',
-      error.reason === 'TOKEN_MISSING' ? 'Bearer' : `Bearer error="invalid_token", error_description="${desc}"`,
-    );
-  }
+  if (error.kind === A2AErrorName.Unauthenticated) void reply.header('www-authenticate', wwwAuthenticate(error.reason));
 }
 
 /** Task sub-paths for operations the card never declares answer their protocol errors, not 404. */
