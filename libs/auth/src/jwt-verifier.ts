@@ -54,7 +54,7 @@ export class JwtVerifier {
     try {
       claims = jwt.verify(token, key, {
         ...this.jsonWebTokenOptions(),
-        algorithms: [jwt.decode(token, { complete: true })!.header.alg as jwt.Algorithm],
+        algorithms: [decodeComplete(token)!.header.alg as jwt.Algorithm],
       }) as Claims;
     } catch (error) {
       throw toAuthError(error as Error);
@@ -67,7 +67,7 @@ export class JwtVerifier {
    * Exposed so passport-jwt's `secretOrKeyProvider` uses exactly this rule.
    */
   async keyFor(token: string): Promise<string | KeyObject> {
-    const decoded = jwt.decode(token, { complete: true });
+    const decoded = decodeComplete(token);
     if (!decoded || typeof decoded.payload === 'string') throw new AuthError(AuthErrorCode.Malformed, 'the bearer token is not a JWT');
     // RFC 7515 §4.1.11: a recipient must refuse a `crit` it does not understand, and this verifier
     // understands no extension (an empty list is itself invalid).
@@ -113,6 +113,15 @@ export class JwtVerifier {
     if (exp - iat > max) {
       throw new AuthError(AuthErrorCode.LifetimeTooLong, `${use} tokens may live at most ${max} s (exp - iat is ${exp - iat} s)`);
     }
+  }
+}
+
+/** jwt.decode, which throws (instead of answering null) on a segment that is not valid JSON. */
+function decodeComplete(token: string): jwt.Jwt | null {
+  try {
+    return jwt.decode(token, { complete: true });
+  } catch {
+    return null;
   }
 }
 

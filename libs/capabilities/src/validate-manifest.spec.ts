@@ -28,6 +28,8 @@ describe('validateManifest', () => {
       requires_scopes: ['recon.run'],
       tenants: '*',
       handler: 'recon.v3.reconcile',
+      // Server-side binding to the registry's erp tool (issue 11 item 7); not in the design's text.
+      tools: ['erp'],
       limits: { max_pdf_pages: 200, cost_class: 'medium' },
       owner: 'finance-agents-team',
     };

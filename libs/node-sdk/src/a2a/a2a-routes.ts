@@ -126,14 +126,10 @@ export function registerA2ARoutes(app: FastifyInstance, options: A2ARoutesOption
       `${base}/tasks/*`,
       cfg,
       rest(async (req, rc) => {
+        // Fastify has already percent-decoded the wildcard: decoding again broke ids with "%" (500).
         const rest = undeclaredTaskOperation((req.params as { '*': string })['*']);
         if (!/^[^/:]+$/.test(rest)) throw new A2AError(A2AErrorName.MethodNotFound, `no operation at GET ${req.url}`);
-        return json(
-          svc.getTask(
-            { id: decodeURIComponent(rest), historyLength: optionalInt((req.query as Record<string, unknown>).historyLength) },
-            rc,
-          ),
-        );
+        return json(svc.getTask({ id: rest, historyLength: optionalInt((req.query as Record<string, unknown>).historyLength) }, rc));
       }),
     );
     scope.post(
@@ -143,7 +139,7 @@ export function registerA2ARoutes(app: FastifyInstance, options: A2ARoutesOption
         const rest = undeclaredTaskOperation((req.params as { '*': string })['*']);
         const m = /^([^/:]+):cancel$/.exec(rest);
         if (!m) throw new A2AError(A2AErrorName.MethodNotFound, `no operation at POST ${req.url}`);
-        return json(svc.cancelTask({ id: decodeURIComponent(m[1]) }, rc));
+        return json(svc.cancelTask({ id: m[1] }, rc));
       }),
     );
     scope.delete(
