@@ -118,4 +118,41 @@ describe('JwtVerifier', () => {
     );
     expect(fetches).toEqual(['https://idp.example/jwks']);
   });
+
+  it('requires exp and iat, bounds the lifetime per kind (configurable) and refuses iat in the future', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const v = verifier();
+    const hs = (claims: object, options: jwt.SignOptions = {}) =>
+      jwt.sign({ ...adminClaims, ...claims }, SECRET, { algorithm: 'HS256', subject: 'alice', ...base, ...options });
+    expect(await codeOf(v.verify(hs({ iat: now }), 'admin'))).toBe(AuthErrorCode.BadClaims);
+    expect(await codeOf(v.verify(hs({ exp: now + 60 }, { noTimestamp: true }), 'admin'))).toBe(AuthErrorCode.BadClaims);
+    expect(await codeOf(v.verify(hs({ iat: now, exp: now + 12 * 3600 }), 'admin'))).toBe('ok');
+    expect(await codeOf(v.verify(hs({ iat: now, exp: now + 12 * 3600 + 1 }), 'admin'))).toBe(AuthErrorCode.LifetimeTooLong);
+    expect(await codeOf(verifier({ maxLifetimeSeconds: { admin: 60 } }).verify(hs({ iat: now, exp: now + 61 }), 'admin'))).toBe(
+      AuthErrorCode.LifetimeTooLong,
+    );
+    expect(await codeOf(v.verify(hs({ iat: now + 60, exp: now + 120 }), 'admin'))).toBe(AuthErrorCode.NotYetValid);
+  });
+
+  it('refuses any crit header and never echoes header text in its messages', async () => {
+    const v = verifier();
+    const crit = jwt.sign(adminClaims, SECRET, {
+      algorithm: 'HS256',
+      subject: 'alice',
+      ...base,
+      expiresIn: 60,
+      header: { alg: 'HS256', crit: ['exp'] } as never,
+    });
+    expect(await codeOf(v.verify(crit, 'admin'))).toBe(AuthErrorCode.CriticalHeader);
+    const b64 = (o: object) => Buffer.from(JSON.stringify(o)).toString('base64url');
+    const hostile = `${b64({ alg: 'HS256\r\nX: evil-text', kid: '"evil-text' })}.${b64({ sub: 'a' })}.sig`;
+    await expect(v.verify(hostile, 'admin')).rejects.toMatchObject({ code: AuthErrorCode.AlgorithmNotAllowed });
+    await expect(v.verify(hostile, 'admin')).rejects.not.toMatchObject({ message: expect.stringContaining('evil-text') });
+    // A segment that is not JSON is malformed, not an exception.
+    await expect(
+      v.verify(`${b64({ alg: 'HS256' })}.${Buffer.from('{"a":"\u0000\x01').toString('base64url')}.x`, 'admin'),
+    ).rejects.toMatchObject({
+      code: AuthErrorCode.Malformed,
+    });
+  });
 });
