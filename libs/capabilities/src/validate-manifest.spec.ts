@@ -48,6 +48,18 @@ describe('validateManifest', () => {
     expect(paths(doc)).toEqual(expect.arrayContaining(['$.id', '$.handler', '$.skill.tags', '$.skill.inputModes[1]']));
   });
 
+  it('validates the server-side tools list: names, duplicates, size; empty and absent are the same', () => {
+    expect(paths({ ...seedDoc(), tools: ['ERP!', 'erp', 'erp', ''] })).toEqual(
+      expect.arrayContaining(['$.tools[0]', '$.tools[2]', '$.tools[3]']),
+    );
+    expect(paths({ ...seedDoc(), tools: 'erp' })).toEqual(['$.tools']);
+    expect(paths({ ...seedDoc(), tools: Array.from({ length: 33 }, (_, i) => `t${i}`) })).toEqual(['$.tools']);
+    const empty = validateManifest({ ...seedDoc(), tools: [] });
+    const absent = validateManifest((({ tools: _t, ...rest }) => rest)(seedDoc() as unknown as Record<string, unknown>));
+    expect(empty.ok && absent.ok && empty.manifest).toEqual(absent.ok && absent.manifest);
+    expect(empty.ok && empty.manifest.tools).toBeUndefined();
+  });
+
   it('rejects unknown keys at the top level and in the skill block (closed shape)', () => {
     const doc = { ...seedDoc(), requiresScopes: ['x'], skill: { ...seedDoc().skill, input_modes: ['text/plain'] } };
     expect(errorsOf(doc)).toEqual(
