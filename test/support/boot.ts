@@ -11,7 +11,7 @@ import type { LogCapture } from './log-capture';
 export async function bootApp(
   module: unknown,
   config: AppConfig,
-  options: { logs?: LogCapture } = {},
+  options: { logs?: LogCapture; port?: number } = {},
 ): Promise<{ app: NestFastifyApplication; url: string }> {
   let builder = Test.createTestingModule({ imports: [module as never] })
     .overrideProvider(AppConfigToken)
@@ -24,6 +24,6 @@ export async function bootApp(
   });
   if (options.logs) app.useLogger(app.get(Logger));
   app.enableShutdownHooks();
-  await app.listen(0, '127.0.0.1');
-  return { app, url: await app.getUrl() };
+  await app.listen(options.port ?? 0, '127.0.0.1');
+  return { app, url: (await app.getUrl()).replace('[::1]', '127.0.0.1') };
 }
