@@ -48,7 +48,12 @@ export function schemaFileFor(config: Pick<AppConfig, 'GRAPHQL_SCHEMA_FILE'>): s
         parseOptions: { maxTokens: config.GRAPHQL_MAX_TOKENS },
         validationRules: [
           depthLimitRule(config.GRAPHQL_MAX_DEPTH),
-          operationShapeRule({ maxAliases: config.GRAPHQL_MAX_ALIASES, maxRootFields: config.GRAPHQL_MAX_ROOT_FIELDS }),
+          operationShapeRule({
+            maxAliases: config.GRAPHQL_MAX_ALIASES,
+            maxRootFields: config.GRAPHQL_MAX_ROOT_FIELDS,
+            // Every field costs at least 1, so more fields than the complexity limit can never pass it.
+            maxNodes: config.GRAPHQL_MAX_COMPLEXITY,
+          }),
         ],
         // @apollo/server ships ESM and CJS typings; Nest's config names the ESM ones.
         plugins: [complexityLimitPlugin(config.GRAPHQL_MAX_COMPLEXITY) as NonNullable<ApolloDriverConfig['plugins']>[number]],

@@ -84,7 +84,7 @@ export function createErrorFormatter(logger: ErrorLogger) {
   };
 }
 
-const LIMIT_REASONS = new Set(['DEPTH_LIMIT', 'COMPLEXITY_LIMIT', 'ALIAS_LIMIT', 'ROOT_FIELD_LIMIT', 'INTROSPECTION_LIMIT']);
+const LIMIT_REASONS = new Set(['DEPTH_LIMIT', 'COMPLEXITY_LIMIT', 'ALIAS_LIMIT', 'ROOT_FIELD_LIMIT', 'INTROSPECTION_LIMIT', 'NODE_LIMIT']);
 /** graphql-js's parser stops at `maxTokens` with a syntax error of this wording. */
 const TOKEN_LIMIT = /^Syntax Error: Document contains more th(?:an|at) (\d+) tokens/;
 

@@ -14,6 +14,13 @@ export interface OperationShapeLimits {
   maxAliases: number;
   /** Field selections at the operation's root, fragments expanded (aliases and repeats included). */
   maxRootFields: number;
+  /**
+   * Fields of the whole operation with every fragment spread expanded. Checked here, cheaply
+   * (fragments measured once), because the complexity estimator and the depth rule expand
+   * fragments by walking them: `fragment F1 { ...F2 ...F2 ...F2 ...F2 }` nested a dozen times
+   * would make them walk millions of nodes.
+   */
+  maxNodes: number;
 }
 
 /** Introspection: one `__schema`, a few `__type`, lists nested no deeper than the standard query's. */
@@ -25,6 +32,8 @@ const INTROSPECTION_LISTS = new Set(['types', 'fields', 'inputFields', 'args', '
 
 interface Shape {
   aliases: number;
+  /** Fields below this selection set, fragments expanded. */
+  nodes: number;
   /** Deepest chain of introspection list fields below this selection set. */
   listDepth: number;
 }
@@ -44,13 +53,14 @@ export function operationShapeRule(limits: OperationShapeLimits): ValidationRule
     const visiting = new Set<string>();
 
     const shapeOf = (set: SelectionSetNode | undefined): Shape => {
-      const shape: Shape = { aliases: 0, listDepth: 0 };
+      const shape: Shape = { aliases: 0, nodes: 0, listDepth: 0 };
       if (!set) return shape;
       for (const sel of set.selections) {
         let inner: Shape;
         let list = 0;
         if (sel.kind === Kind.FIELD) {
           inner = shapeOf(sel.selectionSet);
+          shape.nodes += 1;
           if (sel.alias) shape.aliases += 1;
           if (INTROSPECTION_LISTS.has(sel.name.value)) list = 1;
         } else if (sel.kind === Kind.INLINE_FRAGMENT) {
@@ -59,6 +69,7 @@ export function operationShapeRule(limits: OperationShapeLimits): ValidationRule
           inner = fragmentShape(sel.name.value);
         }
         shape.aliases += inner.aliases;
+        shape.nodes += inner.nodes;
         shape.listDepth = Math.max(shape.listDepth, list + inner.listDepth);
       }
       return shape;
@@ -68,7 +79,7 @@ export function operationShapeRule(limits: OperationShapeLimits): ValidationRule
       const known = memo.get(name);
       if (known) return known;
       const fragment = fragments.get(name);
-      if (!fragment || visiting.has(name)) return { aliases: 0, listDepth: 0 }; // cycles: NoFragmentCycles reports them
+      if (!fragment || visiting.has(name)) return { aliases: 0, nodes: 0, listDepth: 0 }; // cycles: NoFragmentCycles reports them
       visiting.add(name);
       const shape = shapeOf(fragment.selectionSet);
       visiting.delete(name);
@@ -76,7 +87,7 @@ export function operationShapeRule(limits: OperationShapeLimits): ValidationRule
       return shape;
     };
 
-    /** The root's field selections, fragments expanded (each fragment counted once per spread). */
+    /** The root's field selections, fragments expanded as execution does (each fragment name once). */
     const rootFields = (set: SelectionSetNode, seen: Set<string>, out: { fields: number; schema: number; type: number; listDepth: number }) => {
       for (const sel of set.selections) {
         if (sel.kind === Kind.FIELD) {
@@ -89,7 +100,8 @@ export function operationShapeRule(limits: OperationShapeLimits): ValidationRule
         } else {
           const fragment = fragments.get(sel.name.value);
           if (!fragment || seen.has(sel.name.value)) continue;
-          rootFields(fragment.selectionSet, new Set([...seen, sel.name.value]), out);
+          seen.add(sel.name.value);
+          rootFields(fragment.selectionSet, seen, out);
         }
         // Enough to refuse: stop counting (a root of many spreads must not make this loop long).
         if (out.fields > limits.maxRootFields) return;
@@ -104,7 +116,13 @@ export function operationShapeRule(limits: OperationShapeLimits): ValidationRule
     return {
       OperationDefinition(node: OperationDefinitionNode) {
         const name = `operation "${node.name?.value ?? '(anonymous)'}"`;
-        const { aliases } = shapeOf(node.selectionSet);
+        const { aliases, nodes } = shapeOf(node.selectionSet);
+        if (nodes > limits.maxNodes) {
+          refuse(node, 'NODE_LIMIT', `${name} selects more than ${limits.maxNodes} fields once its fragments are expanded`, {
+            maxNodes: limits.maxNodes,
+          });
+          return;
+        }
         if (aliases > limits.maxAliases) {
           refuse(node, 'ALIAS_LIMIT', `${name} has ${aliases} aliases; the limit is ${limits.maxAliases}`, {
             aliases,
