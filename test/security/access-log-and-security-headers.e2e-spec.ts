@@ -129,10 +129,16 @@ describe('access log and security headers on the control plane, the worker and t
   });
 
   it('control plane node API (a raw route): the node principal, and an unknown route answered 404 with headers', async () => {
-    const res = await fetch(`${cpUrl}/node/v1/bundle`, { headers: { authorization: `Bearer ${tokens[0]}`, 'x-request-id': 'sec-bundle-1' } });
+    const res = await fetch(`${cpUrl}/node/v1/bundle`, {
+      headers: { authorization: `Bearer ${tokens[0]}`, 'x-request-id': 'sec-bundle-1' },
+    });
     expect(res.status).toBe(200);
     expectSecurityHeaders(res.headers, 'no-cache'); // the bundle route's own revalidation policy
-    expect(await accessLine(cpLogs, 'sec-bundle-1')).toMatchObject({ route: '/node/v1/bundle', status: 200, principal: expect.stringMatching(new RegExp(`^node:.*${AGENT}$`)) });
+    expect(await accessLine(cpLogs, 'sec-bundle-1')).toMatchObject({
+      route: '/node/v1/bundle',
+      status: 200,
+      principal: expect.stringMatching(new RegExp(`^node:.*${AGENT}$`)),
+    });
     const missing = await fetch(`${cpUrl}/nope`, { headers: { 'x-request-id': 'sec-404-1' } });
     expect(missing.status).toBe(404);
     expectSecurityHeaders(missing.headers);

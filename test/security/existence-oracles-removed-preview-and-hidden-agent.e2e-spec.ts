@@ -98,7 +98,9 @@ describe('no existence oracle: removed previews and hidden agents', () => {
     const read = await gql(url, redAdmin, 'query($id: String!) { agent(id: $id) { id } }', { id: agent.id });
     const missing = await gql(url, redAdmin, 'query($id: String!) { agent(id: $id) { id } }', { id: 'nobody-agent' });
     expect(codeOf(read)).toBe('NOT_FOUND');
-    expect(JSON.stringify(read.errors![0]).replaceAll(agent.id, 'X')).toBe(JSON.stringify(missing.errors![0]).replaceAll('nobody-agent', 'X'));
+    expect(JSON.stringify(read.errors![0]).replaceAll(agent.id, 'X')).toBe(
+      JSON.stringify(missing.errors![0]).replaceAll('nobody-agent', 'X'),
+    );
     // Nothing was created or changed.
     expect(await given.revisionOf(agent.id)).toBe(agent.revision);
   });

@@ -50,22 +50,25 @@ describe('GraphQL auth and domain errors are not logged once per field', () => {
     ['no token', undefined],
     ['a garbage token', 'not-a-jwt'],
     ['a token with a bad signature', mintAdminToken({ ...testConfig(), JWT_SECRET: 'y'.repeat(40) }, 'mallory', ['platform-admin'])],
-  ])(`%s: ${ALIASES} aliased fields are refused UNAUTHENTICATED after one verification, logging one access line and nothing else`, async (_name, token) => {
-    const verify = jest.spyOn(JwtVerifier.prototype, 'keyFor');
-    logs.clear();
-    const res = await gql(url, token, `{ ${aliases('me { subject }')} }`);
-    // Every field's guard runs; the non-null roots make graphql-js answer data: null with the first refusal.
-    expect(res.data).toBeNull();
-    expect(res.errors!.length).toBeGreaterThanOrEqual(1);
-    expect(new Set(res.errors!.map((e) => e.extensions.code))).toEqual(new Set(['UNAUTHENTICATED']));
-    expect(verify.mock.calls.length).toBeLessThanOrEqual(1);
-    verify.mockRestore();
-    await new Promise((r) => setTimeout(r, 50)); // the access line is written when the response ends
-    expect(errorLines()).toEqual([]);
-    expect(stacks()).toEqual([]);
-    expect(logs.requests()).toHaveLength(1);
-    expect(logs.lines).toHaveLength(1);
-  });
+  ])(
+    `%s: ${ALIASES} aliased fields are refused UNAUTHENTICATED after one verification, logging one access line and nothing else`,
+    async (_name, token) => {
+      const verify = jest.spyOn(JwtVerifier.prototype, 'keyFor');
+      logs.clear();
+      const res = await gql(url, token, `{ ${aliases('me { subject }')} }`);
+      // Every field's guard runs; the non-null roots make graphql-js answer data: null with the first refusal.
+      expect(res.data).toBeNull();
+      expect(res.errors!.length).toBeGreaterThanOrEqual(1);
+      expect(new Set(res.errors!.map((e) => e.extensions.code))).toEqual(new Set(['UNAUTHENTICATED']));
+      expect(verify.mock.calls.length).toBeLessThanOrEqual(1);
+      verify.mockRestore();
+      await new Promise((r) => setTimeout(r, 50)); // the access line is written when the response ends
+      expect(errorLines()).toEqual([]);
+      expect(stacks()).toEqual([]);
+      expect(logs.requests()).toHaveLength(1);
+      expect(logs.lines).toHaveLength(1);
+    },
+  );
 
   it(`NOT_FOUND for ${ALIASES} aliased unknown agents logs no error and no stack`, async () => {
     logs.clear();

@@ -48,7 +48,24 @@ const SEEDS = [
 ];
 
 const unicode = fc.string({ unit: 'grapheme', maxLength: 40 });
-const weird = fc.constantFrom('\u202e', '\u200b', '\u0000', '\ud83d\ude00', 'е', '"', '\\', '{', '}', '(', ')', '$', '...', '#', '\n', '@include(if: true)');
+const weird = fc.constantFrom(
+  '\u202e',
+  '\u200b',
+  '\u0000',
+  '\ud83d\ude00',
+  'е',
+  '"',
+  '\\',
+  '{',
+  '}',
+  '(',
+  ')',
+  '$',
+  '...',
+  '#',
+  '\n',
+  '@include(if: true)',
+);
 
 /** One edit of a document: insert, delete, replace or duplicate a span. */
 const mutate = (doc: string) =>
@@ -63,21 +80,34 @@ const mutate = (doc: string) =>
 
 const document = fc.oneof(
   fc.constantFrom(...SEEDS),
-  fc.constantFrom(...SEEDS).chain((doc) => fc.array(fc.constant(null), { minLength: 1, maxLength: 4 }).chain((edits) => edits.reduce<fc.Arbitrary<string>>((acc) => acc.chain(mutate), fc.constant(doc)))),
+  fc
+    .constantFrom(...SEEDS)
+    .chain((doc) =>
+      fc
+        .array(fc.constant(null), { minLength: 1, maxLength: 4 })
+        .chain((edits) => edits.reduce<fc.Arbitrary<string>>((acc) => acc.chain(mutate), fc.constant(doc))),
+    ),
   // deep nesting
   fc.integer({ min: 5, max: 3000 }).map((n) => `{ ${'agents { nodes { '.repeat(n)}id${' } }'.repeat(n)} }`),
   fc.integer({ min: 5, max: 3000 }).map((n) => `${'{'.repeat(n)}${'}'.repeat(n)}`),
   // huge alias lists, named as introspection or not
-  fc.tuple(fc.integer({ min: 10, max: 6000 }), fc.boolean(), fc.constantFrom('__typename', 'me { subject }', 'agents { nodes { id } }')).map(
-    ([n, named, field]) => `${named ? 'query IntrospectionQuery ' : ''}{ ${Array.from({ length: n }, (_, i) => `a${i}: ${field}`).join(' ')} }`,
-  ),
+  fc
+    .tuple(fc.integer({ min: 10, max: 6000 }), fc.boolean(), fc.constantFrom('__typename', 'me { subject }', 'agents { nodes { id } }'))
+    .map(
+      ([n, named, field]) =>
+        `${named ? 'query IntrospectionQuery ' : ''}{ ${Array.from({ length: n }, (_, i) => `a${i}: ${field}`).join(' ')} }`,
+    ),
   // fragment bombs
-  fc.integer({ min: 2, max: 12 }).map(
-    (n) =>
-      `{ ...F0 } ${Array.from({ length: n }, (_, i) => `fragment F${i} on Query { ${i + 1 < n ? `...F${i + 1} `.repeat(4) : 'agents { nodes { id } }'} }`).join(' ')}`,
-  ),
+  fc
+    .integer({ min: 2, max: 12 })
+    .map(
+      (n) =>
+        `{ ...F0 } ${Array.from({ length: n }, (_, i) => `fragment F${i} on Query { ${i + 1 < n ? `...F${i + 1} `.repeat(4) : 'agents { nodes { id } }'} }`).join(' ')}`,
+    ),
   // huge strings and unicode in arguments
-  fc.tuple(fc.integer({ min: 1, max: 300_000 }), unicode).map(([n, u]) => `{ agent(id: "${u.replace(/["\\]/g, '')}${'x'.repeat(n)}") { id } }`),
+  fc
+    .tuple(fc.integer({ min: 1, max: 300_000 }), unicode)
+    .map(([n, u]) => `{ agent(id: "${u.replace(/["\\]/g, '')}${'x'.repeat(n)}") { id } }`),
   // anything at all
   fc.string({ unit: 'binary', maxLength: 200 }),
 );
@@ -152,7 +182,8 @@ describe('GraphQL fuzz: never a 5xx, never a changed registry, never a leaked ex
         const text = await res.text();
         statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
         if (res.status >= 500) throw new Error(`HTTP ${res.status} for ${JSON.stringify(query).slice(0, 300)}: ${text.slice(0, 500)}`);
-        if (caller !== 'viewer') for (const secret of EXTENDED_ONLY) if (text.includes(secret)) throw new Error(`leaked "${secret}" to ${caller}`);
+        if (caller !== 'viewer')
+          for (const secret of EXTENDED_ONLY) if (text.includes(secret)) throw new Error(`leaked "${secret}" to ${caller}`);
       }),
       { numRuns: NUM_RUNS, seed: SEED, endOnFailure: true },
     );

@@ -50,7 +50,9 @@ describe('GraphQL cost limits cannot be bypassed by the operation name', () => {
   it('refuses an operation of many aliases even when each costs nothing (__typename) and it is named IntrospectionQuery', async () => {
     const res = await gql(url, undefined, `query IntrospectionQuery { ${aliases(config.GRAPHQL_MAX_ALIASES + 1, '__typename')} }`);
     expect(codeOf(res)).toBe('QUERY_TOO_COMPLEX');
-    expect(res.errors![0].message).toMatch(new RegExp(`${config.GRAPHQL_MAX_ALIASES + 1} aliases; the limit is ${config.GRAPHQL_MAX_ALIASES}`));
+    expect(res.errors![0].message).toMatch(
+      new RegExp(`${config.GRAPHQL_MAX_ALIASES + 1} aliases; the limit is ${config.GRAPHQL_MAX_ALIASES}`),
+    );
   });
 
   it('counts aliases inside fragments once per spread', async () => {
@@ -61,7 +63,13 @@ describe('GraphQL cost limits cannot be bypassed by the operation name', () => {
   });
 
   it('caps root fields, repeats of the same field included', async () => {
-    const res = await gql(url, undefined, `query IntrospectionQuery { ${Array(config.GRAPHQL_MAX_ROOT_FIELDS + 1).fill('me { subject }').join(' ')} }`);
+    const res = await gql(
+      url,
+      undefined,
+      `query IntrospectionQuery { ${Array(config.GRAPHQL_MAX_ROOT_FIELDS + 1)
+        .fill('me { subject }')
+        .join(' ')} }`,
+    );
     expect(codeOf(res)).toBe('QUERY_TOO_COMPLEX');
     expect(res.errors![0].extensions.reason).toBe('ROOT_FIELD_LIMIT');
   });

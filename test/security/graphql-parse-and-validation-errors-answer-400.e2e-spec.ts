@@ -53,7 +53,11 @@ describe('GraphQL parse, validation and size errors answer 400 with their own co
 
   it('names the token limit in the answer', async () => {
     const res = await gql(url, undefined, `{ ${Array(6000).fill('__typename').join(' ')} }`);
-    expect(res.errors![0].extensions).toMatchObject({ code: 'QUERY_TOO_COMPLEX', reason: 'TOKEN_LIMIT', maxTokens: config.GRAPHQL_MAX_TOKENS });
+    expect(res.errors![0].extensions).toMatchObject({
+      code: 'QUERY_TOO_COMPLEX',
+      reason: 'TOKEN_LIMIT',
+      maxTokens: config.GRAPHQL_MAX_TOKENS,
+    });
   });
 
   it('answers a variable of the wrong type BAD_USER_INPUT with HTTP 400', async () => {

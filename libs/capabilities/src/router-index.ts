@@ -64,7 +64,9 @@ export function buildRouterIndex(snapshot: RegistrySnapshot, caller: Caller): Ro
   const routable = new Map(selected.map((m) => [m.id, m] as const));
   const all = new Map(snapshot.manifests.map((m) => [m.id, m] as const));
   const tombstones: Tombstone[] = snapshot.manifests
-    .filter((m) => m.state === 'removed' && entitlement({ ...m, state: m.removedFromPreview ? 'preview' : 'deprecated' }, caller, ctx).routable)
+    .filter(
+      (m) => m.state === 'removed' && entitlement({ ...m, state: m.removedFromPreview ? 'preview' : 'deprecated' }, caller, ctx).routable,
+    )
     .sort(byId)
     .map((m) => ({ id: m.id, replacedBy: liveReplacement(m.replacedBy, routable, all), deprecationReason: m.deprecationReason ?? null }));
   return { agentId: snapshot.agentId, revision: snapshot.revision, entries, tombstones };

@@ -24,7 +24,10 @@ export const RootLoggerToken = Symbol('ROOT_LOGGER');
       provide: RootLoggerToken,
       inject: [AppConfigToken, LogDestinationToken],
       useFactory: (config: AppConfig, destination: DestinationStream | null): PinoInstance =>
-        pino({ level: config.LOG_LEVEL, redact: { paths: ['req.headers.authorization', 'req.headers.cookie'], censor: '[redacted]' } }, destination ?? undefined),
+        pino(
+          { level: config.LOG_LEVEL, redact: { paths: ['req.headers.authorization', 'req.headers.cookie'], censor: '[redacted]' } },
+          destination ?? undefined,
+        ),
     },
   ],
   exports: [LogDestinationToken, RootLoggerToken],
@@ -66,6 +69,12 @@ class AccessLogRegistrar implements OnModuleInit {
       }),
     }),
   ],
-  providers: [{ provide: AccessLogRegistrar, inject: [HttpAdapterHost, RootLoggerToken], useFactory: (h: HttpAdapterHost, l: PinoInstance) => new AccessLogRegistrar(h, l) }],
+  providers: [
+    {
+      provide: AccessLogRegistrar,
+      inject: [HttpAdapterHost, RootLoggerToken],
+      useFactory: (h: HttpAdapterHost, l: PinoInstance) => new AccessLogRegistrar(h, l),
+    },
+  ],
 })
 export class LoggingModule {}

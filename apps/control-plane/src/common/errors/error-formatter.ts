@@ -70,7 +70,8 @@ export function createErrorFormatter(logger: ErrorLogger) {
     // Errors of the GraphQL layer itself (parse, validation, variable coercion, the limits) are the
     // caller's: they keep Apollo's code (GRAPHQL_PARSE_FAILED, GRAPHQL_VALIDATION_FAILED,
     // BAD_USER_INPUT), or QUERY_TOO_COMPLEX for a limit, and are never logged.
-    if (!original || original instanceof GraphQLError) return { ...formatted, extensions: { ...formatted.extensions, ...graphQLLayerCode(formatted) } };
+    if (!original || original instanceof GraphQLError)
+      return { ...formatted, extensions: { ...formatted.extensions, ...graphQLLayerCode(formatted) } };
     const mapped = mapKnownError(original);
     if (mapped) return { message: mapped.message, locations: formatted.locations, path: formatted.path, extensions: mapped.extensions };
     const errorId = randomUUID();

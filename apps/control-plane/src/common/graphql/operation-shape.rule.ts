@@ -88,13 +88,18 @@ export function operationShapeRule(limits: OperationShapeLimits): ValidationRule
     };
 
     /** The root's field selections, fragments expanded as execution does (each fragment name once). */
-    const rootFields = (set: SelectionSetNode, seen: Set<string>, out: { fields: number; schema: number; type: number; listDepth: number }) => {
+    const rootFields = (
+      set: SelectionSetNode,
+      seen: Set<string>,
+      out: { fields: number; schema: number; type: number; listDepth: number },
+    ) => {
       for (const sel of set.selections) {
         if (sel.kind === Kind.FIELD) {
           out.fields += 1;
           if (sel.name.value === '__schema') out.schema += 1;
           if (sel.name.value === '__type') out.type += 1;
-          if (sel.name.value === '__schema' || sel.name.value === '__type') out.listDepth = Math.max(out.listDepth, shapeOf(sel.selectionSet).listDepth);
+          if (sel.name.value === '__schema' || sel.name.value === '__type')
+            out.listDepth = Math.max(out.listDepth, shapeOf(sel.selectionSet).listDepth);
         } else if (sel.kind === Kind.INLINE_FRAGMENT) {
           rootFields(sel.selectionSet, seen, out);
         } else {

@@ -28,7 +28,9 @@ export class ApiExceptionFilter implements ExceptionFilter {
     }
     if (exception.getStatus() !== HttpStatus.PAYLOAD_TOO_LARGE) {
       const body = exception.getResponse();
-      return reply.status(exception.getStatus()).send(typeof body === 'string' ? { statusCode: exception.getStatus(), message: body } : body);
+      return reply
+        .status(exception.getStatus())
+        .send(typeof body === 'string' ? { statusCode: exception.getStatus(), message: body } : body);
     }
     const message = `request body is larger than the limit of ${this.limit} bytes (MAX_BODY_BYTES)`;
     return reply.status(413).send({
