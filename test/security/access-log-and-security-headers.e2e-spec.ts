@@ -8,7 +8,6 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { mintA2AToken, mintAdminToken, mintNodeToken } from '@cp/auth';
 import type { AppConfig } from '@cp/common';
