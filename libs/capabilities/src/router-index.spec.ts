@@ -52,4 +52,14 @@ describe('buildRouterIndex', () => {
     expect(partner.tombstones).toEqual([{ id: 'open-v1', replacedBy: 'partner-v2', deprecationReason: null }]);
     expect(buildRouterIndex(s, given.caller({ scopes: ['admin.all'] })).tombstones.map((t) => t.id)).toEqual(['open-v1', 'secret-v1']);
   });
+  it('shows the tombstone of a preview removed straight from preview only to callers of opted-in tenants (issue 11)', () => {
+    const preview = given.manifest({ id: 'beta-export', visibility: 'public', state: 'removed', removedFromPreview: true });
+    const extended = given.manifest({ id: 'beta-recon', visibility: 'extended', state: 'removed', tenants: '*', removedFromPreview: true });
+    const deprecated = given.manifest({ id: 'old-export', visibility: 'public', state: 'removed', deprecationReason: 'gone' });
+    const snapshot = given.snapshot([preview, extended, deprecated], { previewTenants: ['acme'] });
+    const ids = (caller: Parameters<typeof buildRouterIndex>[1]) => buildRouterIndex(snapshot, caller).tombstones.map((t) => t.id);
+    expect(ids({ principal: 'p', tenant: 'acme', scopes: [] })).toEqual(['beta-export', 'beta-recon', 'old-export']);
+    expect(ids({ principal: 'p', tenant: 'globex', scopes: [] })).toEqual(['old-export']);
+    expect(ids(null)).toEqual(['old-export']);
+  });
 });

@@ -59,11 +59,14 @@ export function buildRouterIndex(snapshot: RegistrySnapshot, caller: Caller): Ro
     skill: { name: m.skill.name, description: describe(m, ids), tags: [...m.skill.tags], examples: [...(m.skill.examples ?? [])] },
   }));
   // A tombstone only for what this caller could have used: it must not reveal other callers' ids.
+  // A removed preview counts as a preview: only opted-in tenants' callers could have used it.
   const ctx = entitlementContext(snapshot);
   const routable = new Map(selected.map((m) => [m.id, m] as const));
   const all = new Map(snapshot.manifests.map((m) => [m.id, m] as const));
   const tombstones: Tombstone[] = snapshot.manifests
-    .filter((m) => m.state === 'removed' && entitlement({ ...m, state: 'deprecated' }, caller, ctx).routable)
+    .filter(
+      (m) => m.state === 'removed' && entitlement({ ...m, state: m.removedFromPreview ? 'preview' : 'deprecated' }, caller, ctx).routable,
+    )
     .sort(byId)
     .map((m) => ({ id: m.id, replacedBy: liveReplacement(m.replacedBy, routable, all), deprecationReason: m.deprecationReason ?? null }));
   return { agentId: snapshot.agentId, revision: snapshot.revision, entries, tombstones };

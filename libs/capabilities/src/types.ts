@@ -44,6 +44,13 @@ export interface CapabilityManifest {
   owner: string;
   replacedBy?: string | null;
   deprecationReason?: string | null;
+  /**
+   * Set on a removed manifest that was never generally available (removed straight from preview,
+   * or recorded as removed without a deprecation): its tombstone is shown only to callers who
+   * could have used it as a preview, so it reveals nothing to tenants never opted in.
+   * Derived by the registry from its lifecycle timestamps; not part of manifest documents.
+   */
+  removedFromPreview?: boolean;
 }
 
 /** null = anonymous (no verified token). */

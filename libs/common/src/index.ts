@@ -2,7 +2,9 @@ export { loadConfig, configSchema, ConfigError, type AppConfig } from './config/
 export { AppConfigModule } from './config/config.module';
 export { AppConfigToken, InjectConfig, loadConfigOrExit } from './config/config.provider';
 export { RedisModule, RedisToken, InjectRedis, createRedis } from './redis/redis.module';
-export { LoggingModule } from './logging/logging.module';
+export { LoggingModule, LogDestinationToken, RootLoggerToken } from './logging/logging.module';
+export { recordPrincipal, principalOf, registerAccessLog, accessLogLine, type AccessLogSink } from './logging/access-log';
+export { SECURITY_HEADERS } from './http/security-headers';
 export { HealthModule } from './health/health.module';
 export type { ReadinessProbe } from './health/readiness';
 export { bootstrapFastifyApp } from './bootstrap';

@@ -19,6 +19,8 @@ export function manifestFromRow(row: CapabilityManifestModel): CapabilityManifes
   if (row.tools.length > 0) manifest.tools = [...row.tools];
   if (row.replacedBy !== null) manifest.replacedBy = row.replacedBy;
   if (row.deprecationReason !== null) manifest.deprecationReason = row.deprecationReason;
+  // Removed without ever being deprecated: it went preview → removed (see removedFromPreview).
+  if (row.state === 'removed' && row.deprecatedAt === null) manifest.removedFromPreview = true;
   return manifest;
 }
 

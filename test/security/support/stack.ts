@@ -66,7 +66,7 @@ export async function startSecurityStack(label: string, overrides: Record<string
     MAX_BODY_BYTES: '65536',
     ...overrides,
   });
-  const { app: node } = await bootApp(AgentNodeModule, nodeConfig, port);
+  const { app: node } = await bootApp(AgentNodeModule, nodeConfig, { port });
   const sync = node.get(NodeSync);
   const deadline = Date.now() + 10_000;
   while (!sync.current() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));

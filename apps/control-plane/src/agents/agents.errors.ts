@@ -1,13 +1,14 @@
 import { ApiErrorCode, DomainError } from '../common/errors';
 
 export enum AgentErrorCode {
-  AlreadyExists = 'AGENT_ALREADY_EXISTS',
+  /** The id is taken (agent ids are one namespace): the same answer whoever's agent holds it. */
+  IdUnavailable = 'AGENT_ID_UNAVAILABLE',
   TeamNotFound = 'TEAM_NOT_FOUND',
   InvalidCard = 'AGENT_CARD_INVALID',
 }
 
 const API_CODES: Record<AgentErrorCode, ApiErrorCode> = {
-  [AgentErrorCode.AlreadyExists]: ApiErrorCode.Conflict,
+  [AgentErrorCode.IdUnavailable]: ApiErrorCode.Conflict,
   [AgentErrorCode.TeamNotFound]: ApiErrorCode.NotFound,
   [AgentErrorCode.InvalidCard]: ApiErrorCode.BadUserInput,
 };

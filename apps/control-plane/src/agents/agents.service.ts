@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { buildPublicCard, checkAgentCard, type AgentBase } from '@cp/capabilities';
 import type { AdminPrincipal } from '@cp/auth';
-import { RegistryWriter } from '@cp/db';
+import { Prisma, RegistryWriter } from '@cp/db';
 import { AccessPolicy } from '../auth/access-policy';
 import { InputValidationError, notFound, validateInput } from '../common/errors';
 import { decodeCursor, pageSize, toPage, type Page, type PageInput } from '../common/graphql/pagination';
@@ -25,6 +25,9 @@ function merge(base: Partial<AgentBase>, input: AgentCardInput): unknown {
   }
   return out;
 }
+const idUnavailable = (id: string) =>
+  new AgentError(AgentErrorCode.IdUnavailable, `agent id "${id}" is not available: choose another id`, { id });
+
 const stripNulls = (o: object) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== null && v !== undefined));
 
 @Injectable()
@@ -65,9 +68,16 @@ export class AgentsService {
     this.access.assertCanWrite(principal, input.teamId, { type: 'team', id: input.teamId });
     if (!(await this.agents.teamExists(input.teamId))) throw notFound('team', input.teamId);
     const base = this.validBase(merge({ extensions: [], protocol: DEFAULT_PROTOCOL }, input));
-    if (await this.agents.find(input.id))
-      throw new AgentError(AgentErrorCode.AlreadyExists, `agent "${input.id}" already exists`, { id: input.id });
-    await this.agents.insert(input.id, input.teamId, base);
+    // Agent ids are one namespace, so a taken id is refused, but with one answer whether the
+    // holder is visible to the caller or not (agent(id) answers NOT_FOUND for the hidden one):
+    // it names neither the holder nor its team, and a concurrent insert answers the same.
+    if (await this.agents.find(input.id)) throw idUnavailable(input.id);
+    try {
+      await this.agents.insert(input.id, input.teamId, base);
+    } catch (error) {
+      if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002') throw idUnavailable(input.id);
+      throw error;
+    }
     try {
       await this.writer.change(
         { agentId: input.id, expectedRevision: 0, actor: principal.subject, summary: `create agent ${input.id}` },

@@ -1,18 +1,20 @@
+import type { IncomingMessage } from 'node:http';
 import { Injectable, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { GqlExecutionContext, type GqlContextType } from '@nestjs/graphql';
 import { AuthGuard } from '@nestjs/passport';
 import { AuthError, AuthErrorCode, toAuthError, type AdminPrincipal, type AdminRole } from '@cp/auth';
+import { recordPrincipal } from '@cp/common';
 import { CommonError, CommonErrorCode } from '../common/errors';
 import { ADMIN_JWT_STRATEGY } from './admin-jwt.strategy';
 import { READ_ROLES, ROLES_KEY, WRITE_ROLES } from './roles.decorator';
 
-type GuardedRequest = { headers: Record<string, unknown>; user?: AdminPrincipal };
+type GuardedRequest = { headers: Record<string, unknown>; raw: IncomingMessage; user?: AdminPrincipal; authentication?: Promise<void> };
 
 /**
  * Guards every admin GraphQL entry point (queries, mutations and field resolvers): verifies the
  * bearer token with the 'admin-jwt' passport strategy once per request (field resolvers reuse the
- * principal on the request), then checks @Roles, or the default: any admin role reads, viewers
+ * verification's promise kept on the request), then checks @Roles, or the default: any admin role reads, viewers
  * never mutate. Per-object rules (team admins and their teams) are AccessPolicy's.
  */
 @Injectable()
@@ -28,7 +30,7 @@ export class AdminGuard extends AuthGuard(ADMIN_JWT_STRATEGY) {
   override async canActivate(context: ExecutionContext): Promise<boolean> {
     if (context.getType<GqlContextType>() !== 'graphql') return false;
     const request = this.getRequest(context);
-    if (!request.user) await super.canActivate(context);
+    if (!request.user) await this.authenticateOnce(request, context);
     const principal = request.user!;
     const allowed =
       this.reflector.getAllAndOverride<AdminRole[] | undefined>(ROLES_KEY, [context.getHandler(), context.getClass()]) ??
@@ -43,6 +45,19 @@ export class AdminGuard extends AuthGuard(ADMIN_JWT_STRATEGY) {
       );
     }
     return true;
+  }
+
+  /**
+   * The token is verified once per request: every field's guard awaits the same verification
+   * (they start concurrently), so an operation with 500 aliased fields and a bad token costs one
+   * verification and one refusal, not 500.
+   */
+  private authenticateOnce(request: GuardedRequest, context: ExecutionContext): Promise<void> {
+    request.authentication ??= (async () => {
+      await super.canActivate(context);
+      recordPrincipal(request.raw, 'admin', request.user!.subject);
+    })();
+    return request.authentication;
   }
 
   override handleRequest<T = AdminPrincipal>(err: unknown, user: T | false, info: unknown): T {

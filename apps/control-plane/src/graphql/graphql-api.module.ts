@@ -6,9 +6,10 @@ import { ApolloDriver, type ApolloDriverConfig } from '@nestjs/apollo';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppConfigToken, type AppConfig } from '@cp/common';
 import { createErrorFormatter } from '../common/errors';
-import { BodyLimitFilter } from '../common/http/body-limit.filter';
+import { ApiExceptionFilter } from '../common/http/api-exception.filter';
 import { complexityLimitPlugin } from '../common/graphql/complexity.plugin';
 import { depthLimitRule } from '../common/graphql/depth-limit.rule';
+import { operationShapeRule } from '../common/graphql/operation-shape.rule';
 import { RequestLoaders } from '../common/graphql/request-loaders';
 
 /** The committed, sorted schema (a test regenerates it and fails on drift). */
@@ -43,7 +44,17 @@ export function schemaFileFor(config: Pick<AppConfig, 'GRAPHQL_SCHEMA_FILE'>): s
         // Guards also run on @ResolveField entry points; AdminGuard verifies the token once per request.
         fieldResolverEnhancers: ['guards'],
         context: (req: FastifyRequest, reply: FastifyReply): GraphQLRequestContext => ({ req, reply, loaders: new RequestLoaders() }),
-        validationRules: [depthLimitRule(config.GRAPHQL_MAX_DEPTH)],
+        // The parser stops at GRAPHQL_MAX_TOKENS, so no document is large enough to make validation slow.
+        parseOptions: { maxTokens: config.GRAPHQL_MAX_TOKENS },
+        validationRules: [
+          depthLimitRule(config.GRAPHQL_MAX_DEPTH),
+          operationShapeRule({
+            maxAliases: config.GRAPHQL_MAX_ALIASES,
+            maxRootFields: config.GRAPHQL_MAX_ROOT_FIELDS,
+            // Every field costs at least 1, so more fields than the complexity limit can never pass it.
+            maxNodes: config.GRAPHQL_MAX_COMPLEXITY,
+          }),
+        ],
         // @apollo/server ships ESM and CJS typings; Nest's config names the ESM ones.
         plugins: [complexityLimitPlugin(config.GRAPHQL_MAX_COMPLEXITY) as NonNullable<ApolloDriverConfig['plugins']>[number]],
         formatError: createErrorFormatter(new Logger('GraphQL')),
@@ -57,7 +68,7 @@ export function schemaFileFor(config: Pick<AppConfig, 'GRAPHQL_SCHEMA_FILE'>): s
     {
       provide: APP_FILTER,
       inject: [AppConfigToken],
-      useFactory: (config: AppConfig) => new BodyLimitFilter(config.MAX_BODY_BYTES),
+      useFactory: (config: AppConfig) => new ApiExceptionFilter(config.MAX_BODY_BYTES),
     },
   ],
 })

@@ -1,6 +1,7 @@
 import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { recordPrincipal } from '@cp/common';
 import { nodeApiPaths } from '@cp/node-sdk';
 import { BundleCache, SyncError } from '@cp/sync';
 import { NodeApiError, NodeApiErrorCode } from './node-api.errors';
@@ -31,6 +32,7 @@ export class NodeBundleRoute implements OnModuleInit {
   async handle(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     try {
       const node = await this.auth.authenticate(request.headers.authorization);
+      recordPrincipal(request.raw, 'node', node.subject);
       const bundle = await this.bundles.current(node.agentId);
       if (!bundle) throw new NodeApiError(NodeApiErrorCode.AgentNotFound, `agent "${node.agentId}" not found`);
       reply.header('etag', bundle.etag).header('cache-control', 'no-cache');

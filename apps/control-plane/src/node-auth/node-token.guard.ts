@@ -1,6 +1,7 @@
 import { createParamDecorator, Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import type { NodePrincipal } from '@cp/auth';
+import { recordPrincipal } from '@cp/common';
 import { NodeAuthenticator } from './node-authenticator';
 
 type NodeRequest = FastifyRequest & { nodePrincipal?: NodePrincipal };
@@ -13,6 +14,7 @@ export class NodeTokenGuard implements CanActivate {
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const request = context.switchToHttp().getRequest<NodeRequest>();
     request.nodePrincipal = await this.auth.authenticate(request.headers.authorization);
+    recordPrincipal(request.raw, 'node', request.nodePrincipal.subject);
     return true;
   }
 }

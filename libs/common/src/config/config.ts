@@ -84,6 +84,10 @@ const configFields = z.object({
   /** Admin GraphQL API: limits per operation, and where the code-first schema is written (unset: the committed file, except in test/production where it stays in memory). */
   GRAPHQL_MAX_DEPTH: z.coerce.number().int().min(2).default(10),
   GRAPHQL_MAX_COMPLEXITY: z.coerce.number().int().min(10).default(5000),
+  /** Aliased fields per operation, field selections at its root, and lexical tokens per document (parse stops there). */
+  GRAPHQL_MAX_ALIASES: z.coerce.number().int().min(0).default(30),
+  GRAPHQL_MAX_ROOT_FIELDS: z.coerce.number().int().min(1).default(20),
+  GRAPHQL_MAX_TOKENS: z.coerce.number().int().min(1000).default(5000),
   GRAPHQL_SCHEMA_FILE: z.string().optional(),
   /** Agent node settings. */
   AGENT_ID: z

@@ -1,29 +1,80 @@
 import type { IncomingMessage } from 'node:http';
-import { Module } from '@nestjs/common';
+import { Global, Inject, Module, type OnModuleInit } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import type { FastifyInstance } from 'fastify';
 import { LoggerModule } from 'nestjs-pino';
+import { pino, type DestinationStream, type Logger as PinoInstance } from 'pino';
 import type { AppConfig } from '../config/config';
 import { AppConfigToken } from '../config/config.provider';
-
 import { requestIdFor } from '../http/fastify-adapter';
+import { registerAccessLog } from './access-log';
 
 type WithId = IncomingMessage & { id?: string };
 
-/** Structured JSON logs (pino) with the request id on every line logged during a request. */
+/** Where log lines go: stdout unless a test provides a stream (overrideProvider) to read them. */
+export const LogDestinationToken = Symbol('LOG_DESTINATION');
+/** The app's one pino logger (pino-http's request loggers and the access log derive from it). */
+export const RootLoggerToken = Symbol('ROOT_LOGGER');
+
+@Global()
+@Module({
+  providers: [
+    { provide: LogDestinationToken, useValue: null },
+    {
+      provide: RootLoggerToken,
+      inject: [AppConfigToken, LogDestinationToken],
+      useFactory: (config: AppConfig, destination: DestinationStream | null): PinoInstance =>
+        pino(
+          { level: config.LOG_LEVEL, redact: { paths: ['req.headers.authorization', 'req.headers.cookie'], censor: '[redacted]' } },
+          destination ?? undefined,
+        ),
+    },
+  ],
+  exports: [LogDestinationToken, RootLoggerToken],
+})
+class RootLoggerModule {}
+
+/** Registers the access log on the app's Fastify instance (every route, raw ones included). */
+class AccessLogRegistrar implements OnModuleInit {
+  constructor(
+    private readonly host: HttpAdapterHost,
+    @Inject(RootLoggerToken) private readonly logger: PinoInstance,
+  ) {}
+
+  onModuleInit(): void {
+    const app = this.host.httpAdapter?.getInstance<FastifyInstance>();
+    if (app && typeof app.addHook === 'function') registerAccessLog(app, this.logger);
+  }
+}
+
+/**
+ * Structured JSON logs (pino) with the request id on every line logged during a request, and one
+ * access-log line per request (method, route, status, duration, principal, request id; see
+ * access-log.ts). pino-http's own per-request line is off: it logs headers and the raw URL.
+ */
 @Module({
   imports: [
+    RootLoggerModule,
     LoggerModule.forRootAsync({
-      inject: [AppConfigToken],
-      useFactory: (config: AppConfig) => ({
+      inject: [RootLoggerToken],
+      useFactory: (logger: PinoInstance) => ({
         pinoHttp: {
-          level: config.LOG_LEVEL,
+          logger,
           // The Fastify adapter already chose the id (see createFastifyAdapter).
           genReqId: (req: WithId) => req.id ?? requestIdFor(req),
           customProps: (req: WithId) => ({ requestId: req.id }),
-          redact: { paths: ['req.headers.authorization', 'req.headers.cookie'], censor: '[redacted]' },
-          autoLogging: { ignore: (req: IncomingMessage) => req.url === '/healthz' || req.url === '/readyz' },
+          autoLogging: false,
+          quietReqLogger: true,
         },
       }),
     }),
+  ],
+  providers: [
+    {
+      provide: AccessLogRegistrar,
+      inject: [HttpAdapterHost, RootLoggerToken],
+      useFactory: (h: HttpAdapterHost, l: PinoInstance) => new AccessLogRegistrar(h, l),
+    },
   ],
 })
 export class LoggingModule {}

@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { extensionsResponseHeader, EXTENSIONS_HEADER } from '@cp/capabilities';
 import { wwwAuthenticate } from '@cp/auth';
+import { recordPrincipal } from '@cp/common';
 import { A2AError, A2AErrorName } from './a2a-errors';
 import type { A2AAuthenticator } from './a2a-authenticator';
 import type { A2AService, A2ALog, RequestContext } from './a2a-service';
@@ -75,6 +76,7 @@ export function registerA2ARoutes(app: FastifyInstance, options: A2ARoutesOption
         try {
           checkVersion(request.headers['a2a-version'], (request.query as Record<string, unknown>)['A2A-Version']);
           const { caller, token } = await options.authenticator.authenticate(request.headers, auth === 'required');
+          if (caller) recordPrincipal(request.raw, 'a2a', caller.principal);
           const rc: RequestContext = { caller, token, extensions: request.headers['a2a-extensions'] };
           const active = negotiate ? options.service.negotiate(rc) : [];
           const answer = await handler(request, rc, active);
@@ -204,6 +206,7 @@ async function jsonRpc(request: FastifyRequest, reply: FastifyReply, options: A2
     checkVersion(request.headers['a2a-version'], (request.query as Record<string, unknown>)['A2A-Version']);
     const svc = options.service;
     const { caller, token } = await options.authenticator.authenticate(request.headers, method === 'GetExtendedAgentCard');
+    if (caller) recordPrincipal(request.raw, 'a2a', caller.principal);
     const rc: RequestContext = { caller, token, extensions: request.headers['a2a-extensions'] };
     if (method === 'GetExtendedAgentCard') {
       // The card is sent as its stored bytes inside the envelope: no per-request serialization.

@@ -67,17 +67,11 @@ function uniqueTarget(error: Prisma.PrismaClientKnownRequestError): string {
 export function createErrorFormatter(logger: ErrorLogger) {
   return (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {
     const original = error instanceof GraphQLError ? error.originalError : error;
-    // Errors of the GraphQL layer itself (parse, validation, variable coercion) carry their own code.
-    if (!original || (original instanceof GraphQLError && original.extensions?.code)) {
-      // Apollo relabels every validation-rule error GRAPHQL_VALIDATION_FAILED; our limit rules keep their own code.
-      const limit = formatted.extensions?.reason === 'DEPTH_LIMIT' || formatted.extensions?.reason === 'COMPLEXITY_LIMIT';
-      const code = limit
-        ? ApiErrorCode.QueryTooComplex
-        : (formatted.extensions?.code ??
-          (original instanceof GraphQLError ? original.extensions?.code : undefined) ??
-          ApiErrorCode.BadUserInput);
-      return { ...formatted, extensions: { ...formatted.extensions, code } };
-    }
+    // Errors of the GraphQL layer itself (parse, validation, variable coercion, the limits) are the
+    // caller's: they keep Apollo's code (GRAPHQL_PARSE_FAILED, GRAPHQL_VALIDATION_FAILED,
+    // BAD_USER_INPUT), or QUERY_TOO_COMPLEX for a limit, and are never logged.
+    if (!original || original instanceof GraphQLError)
+      return { ...formatted, extensions: { ...formatted.extensions, ...graphQLLayerCode(formatted) } };
     const mapped = mapKnownError(original);
     if (mapped) return { message: mapped.message, locations: formatted.locations, path: formatted.path, extensions: mapped.extensions };
     const errorId = randomUUID();
@@ -89,4 +83,17 @@ export function createErrorFormatter(logger: ErrorLogger) {
       extensions: { code: ApiErrorCode.Internal, errorId },
     };
   };
+}
+
+const LIMIT_REASONS = new Set(['DEPTH_LIMIT', 'COMPLEXITY_LIMIT', 'ALIAS_LIMIT', 'ROOT_FIELD_LIMIT', 'INTROSPECTION_LIMIT', 'NODE_LIMIT']);
+/** graphql-js's parser stops at `maxTokens` with a syntax error of this wording. */
+const TOKEN_LIMIT = /^Syntax Error: Document contains more th(?:an|at) (\d+) tokens/;
+
+function graphQLLayerCode(formatted: GraphQLFormattedError): Record<string, unknown> & { code: string } {
+  // Apollo relabels every validation-rule error GRAPHQL_VALIDATION_FAILED; our limit rules keep their own code.
+  if (LIMIT_REASONS.has(formatted.extensions?.reason as string)) return { code: ApiErrorCode.QueryTooComplex };
+  const tokens = TOKEN_LIMIT.exec(formatted.message);
+  if (tokens) return { code: ApiErrorCode.QueryTooComplex, reason: 'TOKEN_LIMIT', maxTokens: Number(tokens[1]) };
+  const code = formatted.extensions?.code;
+  return { code: typeof code === 'string' && code !== ApiErrorCode.Internal ? code : ApiErrorCode.BadUserInput };
 }

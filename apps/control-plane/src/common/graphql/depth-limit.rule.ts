@@ -17,6 +17,7 @@ export function depthLimitRule(maxDepth: number): ValidationRule {
   return (context: ValidationContext) => {
     const fragments = new Map<string, FragmentDefinitionNode>();
     for (const def of context.getDocument().definitions) if (def.kind === Kind.FRAGMENT_DEFINITION) fragments.set(def.name.value, def);
+    const memo = new Map<string, number>();
 
     const depthOf = (set: SelectionSetNode | undefined, seen: Set<string>): number => {
       if (!set) return 0;
@@ -31,7 +32,13 @@ export function depthLimitRule(maxDepth: number): ValidationRule {
           const name = sel.name.value;
           const fragment = fragments.get(name);
           if (!fragment || seen.has(name)) continue; // cycles are reported by NoFragmentCycles
-          max = Math.max(max, depthOf(fragment.selectionSet, new Set([...seen, name])));
+          // A fragment's depth does not depend on where it is spread: measure each once.
+          let depth = memo.get(name);
+          if (depth === undefined) {
+            depth = depthOf(fragment.selectionSet, new Set([...seen, name]));
+            memo.set(name, depth);
+          }
+          max = Math.max(max, depth);
         }
       }
       return max;

@@ -1,0 +1,48 @@
+import type { IncomingMessage } from 'node:http';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+
+/** Where an authentication layer leaves who the caller is, for the access log (never the token). */
+const PRINCIPAL = Symbol.for('cp.accessLog.principal');
+
+type WithPrincipal = IncomingMessage & { [PRINCIPAL]?: string };
+
+/** Records the verified caller of this request as `kind:subject` (e.g. `admin:ci-bot`). */
+export function recordPrincipal(raw: IncomingMessage, kind: string, subject: string): void {
+  (raw as WithPrincipal)[PRINCIPAL] = `${kind}:${subject}`;
+}
+
+export function principalOf(raw: IncomingMessage): string | undefined {
+  return (raw as WithPrincipal)[PRINCIPAL];
+}
+
+export interface AccessLogSink {
+  info(fields: Record<string, unknown>, message: string): void;
+  debug(fields: Record<string, unknown>, message: string): void;
+}
+
+const PROBES = new Set(['/healthz', '/readyz']);
+
+/** The one line logged per request. The route pattern, not the URL: a query string may carry secrets. */
+export function accessLogLine(request: FastifyRequest, reply: FastifyReply): Record<string, unknown> {
+  return {
+    requestId: request.id,
+    method: request.method,
+    route: request.routeOptions.url ?? '(no route)',
+    status: reply.statusCode,
+    durationMs: Math.round(reply.elapsedTime * 100) / 100,
+    principal: principalOf(request.raw) ?? 'anonymous',
+  };
+}
+
+/**
+ * Logs every request once when its response is sent, raw Fastify routes (the A2A layer, Apollo's
+ * /graphql) included. Health probes are logged at debug so a load balancer does not drown the log.
+ */
+export function registerAccessLog(app: FastifyInstance, sink: AccessLogSink): void {
+  app.addHook('onResponse', (request, reply, done) => {
+    const line = accessLogLine(request, reply);
+    if (PROBES.has(line.route as string)) sink.debug(line, 'request');
+    else sink.info(line, 'request');
+    done();
+  });
+}
