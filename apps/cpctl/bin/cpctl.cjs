@@ -1,11 +1,14 @@
 #!/usr/bin/env node
-// `npx cpctl …`: runs the built CLI (dist/, after `npm run build`) when there is one, else the
-// TypeScript source through tsx, so the command works straight after `npm ci`.
+// The `cpctl` command (this workspace package's `bin`: npm links it into node_modules/.bin on
+// `npm ci`, and `npm install -g ./apps/cpctl` puts it on the PATH). It runs the built CLI
+// (dist/, after `npm run build`) when there is one, else the TypeScript source through tsx (a
+// devDependency), so the command works straight after `npm ci` on a fresh clone.
 // CPCTL_FROM_SOURCE=1 forces the source (the e2e suites use it, so they test the working tree).
 const fs = require('node:fs');
 const path = require('node:path');
 
-const root = path.join(__dirname, '..');
+// realpath: a global install links to this folder; the repository root is three levels up.
+const root = path.join(fs.realpathSync(__dirname), '..', '..', '..');
 const built = path.join(root, 'dist/apps/cpctl/src/main.js');
 
 if (process.env.CPCTL_FROM_SOURCE !== '1' && fs.existsSync(built)) {
@@ -13,7 +16,7 @@ if (process.env.CPCTL_FROM_SOURCE !== '1' && fs.existsSync(built)) {
 } else {
   let tsx;
   try {
-    tsx = require('tsx/cjs/api');
+    tsx = require(require.resolve('tsx/cjs/api', { paths: [root] }));
   } catch {
     process.stderr.write('cpctl: not built (run `npm run build`) and tsx is not installed (run `npm ci`)\n');
     process.exit(10);
