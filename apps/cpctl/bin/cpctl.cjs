@@ -21,7 +21,15 @@ if (process.env.CPCTL_FROM_SOURCE !== '1' && fs.existsSync(built)) {
     process.stderr.write('cpctl: not built (run `npm run build`) and tsx is not installed (run `npm ci`)\n');
     process.exit(10);
   }
-  // The tsconfig's `paths` resolve the @cp/* libraries from source.
   tsx.register({ tsconfig: path.join(root, 'tsconfig.json') });
+  // The tsconfig's `paths` map the @cp/* libraries to their source. tsx applies them only when
+  // the working directory is inside the checkout, so map them here (a global cpctl runs anywhere).
+  const { compilerOptions } = JSON.parse(fs.readFileSync(path.join(root, 'tsconfig.json'), 'utf8'));
+  const Module = require('node:module');
+  const resolve = Module._resolveFilename;
+  Module._resolveFilename = function (request, ...rest) {
+    const target = compilerOptions.paths[request];
+    return resolve.call(this, target ? path.join(root, target[0]) : request, ...rest);
+  };
   require(path.join(root, 'apps/cpctl/src/main.ts'));
 }
