@@ -44,11 +44,15 @@ describe('cpctl as an installed command', () => {
   it('installs globally (npm install -g ./apps/cpctl) and runs from any directory', () => {
     const prefix = mkdtempSync(join(tmpdir(), 'cpctl-global-'));
     try {
-      const install = spawnSync('npm', ['install', '-g', '--offline', '--no-audit', '--no-fund', '--prefix', prefix, join(REPO, 'apps', 'cpctl')], {
-        cwd: prefix,
-        env,
-        encoding: 'utf8',
-      });
+      const install = spawnSync(
+        'npm',
+        ['install', '-g', '--offline', '--no-audit', '--no-fund', '--prefix', prefix, join(REPO, 'apps', 'cpctl')],
+        {
+          cwd: prefix,
+          env,
+          encoding: 'utf8',
+        },
+      );
       expect([install.status, install.stderr]).toEqual([0, expect.any(String)]);
       const cpctl = join(prefix, 'bin', 'cpctl');
       const version = spawnSync(cpctl, ['--version'], { cwd: prefix, env, encoding: 'utf8' });
