@@ -205,7 +205,7 @@ describe('the image built without Docker boots every app', () => {
     );
     await db?.drop();
     for (const dir of [contextDir, ...[...stages.values()].map((s) => s.root)]) if (dir) rmSync(dir, { recursive: true, force: true });
-  }, 60_000);
+  }, 5 * 60_000);
 
   it('installs no development dependency and ships no test code', () => {
     // Exactly what package-lock.json says production needs: nothing it marks dev, dev-optional or optional.
