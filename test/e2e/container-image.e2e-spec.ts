@@ -5,7 +5,7 @@
  * dist/ copied in. Then runs docker-compose.yml's one-off jobs and apps from that filesystem
  * against the real PostgreSQL and Redis (own database, own key prefix), with compose's
  * environment and health checks, the compose network's names mapped to loopback.
- * Slow by nature (two installs and a build): about three minutes on 2 cores.
+ * Slow by nature (two installs and a build): 6.5-7.5 minutes measured on 2 busy cores.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
