@@ -1,6 +1,29 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+const pureCoreImports = {
+  group: [
+    '@nestjs/*',
+    '@prisma/*',
+    'ioredis',
+    'bullmq',
+    'pg',
+    'fastify',
+    'node:http',
+    'http',
+    'undici',
+    '@cp/db',
+    '@cp/common',
+    '@cp/node-sdk',
+    '../../../prisma/*',
+  ],
+  message: 'libs/capabilities is the pure core.',
+};
+const testOnlyImports = {
+  group: ['@cp/*/testing', '**/testing', '**/testing/*'],
+  message: 'Test-only code: import it from specs and test/ only (ADR 0110).',
+};
+
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'prisma/generated/**', 'coverage/**', '.cache/**'] },
   js.configs.recommended,
@@ -38,33 +61,19 @@ export default tseslint.config(
   {
     // The pure core: no framework, database, cache or HTTP imports (STYLE.md, issue 3).
     files: ['libs/capabilities/**/*.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            {
-              group: [
-                '@nestjs/*',
-                '@prisma/*',
-                'ioredis',
-                'bullmq',
-                'pg',
-                'fastify',
-                'node:http',
-                'http',
-                'undici',
-                '@cp/db',
-                '@cp/common',
-                '@cp/node-sdk',
-                '../../../prisma/*',
-              ],
-              message: 'libs/capabilities is the pure core.',
-            },
-          ],
-        },
-      ],
-    },
+    rules: { 'no-restricted-imports': ['error', { patterns: [pureCoreImports] }] },
+  },
+  {
+    files: ['libs/capabilities/**/*.ts'],
+    ignores: ['**/*.spec.ts', 'libs/capabilities/src/testing/**'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [pureCoreImports, testOnlyImports] }] },
+  },
+  {
+    // Test-only code (libs/*/src/testing, reached through @cp/<lib>/testing) is not in the
+    // production build: product code must not import it (ADR 0110).
+    files: ['apps/**/*.ts', 'libs/**/*.ts'],
+    ignores: ['**/*.spec.ts', 'libs/*/src/testing/**', 'libs/capabilities/**'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [testOnlyImports] }] },
   },
   {
     // Nothing but the config module reads process.env.

@@ -16,7 +16,8 @@ import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import { loadConfig } from '@cp/common';
 import { migrate, PrismaService, RegistryWriter } from '@cp/db';
-import { FixedClock, RetirementPlanner, RetirementRepository, RetirementRunsRepository, RetirementService } from '@cp/jobs';
+import { RetirementPlanner, RetirementRepository, RetirementRunsRepository, RetirementService } from '@cp/jobs';
+import { FixedClock } from '@cp/jobs/testing';
 
 const AGENTS = 100;
 const PER_AGENT = 1_000;

@@ -1,7 +1,8 @@
 /** cpctl's offline commands (validate, card diff/show from files), through the real binary. */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { financeAgentExample, given, toManifestDocument, type CapabilityManifest } from '@cp/capabilities';
+import { financeAgentExample, toManifestDocument, type CapabilityManifest } from '@cp/capabilities';
+import { given } from '@cp/capabilities/testing';
 import { cpctl, Workspace } from '../support/cpctl-harness';
 
 const example = financeAgentExample();

@@ -2,7 +2,8 @@ import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { DEFAULT_MIGRATIONS_DIR, diffSchemaAgainstDatabase, migrate, readMigrations } from '@cp/db';
+import { DEFAULT_MIGRATIONS_DIR, migrate, readMigrations } from '@cp/db';
+import { diffSchemaAgainstDatabase } from '@cp/db/testing';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
 
 const SCHEMA = readFileSync(join(__dirname, '..', '..', 'prisma', 'schema.prisma'), 'utf8');

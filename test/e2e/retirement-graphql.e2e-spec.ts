@@ -7,10 +7,10 @@ import { Client } from 'pg';
 import { mintAdminToken } from '@cp/auth';
 import { AppConfigModule, AppConfigToken, createFastifyAdapter, type AppConfig } from '@cp/common';
 import { DbModule, PrismaService, seedWhenEmpty } from '@cp/db';
-import { Clock, ClockModule, FixedClock, RETIREMENT_QUEUE } from '@cp/jobs';
+import { Clock, ClockModule, RETIREMENT_QUEUE } from '@cp/jobs';
 import { AppModule } from '../../apps/control-plane/src/app.module';
 import { RetirementWorkerModule } from '../../apps/worker/src/retirement/retirement-worker.module';
-import { createAgent, createManifests, createNode, DAY_MS } from '../../libs/jobs/src/testing/retirement-fixtures';
+import { createAgent, createManifests, createNode, DAY_MS, FixedClock } from '@cp/jobs/testing';
 import { testConfig } from '../support/config';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
 

@@ -4,8 +4,8 @@ import { Client } from 'pg';
 import { RetirementSkipCode } from '@cp/capabilities';
 import { AppConfigModule, AppConfigToken } from '@cp/common';
 import { DbModule, REVISION_LISTENERS } from '@cp/db';
-import { Clock, ClockModule, FixedClock, RetirementCoreModule, RetirementPlanner, RetirementService } from '@cp/jobs';
-import { addUsage, createAgent, createManifests, createNode, DAY_MS } from '../../libs/jobs/src/testing/retirement-fixtures';
+import { Clock, ClockModule, RetirementCoreModule, RetirementPlanner, RetirementService } from '@cp/jobs';
+import { addUsage, createAgent, createManifests, createNode, DAY_MS, FixedClock } from '@cp/jobs/testing';
 import { testConfig } from '../support/config';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
 

@@ -12,7 +12,6 @@ import {
   bullPrefix,
   Clock,
   ClockModule,
-  FixedClock,
   RETIREMENT_JOB,
   RETIREMENT_QUEUE,
   RETIREMENT_SCHEDULER_ID,
@@ -20,7 +19,7 @@ import {
   type RetirementJobData,
 } from '@cp/jobs';
 import { RetirementWorkerModule } from '../../apps/worker/src/retirement/retirement-worker.module';
-import { createAgent, createManifests, createNode, DAY_MS } from '../../libs/jobs/src/testing/retirement-fixtures';
+import { createAgent, createManifests, createNode, DAY_MS, FixedClock } from '@cp/jobs/testing';
 import { testConfig } from '../support/config';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
 

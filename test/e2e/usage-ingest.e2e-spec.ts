@@ -6,10 +6,10 @@ import { Client } from 'pg';
 import { mintAdminToken, mintNodeToken } from '@cp/auth';
 import { AppConfigModule, AppConfigToken, createFastifyAdapter, type AppConfig } from '@cp/common';
 import { DbModule, PrismaService, seedWhenEmpty } from '@cp/db';
-import { Clock, FixedClock, UsageRetentionService } from '@cp/jobs';
+import { Clock, UsageRetentionService } from '@cp/jobs';
 import { UsageRetentionRepository } from '../../libs/jobs/src/retention/usage-retention.repository';
 import { UsageIngestModule } from '../../apps/control-plane/src/usage-ingest/usage-ingest.module';
-import { createAgent, createManifests, createNode } from '../../libs/jobs/src/testing/retirement-fixtures';
+import { createAgent, createManifests, createNode, FixedClock } from '@cp/jobs/testing';
 import { testConfig } from '../support/config';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
 

@@ -1,5 +1,5 @@
 /**
- * Drives the real cpctl binary (`node tools/cpctl.cjs`, from source) as a child process, and
+ * Drives the real cpctl command (its workspace `bin`, apps/cpctl/bin/cpctl.cjs, from source) as a child process, and
  * writes manifest directories for it. Used by the cpctl-*.e2e-spec.ts suites.
  */
 import { spawn } from 'node:child_process';
@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import YAML from 'yaml';
 import { toManifestDocument, type AgentBase, type CapabilityManifest } from '@cp/capabilities';
 
-const LAUNCHER = join(__dirname, '../../tools/cpctl.cjs');
+const LAUNCHER = join(__dirname, '../../apps/cpctl/bin/cpctl.cjs');
 
 export interface CpctlRun {
   code: number | null;

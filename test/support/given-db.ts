@@ -7,7 +7,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { PrismaPg } from '@prisma/adapter-pg';
-import { financeAgentExample, given as core, type AgentBase, type CapabilityManifest } from '@cp/capabilities';
+import { financeAgentExample, type AgentBase, type CapabilityManifest } from '@cp/capabilities';
+import { given as core } from '@cp/capabilities/testing';
 import { agentColumns, manifestColumns } from '@cp/db';
 import { PrismaClient } from '../../prisma/generated/client';
 

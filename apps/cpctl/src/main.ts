@@ -1,4 +1,4 @@
-/** cpctl entry point (run through tools/cpctl.cjs, i.e. `npx cpctl`). */
+/** cpctl entry point (run through apps/cpctl/bin/cpctl.cjs, the `cpctl` command). */
 import { run } from './cli';
 
 // cpctl is a client tool, not a service: the AppConfig of the servers does not apply, so it

@@ -30,7 +30,6 @@ export type { ApplyPlan, ManifestChange } from './plan-apply';
 export { changedFields } from './manifest-diff';
 export { financeAgentExample } from './fixtures/finance-agent';
 export type { FinanceAgentExample } from './fixtures/finance-agent';
-export { given } from './testing/given';
 export {
   buildNodeBundle,
   checkNodeBundle,

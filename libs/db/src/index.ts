@@ -5,7 +5,6 @@ export { ensureDatabase } from './database-url';
 export { Prisma } from '../../../prisma/generated/client';
 export type * as PrismaModels from '../../../prisma/generated/models';
 export { postgresProbe } from './postgres-probe';
-export { diffSchemaAgainstDatabase } from './schema-drift';
 export { manifestFromRow, manifestColumns, agentBaseFromRow, agentColumns } from './registry-mapping';
 export { seedWhenEmpty, SEED_ACTOR } from './seed';
 export { RegistryWriter, type RegistryTx, type AuditEntry, type RegistryChange } from './registry/registry-writer';

@@ -1,4 +1,5 @@
-import { buildExtendedCard, buildNodeBundle, buildRouterIndex, financeAgentExample, given, serializeCard } from '@cp/capabilities';
+import { buildExtendedCard, buildNodeBundle, buildRouterIndex, financeAgentExample, serializeCard } from '@cp/capabilities';
+import { given } from '@cp/capabilities/testing';
 import { ActiveBundle } from './active-bundle';
 
 const f = financeAgentExample();

@@ -7,7 +7,7 @@
  */
 import { loadConfig } from '@cp/common';
 import { PrismaService, RegistryWriter } from '@cp/db';
-import { FixedClock } from '../clock';
+import { FixedClock } from './fixed-clock';
 import { RetirementPlanner } from '../retirement/retirement-planner';
 import { RetirementRepository } from '../retirement/retirement.repository';
 import { RetirementRunsRepository } from '../retirement/retirement-runs.repository';
