@@ -59,6 +59,14 @@ const CONFUSABLES: Record<string, string> = {
   ȷ: 'j',
   ℓ: 'l',
 };
+// The map is applied after normalisation: add each look-alike's normalised lower-case form too
+// (NFKC turns the lunate sigma "ϲ" into "ς", for one).
+for (const [from, to] of Object.entries(CONFUSABLES)) {
+  for (const variant of [from, from.toUpperCase()]) {
+    const normalised = variant.normalize('NFKD').replace(/\p{M}/gu, '').normalize('NFKC').toLowerCase();
+    if (normalised.length === 1 && !/[a-z]/.test(normalised)) CONFUSABLES[normalised] ??= to;
+  }
+}
 const CONFUSABLE = new RegExp(`[${Object.keys(CONFUSABLES).join('')}]`, 'g');
 
 export function foldLeakText(text: string): string {
