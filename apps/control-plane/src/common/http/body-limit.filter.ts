@@ -1,5 +1,5 @@
 import { Catch, HttpException, HttpStatus, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiErrorCode } from '../errors';
 
 /**
@@ -15,6 +15,15 @@ export class BodyLimitFilter implements ExceptionFilter {
 
   catch(exception: HttpException, host: ArgumentsHost): unknown {
     if (host.getType() !== 'http') return exception;
+    // Bodies Fastify refuses before a route runs (not JSON, too large) on the node API still answer
+    // in the node API's one shape, `{ error: { code, message } }`.
+    const url = host.switchToHttp().getRequest<FastifyRequest>().url;
+    if (url.startsWith('/node/')) {
+      const status = exception.getStatus();
+      const code = status === 413 ? ApiErrorCode.PayloadTooLarge : status === 400 ? 'INVALID_REQUEST' : `HTTP_${status}`;
+      const message = status === 413 ? `request body is larger than the limit of ${this.limit} bytes (MAX_BODY_BYTES)` : exception.message;
+      return host.switchToHttp().getResponse<FastifyReply>().status(status).send({ error: { code, message } });
+    }
     if (exception.getStatus() !== HttpStatus.PAYLOAD_TOO_LARGE) {
       const body = exception.getResponse();
       return host
