@@ -8,9 +8,11 @@
  * applied to both the public text and the secret text, so a disguised copy cannot hide.
  */
 
-/** Zero-width characters, bidi embeddings/overrides/isolates and marks, soft hyphen, BOM, variation selectors, tag characters. */
-const INVISIBLE =
-  /[\u00AD\u034F\u061C\u115F\u1160\u17B4\u17B5\u180B-\u180F\u200B-\u200F\u202A-\u202E\u2060-\u206F\u3164\uFE00-\uFE0F\uFEFF\uFFA0]|\uDB40[\uDC00-\uDDEF]/g;
+/**
+ * Zero-width and filler characters, bidi embeddings/overrides/isolates and marks, soft hyphen,
+ * BOM, tag characters. (Combining characters, variation selectors among them, go with the marks.)
+ */
+const INVISIBLE = /[\u00AD\u061C\u115F\u1160\u180E\u200B-\u200F\u202A-\u202E\u2060-\u206F\u3164\uFEFF\uFFA0\u{E0000}-\u{E007F}]/gu;
 
 /** Lower-case look-alikes (after toLowerCase) → the Latin letter they imitate. */
 const CONFUSABLES: Record<string, string> = {
