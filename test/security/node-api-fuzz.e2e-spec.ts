@@ -295,4 +295,60 @@ describe('node API fuzz: hostile bodies never break the control plane or touch a
     },
     120_000,
   );
+
+  it('edge values in every field of every endpoint, from a node of the agent itself, are a 4xx and write nothing', async () => {
+    const own = mintNodeToken(config, VICTIM);
+    const templates: Record<Endpoint, Record<string, unknown>> = {
+      register: { nodeId: VICTIM_NODE, hostname: VICTIM_HOST },
+      heartbeat: { nodeId: VICTIM_NODE },
+      ack: { nodeId: VICTIM_NODE, revision: 1, error: 'refused' },
+      usage: usageBody(VICTIM_NODE, 'invoice-lookup', 'acme-partner', 1),
+      'token-exchange': { subjectToken: partnerToken, tool: 'erp', capabilityId: 'reconcile-invoice' },
+    };
+    const edges: unknown[] = ['\u0000', 'a\r\nb', '\u202e', 'x'.repeat(10_000), Number.MAX_SAFE_INTEGER, 2 ** 31, -1, 1e308, {}, [], null];
+    let cases = 0;
+    for (const endpoint of endpoints) {
+      const template = templates[endpoint];
+      for (const key of Object.keys(template)) {
+        for (const edge of edges) {
+          const body =
+            endpoint === 'usage' && key !== 'counts' ? { ...template, batchId: randomUUID(), [key]: edge } : { ...template, [key]: edge };
+          const variants =
+            endpoint === 'usage'
+              ? [
+                  body,
+                  {
+                    ...template,
+                    batchId: randomUUID(),
+                    counts: [{ ...(template.counts as object[])[0], [key === 'counts' ? 'tenant' : key]: edge }],
+                  },
+                ]
+              : [body];
+          for (const variant of variants) {
+            const before = await state();
+            const res = await send(endpoint, own, JSON.stringify(variant));
+            cases += 1;
+            expect({ endpoint, key, edge: String(edge).slice(0, 20), status: res.status < 500 }).toEqual({
+              endpoint,
+              key,
+              edge: String(edge).slice(0, 20),
+              status: true,
+            });
+            if (res.status >= 400) {
+              expect((JSON.parse(res.text) as { error?: { code?: unknown } }).error?.code).toEqual(expect.any(String));
+              const after = await state();
+              expect([after.buckets, after.batches, after.coverage, after.revisions]).toEqual([
+                before.buckets,
+                before.batches,
+                before.coverage,
+                before.revisions,
+              ]);
+            }
+          }
+        }
+      }
+    }
+    process.stdout.write(`node API edge values: ${cases} cases\n`);
+    expect(cases).toBeGreaterThan(100);
+  }, 120_000);
 });

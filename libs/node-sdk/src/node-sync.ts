@@ -297,6 +297,9 @@ export class NodeSync {
       return this.unreachable(`control plane unreachable: ${describeError(error)}`);
     }
     this.lastFetchAt = new Date();
+    // The control plane answers again after being away: register now rather than at the next
+    // heartbeat, so usage reports (which need a registered node) are not refused meanwhile.
+    if (!this.registration.ok && !this.registration.refused) void this.register();
     if (response.status === 304) {
       this.lastFetchError = null;
       return 'not-modified';

@@ -1,6 +1,12 @@
 import { z } from 'zod';
 import { NODE_ID_PATTERN } from '@cp/node-sdk';
 
+/** A name a node echoes from the registry: no control characters (PostgreSQL text cannot hold NUL). */
+const name = z
+  .string()
+  .min(1)
+  .max(200)
+  .regex(/^[^\p{Cc}]*$/u, 'must not contain control characters');
 const isoDateTime = z.iso.datetime({ offset: true, message: 'must be an ISO-8601 date-time' });
 
 /**
@@ -14,8 +20,8 @@ export const MAX_ENTRIES_PER_BATCH = 10_000;
 
 /** One capability × tenant count inside a usage window. */
 export const usageCountSchema = z.object({
-  capabilityId: z.string().min(1).max(200),
-  tenant: z.string().min(1).max(200),
+  capabilityId: name,
+  tenant: name,
   count: z.number().int('must be an integer').min(0, 'must be ≥ 0').max(MAX_COUNT_PER_ENTRY, `must be at most ${MAX_COUNT_PER_ENTRY}`),
   lastCallAt: isoDateTime,
 });
