@@ -168,10 +168,11 @@ describe('usage ingestion refuses what it cannot trust', () => {
     await expectRefused(batch({}, { capabilityId: 'no-such-capability' }), '$.counts[0].capabilityId', 'UNKNOWN_CAPABILITY');
   });
 
-  it('bounds windows: not from 1970, not before the agent existed, not in the future', async () => {
+  it('bounds windows: not from 1970, not before the agent existed, not longer than a day, not in the future', async () => {
     await expectRefused(batch({ windowStart: '1970-01-01T00:00:00.000Z' }), '$.windowStart');
     const created = (await pg.query(`SELECT "createdAt" FROM "Agent" WHERE id = $1`, [AGENT])).rows[0].createdAt as Date;
     await expectRefused(batch({ windowStart: new Date(created.getTime() - 3_600_000).toISOString() }), '$.windowStart');
+    await expectRefused(batch({ windowStart: at(2 * 86_400_000) }), '$.windowStart');
     const future = new Date(Date.now() + 3_600_000).toISOString();
     await expectRefused(batch({ windowEnd: future }, { lastCallAt: at(60_000) }), '$.windowEnd');
   });

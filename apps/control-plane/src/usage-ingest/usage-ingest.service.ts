@@ -10,6 +10,8 @@ import { UsageIngestRepository, type BucketIncrement } from './usage-ingest.repo
 
 /** A node's clock may be this far off ours: a window ending later than now, or starting earlier than the agent's creation, by more is refused. */
 const MAX_CLOCK_SKEW_MS = 5 * 60_000;
+/** One batch covers one flush window (a minute by default): a longer claim of coverage is refused. */
+const MAX_WINDOW_MS = 86_400_000;
 
 export interface IngestResult {
   accepted: true;
@@ -101,6 +103,8 @@ export class UsageIngestService {
     const horizon = now.getTime() - this.retentionMs;
     const refusedAsOld = `is older than the ${this.retentionMs / 86_400_000}-day window in which batch ids are kept: refused, because a retry could no longer be told apart`;
     if (windowEnd < windowStart) issues.push({ path: '$.windowEnd', message: 'must not be before windowStart' });
+    if (windowEnd.getTime() - windowStart.getTime() > MAX_WINDOW_MS)
+      issues.push({ path: '$.windowStart', message: 'the window must not be longer than one day' });
     if (windowEnd.getTime() > now.getTime() + MAX_CLOCK_SKEW_MS)
       issues.push({ path: '$.windowEnd', message: `is in the future (now is ${now.toISOString()})` });
     if (windowEnd.getTime() < horizon) issues.push({ path: '$.windowEnd', message: refusedAsOld });
