@@ -388,8 +388,9 @@ export class NodeSync {
     const answer = await this.send(nodeApiPaths.register, { nodeId: this.options.nodeId, hostname: this.options.hostname });
     if (answer.ok) this.registration = { ok: true, refused: false, error: null };
     else if (answer.status !== undefined) {
-      this.registration = { ok: false, refused: true, error: `POST ${nodeApiPaths.register} answered ${answer.status}: ${answer.detail}` };
-      this.log.warn(`this node is not registered: ${this.registration.error}`);
+      const error = `POST ${nodeApiPaths.register} answered ${answer.status}: ${answer.detail}`;
+      if (error !== this.registration.error) this.log.warn(`this node is not registered: ${error}`);
+      this.registration = { ok: false, refused: true, error };
     } else this.registration = { ok: false, refused: false, error: `POST ${nodeApiPaths.register} failed: ${answer.detail}` };
   }
 
