@@ -42,6 +42,21 @@ describe('POST /node/v1/usage', () => {
     await createAgent(pg, 'other-agent');
     await createManifests(pg, [{ agentId: 'other-agent', capabilityId: 'other-capability', state: 'ga' }]);
     await createNode(pg, { id: 'node-of-other', agentId: 'other-agent', registeredAt: clock.now() });
+    // Nodes register before they report (POST /node/v1/register); usage for an unregistered node is refused.
+    for (const id of [
+      'node-1',
+      'node-midnight',
+      'node-idle',
+      'node-dup',
+      'node-race',
+      'node-bad-cap',
+      'node-bad',
+      'node-x',
+      'node-y',
+      'node-late',
+      'node-anon',
+    ])
+      await createNode(pg, { id, agentId: 'finance-agent', registeredAt: new Date('2026-12-01T00:00:00.000Z') });
     token = mintNodeToken(config, 'finance-agent');
   });
   afterAll(async () => {
@@ -77,7 +92,7 @@ describe('POST /node/v1/usage', () => {
   const coverage = async (nodeId: string) =>
     (await pg.query(`SELECT "coveredFrom", "coveredUntil", closed FROM "NodeUsageCoverage" WHERE "nodeId" = $1`, [nodeId])).rows[0];
 
-  it('accepts a batch (202), creating the node on its first report, and counts it into a daily bucket', async () => {
+  it('accepts a batch (202) from a registered node, and counts it into a daily bucket', async () => {
     const res = await post(batch());
     expect(res.statusCode).toBe(202);
     expect(res.json()).toEqual({ accepted: true, duplicate: false });
@@ -90,8 +105,8 @@ describe('POST /node/v1/usage', () => {
         lastCallAt: new Date('2026-12-01T23:59:30.000Z'),
       },
     ]);
-    const node = (await pg.query(`SELECT "agentId", "registeredAt" FROM "Node" WHERE id = 'node-1'`)).rows[0];
-    expect(node).toEqual({ agentId: 'finance-agent', registeredAt: clock.now() });
+    const node = (await pg.query(`SELECT "agentId", "lastSeenAt" FROM "Node" WHERE id = 'node-1'`)).rows[0];
+    expect(node).toEqual({ agentId: 'finance-agent', lastSeenAt: clock.now() });
     expect(await coverage('node-1')).toEqual({
       coveredFrom: new Date('2026-12-01T23:59:00.000Z'),
       coveredUntil: new Date('2026-12-02T00:00:00.000Z'),
@@ -182,7 +197,8 @@ describe('POST /node/v1/usage', () => {
     const nothingWritten = async (nodeId: string) => {
       expect(await buckets(nodeId)).toEqual([]);
       expect((await pg.query(`SELECT count(*)::int AS n FROM "UsageBatch" WHERE "nodeId" = $1`, [nodeId])).rows[0].n).toBe(0);
-      expect((await pg.query(`SELECT count(*)::int AS n FROM "Node" WHERE id = $1`, [nodeId])).rows[0].n).toBe(0);
+      const nodes = await pg.query(`SELECT "lastSeenAt" FROM "Node" WHERE id = $1`, [nodeId]);
+      expect(nodes.rows).toEqual(nodes.rows.length ? [{ lastSeenAt: new Date('2026-12-01T00:00:00.000Z') }] : []);
     };
 
     it('a capability of another agent or an unknown id (400)', async () => {
@@ -199,10 +215,10 @@ describe('POST /node/v1/usage', () => {
       expect(res.statusCode).toBe(400);
       expect(res.json().error).toMatchObject({
         code: 'UNKNOWN_CAPABILITY',
-        message: 'not capabilities of agent "finance-agent": other-capability, no-such-thing',
+        message: 'not capabilities of this agent during the window: other-capability, no-such-thing',
         issues: [
-          { path: '$.counts[1].capabilityId', message: '"other-capability" is not a capability of agent "finance-agent"' },
-          { path: '$.counts[2].capabilityId', message: '"no-such-thing" is not a capability of agent "finance-agent"' },
+          { path: '$.counts[1].capabilityId', message: '"other-capability" is not a capability of this agent' },
+          { path: '$.counts[2].capabilityId', message: '"no-such-thing" is not a capability of this agent' },
         ],
       });
       await nothingWritten('node-bad-cap');
@@ -262,13 +278,14 @@ describe('POST /node/v1/usage', () => {
       await nothingWritten('node-bad');
     });
 
-    it('a node registered for another agent (403)', async () => {
+    it('a node id registered only for another agent (400), naming no other agent', async () => {
       const res = await post(batch({ nodeId: 'node-of-other' }));
-      expect(res.statusCode).toBe(403);
+      expect(res.statusCode).toBe(400);
       expect(res.json().error).toMatchObject({
-        code: 'NODE_OF_ANOTHER_AGENT',
-        message: 'node "node-of-other" belongs to agent "other-agent", not "finance-agent"',
+        code: 'INVALID_USAGE_BATCH',
+        issues: [{ path: '$.nodeId', message: expect.stringMatching(/not a registered node of this agent/) }],
       });
+      expect(res.body).not.toContain('other-agent');
       expect((await pg.query(`SELECT count(*)::int AS n FROM "UsageBatch" WHERE "nodeId" = 'node-of-other'`)).rows[0].n).toBe(0);
     });
 
@@ -300,7 +317,10 @@ describe('POST /node/v1/usage', () => {
         }),
       );
       expect(res.statusCode).toBe(400);
-      expect(res.json().error.issues).toEqual([{ path: '$.windowEnd', message: expect.stringMatching(/older than the 35-day window/) }]);
+      expect(res.json().error.issues).toEqual([
+        { path: '$.windowEnd', message: expect.stringMatching(/older than the 35-day window/) },
+        { path: '$.windowStart', message: expect.stringMatching(/older than the 35-day window/) },
+      ]);
       await nothingWritten('node-late');
     });
   });

@@ -1,6 +1,6 @@
 import { Global, Module } from '@nestjs/common';
 import { AppConfigModule, AppConfigToken, HealthModule, LoggingModule, RedisModule, type AppConfig } from '@cp/common';
-import { NodeSync, NodeSyncModule } from '@cp/node-sdk';
+import { NodeSync, nodeSyncHealthCheck, NodeSyncModule } from '@cp/node-sdk';
 import { A2AEndpoints } from './a2a-endpoints';
 import { nodeIdentity, NodeIdentityToken } from './node-identity';
 import { usageProviders } from './usage-reporting';
@@ -12,7 +12,8 @@ class NodeSyncGlobalModule {}
 
 /**
  * Agent nodes never talk to PostgreSQL: they serve what they synced from the control plane.
- * Ready = a bundle is applied (from the control plane or the disk copy) and Redis answers.
+ * Ready = a bundle is applied (from the control plane or the disk copy), the control plane has
+ * not refused this node's registration, and Redis answers.
  */
 @Module({
   imports: [
@@ -22,14 +23,7 @@ class NodeSyncGlobalModule {}
     NodeSyncGlobalModule,
     HealthModule.forRoot({
       inject: [NodeSync],
-      useFactory: (sync: NodeSync) => [
-        {
-          name: 'bundle',
-          check: async () => {
-            if (!sync.current()) throw new Error('no capability bundle applied yet');
-          },
-        },
-      ],
+      useFactory: (sync: NodeSync) => [{ name: 'bundle', check: nodeSyncHealthCheck(sync) }],
     }),
   ],
   providers: [

@@ -47,4 +47,31 @@ describe('findLeaks', () => {
     const leaked = withLookupText({ description: 'Forecast cash flow too.' });
     expect(findLeaks(leaked, [preview, removed]).map((l) => [l.skillId, l.field])).toEqual([[preview.id, 'name']]);
   });
+
+  it('sees through a Cyrillic "е", a zero-width space and a right-to-left override inside an extended-only name or id', () => {
+    for (const description of ['Also r\u0435concile-invoice.', 'Also: Recon\u200bcile an invoice.', 'Also: \u202eReconcile an invoice.']) {
+      expect(findLeaks(withLookupText({ description }), f.manifests).map((l) => l.skillId)).toContain('reconcile-invoice');
+    }
+  });
+
+  it('flags the scope names and tenant slugs of non-public skills, and tenants the caller names, as whole tokens', () => {
+    const tenantOnly = given.manifest({ id: 'ledger-export', tenants: ['acme-partner'], requiresScopes: ['ledger.read'] });
+    const leaked = withLookupText({ description: 'Partners with recon.run or ledger.read; built for acme-partner.' });
+    expect(findLeaks(leaked, [...f.manifests, tenantOnly]).map((l) => [l.skillId, l.field, l.text])).toEqual([
+      ['reconcile-invoice', 'requires_scopes[0]', 'recon.run'],
+      ['ledger-export', 'requires_scopes[0]', 'ledger.read'],
+      ['ledger-export', 'tenants[0]', 'acme-partner'],
+    ]);
+    expect(findLeaks(withLookupText({ description: 'For globex too.' }), f.manifests, { tenants: ['globex'] })).toEqual([
+      { skillId: '*', field: 'tenant', text: 'globex' },
+    ]);
+    // Whole tokens only: "recon.running" and "acme-partnership" are other words.
+    const near = withLookupText({ description: 'recon.running for an acme-partnership' });
+    expect(findLeaks(near, [...f.manifests, tenantOnly], { tenants: ['acme-partner'] })).toEqual([]);
+  });
+
+  it("checks the agent's own text: name and description are public text too", () => {
+    expect(findLeaks({ ...card(), description: 'We also Reconcile an invoice.' }, f.manifests).map((l) => l.field)).toEqual(['name']);
+    expect(findLeaks({ ...card(), name: 'Finance (recon.run)' }, f.manifests).map((l) => l.field)).toEqual(['requires_scopes[0]']);
+  });
 });

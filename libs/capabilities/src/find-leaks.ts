@@ -1,45 +1,79 @@
 /**
  * Leak check (CI and the publish path): no text of a non-public skill may appear anywhere in the
  * public card. "Non-public" = live (not removed) extended or internal skills, and previews of any
- * visibility. Checked texts: id (as a whole token), name, description, each example, and each tag not also used by a
- * skill that is in the public card. Match = case-insensitive substring of the public card's JSON
- * text. Strings shorter than 4 characters are ignored: they match by accident (tags like "ai").
+ * visibility. Checked texts: id (as a whole token), name, description, each example, each tag not
+ * also used by a skill that is in the public card, each scope it requires that no public skill
+ * requires, and each tenant it is limited to (as whole tokens); plus any tenant slug the caller
+ * names (e.g. tenants opted in to previews). The haystack is every string of the public card:
+ * the agent's own name, description, provider and URLs as much as its skills.
+ *
+ * Both sides are folded first (leak-text.ts: NFKC, invisible characters removed, confusable
+ * letters mapped to Latin, lower case), so a copy disguised with a Cyrillic "е" or a zero-width
+ * space is still a copy. Strings shorter than 4 characters are ignored: they match by accident.
  */
-import { canonicalJson } from './canonical-json';
 import type { AgentCard } from './card-types';
+import { foldLeakText } from './leak-text';
 import type { CapabilityManifest } from './types';
 
 export const MIN_LEAK_TEXT = 4;
 
 export interface Leak {
+  /** The non-public skill whose text leaked; `*` for a registry-level name (a tenant given in `context`). */
   skillId: string;
-  /** Which text leaked: `id`, `name`, `description`, `examples[2]`, `tags[0]`. */
+  /** Which text leaked: `id`, `name`, `description`, `examples[2]`, `tags[0]`, `requires_scopes[0]`, `tenants[1]`, `tenant`. */
   field: string;
   text: string;
 }
 
-const isPublicSkill = (m: CapabilityManifest) => m.visibility === 'public' && (m.state === 'ga' || m.state === 'deprecated');
+export interface LeakContext {
+  /** Tenant slugs that must never appear in public text (e.g. tenants opted in to previews). */
+  tenants?: readonly string[];
+}
 
-export function findLeaks(publicCard: AgentCard, manifests: readonly CapabilityManifest[]): Leak[] {
-  const haystack = canonicalJson(publicCard).toLowerCase();
-  const publicTags = new Set(manifests.filter(isPublicSkill).flatMap((m) => m.skill.tags.map((t) => t.toLowerCase())));
+const isPublicSkill = (m: CapabilityManifest) => m.visibility === 'public' && (m.state === 'ga' || m.state === 'deprecated');
+const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/** A whole token: not inside a longer slug or dotted name (`invoice` must not leak through `invoice-lookup`). */
+const token = (text: string) => new RegExp(`(?<![\\p{L}\\p{N}_.-])${escape(text)}(?![\\p{L}\\p{N}_-]|\\.[\\p{L}\\p{N}])`, 'u');
+
+/** Every string value of the card (keys are the A2A schema's, never caller text), folded. */
+function haystackOf(card: unknown): string {
+  const parts: string[] = [];
+  const walk = (value: unknown): void => {
+    if (typeof value === 'string') parts.push(foldLeakText(value));
+    else if (Array.isArray(value)) value.forEach(walk);
+    else if (value && typeof value === 'object') Object.values(value).forEach(walk);
+  };
+  walk(card);
+  return parts.join('\n');
+}
+
+export function findLeaks(publicCard: AgentCard, manifests: readonly CapabilityManifest[], context: LeakContext = {}): Leak[] {
+  const haystack = haystackOf(publicCard);
+  const publicSkills = manifests.filter(isPublicSkill);
+  const publicTags = new Set(publicSkills.flatMap((m) => m.skill.tags.map(foldLeakText)));
+  const publicScopes = new Set(publicSkills.flatMap((m) => m.requiresScopes.map(foldLeakText)));
   const leaks: Leak[] = [];
+  const tokenLeaks = (skillId: string, field: string, text: string) => {
+    const folded = foldLeakText(text).trim();
+    if (folded.length >= MIN_LEAK_TEXT && token(folded).test(haystack)) leaks.push({ skillId, field, text });
+  };
   for (const m of manifests) {
     if (m.state === 'removed' || isPublicSkill(m)) continue;
-    // An id is matched as a whole token: `invoice` must not leak through `invoice-lookup`.
-    const idPattern = new RegExp(`(?<![a-z0-9-])${m.id.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![a-z0-9-])`);
-    if (m.id.length >= MIN_LEAK_TEXT && idPattern.test(haystack)) leaks.push({ skillId: m.id, field: 'id', text: m.id });
+    tokenLeaks(m.id, 'id', m.id);
     const texts: [string, string][] = [
       ['name', m.skill.name],
       ['description', m.skill.description],
       ...(m.skill.examples ?? []).map((e, i) => [`examples[${i}]`, e] as [string, string]),
-      ...m.skill.tags.map((t, i) => [`tags[${i}]`, t] as [string, string]).filter(([, t]) => !publicTags.has(t.toLowerCase())),
+      ...m.skill.tags.map((t, i) => [`tags[${i}]`, t] as [string, string]).filter(([, t]) => !publicTags.has(foldLeakText(t))),
     ];
     for (const [field, text] of texts) {
-      if (text.trim().length < MIN_LEAK_TEXT) continue;
-      // Compare against the JSON-escaped form: that is how the text would sit in the card body.
-      if (haystack.includes(JSON.stringify(text).slice(1, -1).toLowerCase())) leaks.push({ skillId: m.id, field, text });
+      const folded = foldLeakText(text).trim();
+      if (folded.length >= MIN_LEAK_TEXT && haystack.includes(folded)) leaks.push({ skillId: m.id, field, text });
     }
+    m.requiresScopes.forEach((s, i) => !publicScopes.has(foldLeakText(s)) && tokenLeaks(m.id, `requires_scopes[${i}]`, s));
+    if (m.tenants !== '*') m.tenants.forEach((t, i) => tokenLeaks(m.id, `tenants[${i}]`, t));
   }
+  const named = new Set(leaks.filter((l) => l.field.startsWith('tenants[')).map((l) => foldLeakText(l.text)));
+  for (const t of new Set(context.tenants ?? [])) if (!named.has(foldLeakText(t))) tokenLeaks('*', 'tenant', t);
   return leaks;
 }

@@ -1,7 +1,16 @@
 /** @cp/node-sdk: what an agent node needs to serve its agent's bundles without the control plane on the request path. */
 export { ActiveBundle } from './active-bundle';
 export { NodeSync } from './node-sync';
-export type { NodeSyncOptions, NodeSyncLogger, NodeSyncStatus, BundleSource, RefreshOutcome, AppliedListener } from './node-sync';
+export { nodeSyncHealthCheck } from './node-sync-health';
+export type {
+  NodeSyncOptions,
+  NodeSyncLogger,
+  NodeSyncStatus,
+  RegistrationStatus,
+  BundleSource,
+  RefreshOutcome,
+  AppliedListener,
+} from './node-sync';
 export {
   nodeApiPaths,
   nodeBundleEtag,

@@ -70,6 +70,18 @@ export interface NodeSyncStatus {
   /** Why the last refused bundle was refused (the node kept the one it had). */
   lastRefusal: string | null;
   invalidationsConnected: boolean;
+  /**
+   * Whether the control plane accepted this node's registration. `refused`: it answered with a
+   * refusal (bad node id, unknown agent, bad token): retrying the same request cannot help, so the
+   * node is not healthy. Not refused and not ok: not answered yet (e.g. the control plane is down).
+   */
+  registration: RegistrationStatus;
+}
+
+export interface RegistrationStatus {
+  ok: boolean;
+  refused: boolean;
+  error: string | null;
 }
 
 const silent: NodeSyncLogger = { warn: () => undefined };
@@ -92,6 +104,7 @@ export class NodeSync {
   private lastFetchAt: Date | null = null;
   private lastFetchError: string | null = null;
   private lastRefusal: string | null = null;
+  private registration: RegistrationStatus = { ok: false, refused: false, error: 'not registered yet' };
   private readonly log: NodeSyncLogger;
   private readonly file: string;
   private readonly channel: string;
@@ -140,6 +153,7 @@ export class NodeSync {
       lastFetchError: this.lastFetchError,
       lastRefusal: this.lastRefusal,
       invalidationsConnected: this.subscriberReady,
+      registration: { ...this.registration },
     };
   }
 
@@ -152,7 +166,7 @@ export class NodeSync {
     this.running = true;
     await this.loadFromDisk();
     this.subscribe();
-    await this.post(nodeApiPaths.register, { nodeId: this.options.nodeId, hostname: this.options.hostname });
+    await this.register();
     await this.refresh();
     const poll = setInterval(() => void this.refresh(), this.options.pollIntervalMs ?? 30_000);
     const beat = setInterval(() => void this.heartbeat(), this.options.heartbeatIntervalMs ?? 10_000);
@@ -283,6 +297,9 @@ export class NodeSync {
       return this.unreachable(`control plane unreachable: ${describeError(error)}`);
     }
     this.lastFetchAt = new Date();
+    // The control plane answers again after being away: register now rather than at the next
+    // heartbeat, so usage reports (which need a registered node) are not refused meanwhile.
+    if (!this.registration.ok && !this.registration.refused) void this.register();
     if (response.status === 304) {
       this.lastFetchError = null;
       return 'not-modified';
@@ -366,7 +383,19 @@ export class NodeSync {
     sub.subscribe(this.channel).catch((error: Error) => this.log.warn(`cannot subscribe to ${this.channel}: ${error.message}`));
   }
 
+  /** Registers (again): at start, and with each heartbeat until the control plane has accepted it. */
+  private async register(): Promise<void> {
+    const answer = await this.send(nodeApiPaths.register, { nodeId: this.options.nodeId, hostname: this.options.hostname });
+    if (answer.ok) this.registration = { ok: true, refused: false, error: null };
+    else if (answer.status !== undefined) {
+      const error = `POST ${nodeApiPaths.register} answered ${answer.status}: ${answer.detail}`;
+      if (error !== this.registration.error) this.log.warn(`this node is not registered: ${error}`);
+      this.registration = { ok: false, refused: true, error };
+    } else this.registration = { ok: false, refused: false, error: `POST ${nodeApiPaths.register} failed: ${answer.detail}` };
+  }
+
   private async heartbeat(): Promise<void> {
+    if (!this.registration.ok) await this.register();
     const ok = await this.post(nodeApiPaths.heartbeat, { nodeId: this.options.nodeId });
     if (ok && this.pendingAck) await this.ack(this.pendingAck);
   }
@@ -380,6 +409,14 @@ export class NodeSync {
   }
 
   private async post(path: string, body: unknown): Promise<boolean> {
+    const answer = await this.send(path, body);
+    if (!answer.ok && answer.status !== undefined) this.log.warn(`POST ${path} answered ${answer.status}: ${answer.detail}`);
+    if (!answer.ok && answer.status === undefined) this.log.debug?.(`POST ${path} failed: ${answer.detail}`);
+    return answer.ok;
+  }
+
+  /** One POST; `status` is undefined when there was no answer (unreachable, timeout). */
+  private async send(path: string, body: unknown): Promise<{ ok: boolean; status?: number; detail: string }> {
     try {
       const response = await fetch(this.url(path), {
         method: 'POST',
@@ -388,12 +425,10 @@ export class NodeSync {
         signal: AbortSignal.timeout(this.options.requestTimeoutMs ?? 5000),
       });
       const text = await response.text();
-      if (response.ok) return true;
-      this.log.warn(`POST ${path} answered ${response.status}: ${text.slice(0, 300)}`);
+      return { ok: response.ok, status: response.status, detail: text.slice(0, 300) };
     } catch (error) {
-      this.log.debug?.(`POST ${path} failed: ${describeError(error)}`);
+      return { ok: false, detail: describeError(error) };
     }
-    return false;
   }
 
   private url(path: string): string {

@@ -5,12 +5,15 @@ export enum AgentErrorCode {
   IdUnavailable = 'AGENT_ID_UNAVAILABLE',
   TeamNotFound = 'TEAM_NOT_FOUND',
   InvalidCard = 'AGENT_CARD_INVALID',
+  /** The agent's card text would show text of its non-public skills. */
+  PublicCardLeak = 'PUBLIC_CARD_LEAK',
 }
 
 const API_CODES: Record<AgentErrorCode, ApiErrorCode> = {
   [AgentErrorCode.IdUnavailable]: ApiErrorCode.Conflict,
   [AgentErrorCode.TeamNotFound]: ApiErrorCode.NotFound,
   [AgentErrorCode.InvalidCard]: ApiErrorCode.BadUserInput,
+  [AgentErrorCode.PublicCardLeak]: ApiErrorCode.BadUserInput,
 };
 
 export class AgentError extends DomainError<AgentErrorCode> {

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { buildPublicCard, checkAgentCard, type AgentBase } from '@cp/capabilities';
+import { buildPublicCard, checkAgentCard, findLeaks, type AgentBase } from '@cp/capabilities';
 import type { AdminPrincipal } from '@cp/auth';
-import { Prisma, RegistryWriter } from '@cp/db';
+import { Prisma, RegistrySnapshotRepository, RegistryWriter } from '@cp/db';
 import { AccessPolicy } from '../auth/access-policy';
 import { InputValidationError, notFound, validateInput } from '../common/errors';
 import { decodeCursor, pageSize, toPage, type Page, type PageInput } from '../common/graphql/pagination';
@@ -36,6 +36,7 @@ export class AgentsService {
     private readonly agents: AgentsRepository,
     private readonly writer: RegistryWriter,
     private readonly access: AccessPolicy,
+    private readonly snapshots: RegistrySnapshotRepository,
   ) {}
 
   /** The agent if the caller may read it; NOT_FOUND otherwise (missing and forbidden read alike). */
@@ -97,6 +98,7 @@ export class AgentsService {
   async update(principal: AdminPrincipal, input: UpdateAgentInput): Promise<AgentRecord> {
     const current = await this.getForWrite(principal, input.id);
     const base = this.validBase(merge(current.base, input));
+    await this.assertNoLeak(input.id, base);
     const { result } = await this.writer.change(
       { agentId: input.id, expectedRevision: input.expectedRevision, actor: principal.subject, summary: `update agent ${input.id}` },
       async (tx) => ({
@@ -105,6 +107,19 @@ export class AgentsService {
       }),
     );
     return result;
+  }
+
+  /** The agent's own card text is public text: it must not name its non-public skills, scopes or tenants. */
+  private async assertNoLeak(agentId: string, base: AgentBase): Promise<void> {
+    const snapshot = await this.snapshots.snapshot(agentId);
+    if (!snapshot) return;
+    const leaks = findLeaks(buildPublicCard({ ...snapshot, agent: base }), snapshot.manifests, { tenants: snapshot.previewTenants });
+    if (leaks.length)
+      throw new AgentError(
+        AgentErrorCode.PublicCardLeak,
+        `the public card would show text of non-public skills (${leaks.map((l) => `${l.skillId}.${l.field}`).join(', ')})`,
+        { leaks },
+      );
   }
 
   /** Field rules (zod), then the A2A card conformance of what the base would publish. */

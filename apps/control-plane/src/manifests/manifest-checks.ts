@@ -71,5 +71,5 @@ export function publicCardImpact(snapshot: RegistrySnapshot, resulting: Capabili
   const before = buildPublicCard(snapshot);
   const after = buildPublicCard({ ...snapshot, manifests: resulting });
   const diff = diffCards(before, after);
-  return { diff, breaking: hasBreakingChange(diff), leaks: findLeaks(after, resulting) };
+  return { diff, breaking: hasBreakingChange(diff), leaks: findLeaks(after, resulting, { tenants: snapshot.previewTenants }) };
 }

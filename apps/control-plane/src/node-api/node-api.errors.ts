@@ -3,8 +3,6 @@ import { NodeHttpError } from '../node-auth/node-http-error';
 export enum NodeApiErrorCode {
   Unauthenticated = 'UNAUTHENTICATED',
   InvalidRequest = 'INVALID_REQUEST',
-  /** The node id is registered to another agent than the token's. */
-  NodeOfAnotherAgent = 'NODE_OF_ANOTHER_AGENT',
   AgentNotFound = 'AGENT_NOT_FOUND',
   BundleUnavailable = 'BUNDLE_UNAVAILABLE',
 }
@@ -12,7 +10,6 @@ export enum NodeApiErrorCode {
 export const NODE_API_STATUS: Record<NodeApiErrorCode, number> = {
   [NodeApiErrorCode.Unauthenticated]: 401,
   [NodeApiErrorCode.InvalidRequest]: 400,
-  [NodeApiErrorCode.NodeOfAnotherAgent]: 403,
   [NodeApiErrorCode.AgentNotFound]: 404,
   [NodeApiErrorCode.BundleUnavailable]: 503,
 };

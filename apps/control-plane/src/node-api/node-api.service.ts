@@ -27,9 +27,6 @@ export class NodeApiService {
 
   private async write(node: NodePrincipal, nodeId: string, change: NodeWrite): Promise<void> {
     const result = await this.nodes.write(node.agentId, nodeId, change);
-    if (result === 'node-of-another-agent') {
-      throw new NodeApiError(NodeApiErrorCode.NodeOfAnotherAgent, `node "${nodeId}" belongs to another agent than "${node.agentId}"`);
-    }
     if (result === 'agent-not-found') throw new NodeApiError(NodeApiErrorCode.AgentNotFound, `agent "${node.agentId}" not found`);
   }
 }

@@ -7,11 +7,11 @@ export type NodeWrite =
   | { kind: 'applied'; revision: number; servedHash: string }
   | { kind: 'refused'; error: string };
 
-export type NodeWriteResult = 'ok' | 'node-of-another-agent' | 'agent-not-found';
+export type NodeWriteResult = 'ok' | 'agent-not-found';
 
 /**
- * Node rows. Every write is one upsert that refuses (matches no row) when the node id belongs to
- * another agent, so a node token can never touch another agent's nodes.
+ * Node rows, keyed (agentId, id): a node id names a node of the token's agent only, so another
+ * agent using the same id writes its own row and never touches this one (ADR 0070).
  */
 @Injectable()
 export class NodeRepository {
@@ -36,10 +36,9 @@ export class NodeRepository {
       const rows = await this.prisma.$queryRaw<{ id: string }[]>`
         INSERT INTO "Node" (id, "agentId", hostname, "registeredAt", "lastSeenAt", "appliedRevision", "servedHash", "lastError", "lastErrorAt")
         VALUES (${nodeId}, ${agentId}, ${hostname}, ${now}, ${now}, ${revision}::int, ${servedHash}, ${error}, CASE WHEN ${error}::text IS NULL THEN NULL ELSE ${now} END)
-        ON CONFLICT (id) DO UPDATE SET ${onConflict} "lastSeenAt" = EXCLUDED."lastSeenAt"
-        WHERE "Node"."agentId" = EXCLUDED."agentId"
+        ON CONFLICT ("agentId", id) DO UPDATE SET ${onConflict} "lastSeenAt" = EXCLUDED."lastSeenAt"
         RETURNING id`;
-      return rows.length === 1 ? 'ok' : 'node-of-another-agent';
+      return rows.length === 1 ? 'ok' : 'agent-not-found';
     } catch (e) {
       if (isForeignKeyViolation(e)) return 'agent-not-found';
       throw e;

@@ -4,14 +4,12 @@ import { NodeHttpError } from '../node-auth/node-http-error';
 export enum UsageIngestErrorCode {
   InvalidBody = 'INVALID_USAGE_BATCH',
   UnknownCapability = 'UNKNOWN_CAPABILITY',
-  NodeOfAnotherAgent = 'NODE_OF_ANOTHER_AGENT',
   BatchIdReused = 'BATCH_ID_REUSED',
 }
 
 const STATUS: Record<UsageIngestErrorCode, number> = {
   [UsageIngestErrorCode.InvalidBody]: 400,
   [UsageIngestErrorCode.UnknownCapability]: 400,
-  [UsageIngestErrorCode.NodeOfAnotherAgent]: 403,
   [UsageIngestErrorCode.BatchIdReused]: 409,
 };
 

@@ -23,39 +23,55 @@ export interface RecordBatch {
   receivedAt: Date;
 }
 
-export type RecordOutcome =
-  | { kind: 'recorded' }
-  | { kind: 'duplicate' }
-  | { kind: 'node-of-another-agent'; owner: string }
-  | { kind: 'batch-of-another-node'; owner: string };
+export type RecordOutcome = { kind: 'recorded' } | { kind: 'duplicate' } | { kind: 'unknown-node' } | { kind: 'batch-id-reused' };
+
+/** What the registry says about the names a batch uses (one round trip per table). */
+export interface IngestContext {
+  /** When the agent was created (null: no such agent). */
+  agentCreatedAt: Date | null;
+  /** Whether the node is registered for this agent. */
+  nodeRegistered: boolean;
+  /** The agent's capabilities among those asked, with when each was removed (null: not removed). */
+  capabilities: Map<string, { removedAt: Date | null }>;
+  /** The tenants among those asked that exist. */
+  tenants: Set<string>;
+}
 
 /** Writes one usage batch: the batch id, the bucket increments and the coverage, in ONE transaction. */
 @Injectable()
 export class UsageIngestRepository {
   constructor(private readonly prisma: PrismaService) {}
 
-  /** Which of these capability ids are NOT manifests of the agent. */
-  async unknownCapabilities(agentId: string, capabilityIds: string[]): Promise<string[]> {
-    if (capabilityIds.length === 0) return [];
-    const known = await this.prisma.capabilityManifest.findMany({
-      where: { agentId, capabilityId: { in: capabilityIds } },
-      select: { capabilityId: true },
-    });
-    const set = new Set(known.map((k) => k.capabilityId));
-    return capabilityIds.filter((id) => !set.has(id));
+  async context(agentId: string, nodeId: string, capabilityIds: string[], tenants: string[]): Promise<IngestContext> {
+    const [agent, node, capabilities, known] = await Promise.all([
+      this.prisma.agent.findUnique({ where: { id: agentId }, select: { createdAt: true } }),
+      this.prisma.node.findUnique({ where: { agentId_id: { agentId, id: nodeId } }, select: { id: true } }),
+      capabilityIds.length === 0
+        ? Promise.resolve([])
+        : this.prisma.capabilityManifest.findMany({
+            where: { agentId, capabilityId: { in: capabilityIds } },
+            select: { capabilityId: true, removedAt: true },
+          }),
+      tenants.length === 0 ? Promise.resolve([]) : this.prisma.tenant.findMany({ where: { id: { in: tenants } }, select: { id: true } }),
+    ]);
+    return {
+      agentCreatedAt: agent?.createdAt ?? null,
+      nodeRegistered: node !== null,
+      capabilities: new Map(capabilities.map((c) => [c.capabilityId, { removedAt: c.removedAt }])),
+      tenants: new Set(known.map((t) => t.id)),
+    };
   }
 
   async record(batch: RecordBatch): Promise<RecordOutcome> {
     return this.prisma
       .$transaction(async (tx) => {
-        // The node row is created on first report, and locked: one node's batches serialize,
-        // so its coverage is read-modify-written safely.
-        const [node] = await tx.$queryRaw<{ agentId: string }[]>`
-        INSERT INTO "Node" (id, "agentId", "registeredAt", "lastSeenAt")
-        VALUES (${batch.nodeId}, ${batch.agentId}, ${batch.receivedAt}::timestamp, ${batch.receivedAt}::timestamp)
-        ON CONFLICT (id) DO UPDATE SET "lastSeenAt" = GREATEST("Node"."lastSeenAt", EXCLUDED."lastSeenAt")
-        RETURNING "agentId"`;
-        if (node.agentId !== batch.agentId) throw new Rollback({ kind: 'node-of-another-agent', owner: node.agentId });
+        // The node must be registered for this agent (register creates it). Its row is locked:
+        // one node's batches serialize, so its coverage is read-modify-written safely.
+        const nodes = await tx.$queryRaw<{ id: string }[]>`
+        UPDATE "Node" SET "lastSeenAt" = GREATEST("lastSeenAt", ${batch.receivedAt}::timestamp)
+         WHERE "agentId" = ${batch.agentId} AND id = ${batch.nodeId}
+        RETURNING id`;
+        if (nodes.length === 0) throw new Rollback({ kind: 'unknown-node' });
         const inserted = await tx.$queryRaw<{ id: string }[]>`
         INSERT INTO "UsageBatch" (id, "nodeId", "agentId", "windowStart", "windowEnd", entries, calls, final, "receivedAt")
         VALUES (${batch.batchId}, ${batch.nodeId}, ${batch.agentId}, ${batch.windowStart}::timestamp, ${batch.windowEnd}::timestamp,
@@ -63,8 +79,9 @@ export class UsageIngestRepository {
         ON CONFLICT (id) DO NOTHING
         RETURNING id`;
         if (inserted.length === 0) {
-          const existing = await tx.usageBatch.findUnique({ where: { id: batch.batchId }, select: { nodeId: true } });
-          if (existing && existing.nodeId !== batch.nodeId) throw new Rollback({ kind: 'batch-of-another-node', owner: existing.nodeId });
+          const existing = await tx.usageBatch.findUnique({ where: { id: batch.batchId }, select: { nodeId: true, agentId: true } });
+          if (existing && (existing.nodeId !== batch.nodeId || existing.agentId !== batch.agentId))
+            throw new Rollback({ kind: 'batch-id-reused' });
           throw new Rollback({ kind: 'duplicate' });
         }
         if (batch.increments.length > 0) await incrementBuckets(tx, batch);
@@ -95,18 +112,21 @@ async function incrementBuckets(tx: RegistryTx, batch: RecordBatch): Promise<voi
                   ${i.map((x) => String(x.count))}::bigint[], ${i.map((x) => x.lastCallAt.toISOString())}::timestamp[])
            AS u(capability, tenant, day, count, last)
     ON CONFLICT ("agentId", "capabilityId", "tenantId", "nodeId", day)
-    DO UPDATE SET count = "UsageBucket".count + EXCLUDED.count,
+    -- Saturating: a stored count never overflows bigint (which would fail this and every later read).
+    DO UPDATE SET count = CASE WHEN "UsageBucket".count > 9223372036854775807 - EXCLUDED.count THEN 9223372036854775807
+                               ELSE "UsageBucket".count + EXCLUDED.count END,
                   "lastCallAt" = GREATEST("UsageBucket"."lastCallAt", EXCLUDED."lastCallAt")`;
 }
 
 async function extendCoverage(tx: RegistryTx, batch: RecordBatch): Promise<void> {
-  const row = await tx.nodeUsageCoverage.findUnique({ where: { nodeId: batch.nodeId } });
+  const key = { agentId: batch.agentId, nodeId: batch.nodeId };
+  const row = await tx.nodeUsageCoverage.findUnique({ where: { agentId_nodeId: key } });
   const existing: UsageCoverage | null = row ? { coveredFrom: row.coveredFrom, coveredUntil: row.coveredUntil, closed: row.closed } : null;
   const next = mergeCoverage(existing, { windowStart: batch.windowStart, windowEnd: batch.windowEnd, final: batch.final });
   if (next === existing) return;
   await tx.nodeUsageCoverage.upsert({
-    where: { nodeId: batch.nodeId },
-    create: { nodeId: batch.nodeId, agentId: batch.agentId, ...next },
+    where: { agentId_nodeId: key },
+    create: { ...key, ...next },
     update: next,
   });
 }

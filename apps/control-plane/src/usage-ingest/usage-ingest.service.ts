@@ -3,12 +3,15 @@ import type { NodePrincipal } from '@cp/auth';
 import type { ValidationIssue } from '@cp/capabilities';
 import { InjectConfig, type AppConfig } from '@cp/common';
 import { Clock } from '@cp/jobs';
+import { ANONYMOUS_TENANT } from '@cp/node-sdk';
 import { usageBatchSchema, type UsageBatchBody } from './dto/usage-batch.schema';
 import { UsageIngestError, UsageIngestErrorCode } from './usage-ingest.errors';
 import { UsageIngestRepository, type BucketIncrement } from './usage-ingest.repository';
 
-/** A node's clock may run this far ahead of ours; a window ending later is refused. */
+/** A node's clock may be this far off ours: a window ending later than now, or starting earlier than the agent's creation, by more is refused. */
 const MAX_CLOCK_SKEW_MS = 5 * 60_000;
+/** One batch covers one flush window (a minute by default): a longer claim of coverage is refused. */
+const MAX_WINDOW_MS = 86_400_000;
 
 export interface IngestResult {
   accepted: true;
@@ -33,37 +36,39 @@ export class UsageIngestService {
     const windowStart = new Date(batch.windowStart);
     const windowEnd = new Date(batch.windowEnd);
     const now = this.clock.now();
-    const issues: ValidationIssue[] = [];
-    if (windowEnd < windowStart) issues.push({ path: '$.windowEnd', message: 'must not be before windowStart' });
-    if (windowEnd.getTime() > now.getTime() + MAX_CLOCK_SKEW_MS)
-      issues.push({ path: '$.windowEnd', message: `is in the future (now is ${now.toISOString()})` });
-    if (windowEnd.getTime() < now.getTime() - this.retentionMs)
-      issues.push({
-        path: '$.windowEnd',
-        message: `is older than the ${this.retentionMs / 86_400_000}-day window in which batch ids are kept: refused, because a retry could no longer be told apart`,
-      });
-    batch.counts.forEach((c, i) => {
-      const last = new Date(c.lastCallAt);
-      if (c.count > 0 && (last < windowStart || last > windowEnd))
-        issues.push({ path: `$.counts[${i}].lastCallAt`, message: 'must lie inside the window [windowStart, windowEnd]' });
-    });
+    const issues = this.windowIssues(batch, windowStart, windowEnd, now);
     if (issues.length > 0) throw invalid(issues);
 
-    const ids = [...new Set(batch.counts.map((c) => c.capabilityId))];
-    const unknown = await this.repository.unknownCapabilities(principal.agentId, ids);
-    if (unknown.length > 0) {
+    // Every name the batch uses must be in the registry: tenants, the node (for this agent), capabilities.
+    const capabilityIds = [...new Set(batch.counts.map((c) => c.capabilityId))];
+    const tenantIds = [...new Set(batch.counts.map((c) => c.tenant))].filter((t) => t !== ANONYMOUS_TENANT);
+    const known = await this.repository.context(principal.agentId, batch.nodeId, capabilityIds, tenantIds);
+    if (known.agentCreatedAt && windowStart.getTime() < known.agentCreatedAt.getTime() - MAX_CLOCK_SKEW_MS)
+      issues.push({ path: '$.windowStart', message: `is before the agent existed (${known.agentCreatedAt.toISOString()})` });
+    if (!known.nodeRegistered)
+      issues.push({ path: '$.nodeId', message: 'is not a registered node of this agent (POST /node/v1/register first)' });
+    batch.counts.forEach((c, i) => {
+      if (c.tenant !== ANONYMOUS_TENANT && !known.tenants.has(c.tenant))
+        issues.push({ path: `$.counts[${i}].tenant`, message: 'is not a known tenant' });
+    });
+    if (issues.length > 0) throw invalid(issues);
+    const refused = new Set<string>();
+    const capabilityIssues = batch.counts.flatMap((c, i): ValidationIssue[] => {
+      const capability = known.capabilities.get(c.capabilityId);
+      const path = `$.counts[${i}].capabilityId`;
+      if (capability && !(capability.removedAt && capability.removedAt.getTime() <= windowStart.getTime())) return [];
+      refused.add(c.capabilityId);
+      if (!capability) return [{ path, message: `"${c.capabilityId}" is not a capability of this agent` }];
+      return [{ path, message: `"${c.capabilityId}" was removed (${capability.removedAt!.toISOString()}) before the window started` }];
+    });
+    if (capabilityIssues.length > 0) {
       throw new UsageIngestError(
         UsageIngestErrorCode.UnknownCapability,
-        `not capabilities of agent "${principal.agentId}": ${unknown.join(', ')}`,
-        batch.counts.flatMap((c, i) =>
-          unknown.includes(c.capabilityId)
-            ? [{ path: `$.counts[${i}].capabilityId`, message: `"${c.capabilityId}" is not a capability of agent "${principal.agentId}"` }]
-            : [],
-        ),
+        `not capabilities of this agent during the window: ${[...refused].join(', ')}`,
+        capabilityIssues,
       );
     }
 
-    const increments = aggregate(batch);
     const outcome = await this.repository.record({
       batchId: batch.batchId.toLowerCase(),
       nodeId: batch.nodeId,
@@ -73,7 +78,7 @@ export class UsageIngestService {
       final: batch.final ?? false,
       entries: batch.counts.length,
       calls: batch.counts.reduce((sum, c) => sum + c.count, 0),
-      increments,
+      increments: aggregate(batch),
       receivedAt: now,
     });
     switch (outcome.kind) {
@@ -81,19 +86,35 @@ export class UsageIngestService {
         return { accepted: true, duplicate: false };
       case 'duplicate':
         return { accepted: true, duplicate: true };
-      case 'node-of-another-agent':
-        throw new UsageIngestError(
-          UsageIngestErrorCode.NodeOfAnotherAgent,
-          `node "${batch.nodeId}" belongs to agent "${outcome.owner}", not "${principal.agentId}"`,
-          [{ path: '$.nodeId', message: 'belongs to another agent' }],
-        );
-      case 'batch-of-another-node':
+      case 'unknown-node':
+        throw invalid([{ path: '$.nodeId', message: 'is not a registered node of this agent (POST /node/v1/register first)' }]);
+      case 'batch-id-reused':
         throw new UsageIngestError(
           UsageIngestErrorCode.BatchIdReused,
           `batch "${batch.batchId}" was already sent by another node: batch ids must be unique`,
           [{ path: '$.batchId', message: 'already used by another node' }],
         );
     }
+  }
+
+  /** The window must lie between the retention horizon and now (plus clock skew), and contain its calls. */
+  private windowIssues(batch: UsageBatchBody, windowStart: Date, windowEnd: Date, now: Date): ValidationIssue[] {
+    const issues: ValidationIssue[] = [];
+    const horizon = now.getTime() - this.retentionMs;
+    const refusedAsOld = `is older than the ${this.retentionMs / 86_400_000}-day window in which batch ids are kept: refused, because a retry could no longer be told apart`;
+    if (windowEnd < windowStart) issues.push({ path: '$.windowEnd', message: 'must not be before windowStart' });
+    if (windowEnd.getTime() - windowStart.getTime() > MAX_WINDOW_MS)
+      issues.push({ path: '$.windowStart', message: 'the window must not be longer than one day' });
+    if (windowEnd.getTime() > now.getTime() + MAX_CLOCK_SKEW_MS)
+      issues.push({ path: '$.windowEnd', message: `is in the future (now is ${now.toISOString()})` });
+    if (windowEnd.getTime() < horizon) issues.push({ path: '$.windowEnd', message: refusedAsOld });
+    if (windowStart.getTime() < horizon) issues.push({ path: '$.windowStart', message: refusedAsOld });
+    batch.counts.forEach((c, i) => {
+      const last = new Date(c.lastCallAt);
+      if (c.count > 0 && (last < windowStart || last > windowEnd))
+        issues.push({ path: `$.counts[${i}].lastCallAt`, message: 'must lie inside the window [windowStart, windowEnd]' });
+    });
+    return issues;
   }
 
   private parse(body: unknown): UsageBatchBody {

@@ -26,7 +26,10 @@ export interface UsageWindow {
 
 const dayOf = (d: Date) => d.toISOString().slice(0, 10);
 
-/** Usage read side: UsageBucket rows summed over nodes. Every method is ONE SQL statement. */
+/**
+ * Usage read side: UsageBucket rows summed over nodes. Every method is ONE SQL statement. Sums are
+ * float8: a sum of bigints can exceed bigint, and a cast would fail the query for everyone.
+ */
 @Injectable()
 export class UsageRepository {
   constructor(private readonly prisma: PrismaService) {}
@@ -35,8 +38,8 @@ export class UsageRepository {
   async totals(keys: readonly UsageKey[], window: UsageWindow): Promise<Map<string, UsageTotal>> {
     const agents = keys.map((k) => k.agentId);
     const capabilities = keys.map((k) => k.capabilityId);
-    const rows = await this.prisma.$queryRaw<{ agentId: string; capabilityId: string; calls: bigint; lastCallAt: Date }[]>`
-      SELECT b."agentId", b."capabilityId", SUM(b.count)::bigint AS calls, MAX(b."lastCallAt") AS "lastCallAt"
+    const rows = await this.prisma.$queryRaw<{ agentId: string; capabilityId: string; calls: number; lastCallAt: Date }[]>`
+      SELECT b."agentId", b."capabilityId", SUM(b.count)::float8 AS calls, MAX(b."lastCallAt") AS "lastCallAt"
         FROM "UsageBucket" b
         JOIN unnest(${agents}::text[], ${capabilities}::text[]) AS k(agent, capability) ON b."agentId" = k.agent AND b."capabilityId" = k.capability
        WHERE (${window.from ?? null}::date IS NULL OR b.day >= ${window.from ?? null}::date)
@@ -54,8 +57,8 @@ export class UsageRepository {
     const cursor = after
       ? Prisma.sql`AND (b.day < ${after[0]}::date OR (b.day = ${after[0]}::date AND (b."capabilityId", b."tenantId") > (${after[1]}, ${after[2]})))`
       : Prisma.empty;
-    const rows = await this.prisma.$queryRaw<{ capabilityId: string; tenantId: string; day: Date; calls: bigint; lastCallAt: Date }[]>`
-      SELECT b."capabilityId", b."tenantId", b.day, SUM(b.count)::bigint AS calls, MAX(b."lastCallAt") AS "lastCallAt"
+    const rows = await this.prisma.$queryRaw<{ capabilityId: string; tenantId: string; day: Date; calls: number; lastCallAt: Date }[]>`
+      SELECT b."capabilityId", b."tenantId", b.day, SUM(b.count)::float8 AS calls, MAX(b."lastCallAt") AS "lastCallAt"
         FROM "UsageBucket" b
        WHERE b."agentId" = ${scope.agentId}
          AND (${scope.capabilityId ?? null}::text IS NULL OR b."capabilityId" = ${scope.capabilityId ?? null})

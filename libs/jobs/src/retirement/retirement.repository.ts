@@ -65,9 +65,11 @@ export class RetirementRepository {
     const nodes = await this.prisma.$queryRaw<NodeRow[]>`
       SELECT n.id, n."agentId", n."registeredAt", n."lastSeenAt",
              c."coveredFrom", c."coveredUntil", c.closed,
-             EXISTS (SELECT 1 FROM "UsageBucket" b WHERE b."nodeId" = n.id AND b.day >= ${sinceDay}::date) AS used
+             EXISTS (SELECT 1 FROM "UsageBucket" b
+                      WHERE b."agentId" = n."agentId" AND b."nodeId" = n.id AND b.day >= ${sinceDay}::date) AS used
         FROM "Node" n
-        LEFT JOIN "NodeUsageCoverage" c ON c."nodeId" = n.id
+        -- nodes are keyed per agent (ADR 0070): never join on the node id alone
+        LEFT JOIN "NodeUsageCoverage" c ON c."agentId" = n."agentId" AND c."nodeId" = n.id
        WHERE n."agentId" = ANY(${agents}::text[])
        ORDER BY n."agentId", n.id`;
     for (const row of nodes) byAgent.get(row.agentId)?.nodes.push(toNode(row));

@@ -76,7 +76,7 @@ export async function setCoverage(
 ): Promise<void> {
   await db.query(
     `INSERT INTO "NodeUsageCoverage" ("nodeId", "agentId", "coveredFrom", "coveredUntil", closed, "updatedAt") VALUES ($1, $2, $3, $4, $5, now())
-     ON CONFLICT ("nodeId") DO UPDATE SET "coveredFrom" = EXCLUDED."coveredFrom", "coveredUntil" = EXCLUDED."coveredUntil", closed = EXCLUDED.closed`,
+     ON CONFLICT ("agentId", "nodeId") DO UPDATE SET "coveredFrom" = EXCLUDED."coveredFrom", "coveredUntil" = EXCLUDED."coveredUntil", closed = EXCLUDED.closed`,
     [nodeId, agentId, coverage.from.toISOString(), coverage.until.toISOString(), coverage.closed ?? false],
   );
 }

@@ -1,5 +1,5 @@
 import { Catch, HttpException, HttpStatus, Logger, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiErrorCode } from '../errors';
 
 /**
@@ -25,6 +25,14 @@ export class ApiExceptionFilter implements ExceptionFilter {
     if (!(exception instanceof HttpException)) {
       this.logger.error(exception instanceof Error ? exception : String(exception));
       return reply.status(500).send({ statusCode: 500, message: 'Internal server error' });
+    }
+    // Bodies Fastify refuses before a route runs (not JSON, too large) on the node API still answer
+    // in the node API's one shape, `{ error: { code, message } }`.
+    if (host.switchToHttp().getRequest<FastifyRequest>().url.startsWith('/node/')) {
+      const status = exception.getStatus();
+      const code = status === 413 ? ApiErrorCode.PayloadTooLarge : status === 400 ? 'INVALID_REQUEST' : `HTTP_${status}`;
+      const message = status === 413 ? `request body is larger than the limit of ${this.limit} bytes (MAX_BODY_BYTES)` : exception.message;
+      return reply.status(status).send({ error: { code, message } });
     }
     if (exception.getStatus() !== HttpStatus.PAYLOAD_TOO_LARGE) {
       const body = exception.getResponse();

@@ -3,13 +3,20 @@ import { NODE_ID_PATTERN, type AckBody, type HeartbeatBody, type RegisterNodeBod
 import { NodeApiError, NodeApiErrorCode } from '../node-api.errors';
 
 const nodeId = z.string().regex(NODE_ID_PATTERN, 'must be 1-128 characters of letters, digits, ".", "_", ":" or "-"');
-const revision = z.number().int().min(0);
+const revision = z.number().int().min(0).max(2_147_483_647);
+/** Free text a node reports: no control characters (PostgreSQL text cannot hold NUL, logs must not take CR/LF). */
+const text = (max: number) =>
+  z
+    .string()
+    .min(1)
+    .max(max)
+    .regex(/^[^\p{Cc}]*$/u, 'must not contain control characters');
 
-const registerSchema = z.object({ nodeId, hostname: z.string().min(1).max(255).optional() }).strict();
+const registerSchema = z.object({ nodeId, hostname: text(255).optional() }).strict();
 const heartbeatSchema = z.object({ nodeId }).strict();
 const ackSchema = z.union([
   z.object({ nodeId, revision, servedHash: z.string().regex(/^[0-9a-f]{64}$/, 'must be 64 hex digits') }).strict(),
-  z.object({ nodeId, revision, error: z.string().min(1).max(2000) }).strict(),
+  z.object({ nodeId, revision, error: text(2000) }).strict(),
 ]);
 
 function parse<T>(schema: z.ZodType<T>, body: unknown, what: string): T {

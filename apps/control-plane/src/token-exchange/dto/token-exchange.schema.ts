@@ -4,7 +4,11 @@ import { z } from 'zod';
 export const tokenExchangeSchema = z.object({
   subjectToken: z.string().min(1, "the caller's a2a token is required"),
   tool: z.string().regex(/^[a-z][a-z0-9._-]{0,63}$/, 'must be a tool name'),
-  capabilityId: z.string().min(1).max(200),
+  capabilityId: z
+    .string()
+    .min(1)
+    .max(200)
+    .regex(/^[^\p{Cc}]*$/u, 'must not contain control characters'),
 });
 
 export type TokenExchangeBody = z.infer<typeof tokenExchangeSchema>;
