@@ -44,3 +44,14 @@ export * from './routing';
 export * from './extensions';
 export * from './retirement';
 export { downscopedScopes } from './downscope';
+export {
+  GENERIC_LIMITS,
+  LIMIT_TYPES,
+  declaredLimits,
+  limitIssues,
+  reachesCard,
+  typedLimits,
+  unservedCapabilities,
+  unservedMessage,
+} from './servability';
+export type { GenericLimitKey, HandlerDeclaration, LimitType, NodeInventory, UnservedCapability } from './servability';
