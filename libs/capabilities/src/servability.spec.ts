@@ -17,7 +17,11 @@ const [lookup, recon] = financeAgentExample().manifests;
 const pdf = given.manifest({ id: 'invoice-pdf', state: 'ga', visibility: 'public', handler: 'invoices.pdf' });
 const node = (nodeId: string, ...handlers: string[]): NodeInventory => ({
   nodeId,
-  handlers: handlers.map((id) => ({ id, limits: id === 'invoices.pdf' ? { max_pdf_pages: 'integer' as const } : {}, outputModes: [] })),
+  handlers: handlers.map((id) => ({
+    id,
+    limits: id === 'invoices.pdf' ? { max_pdf_pages: 'integer' as const } : ({} as Record<string, 'integer'>),
+    outputModes: [],
+  })),
 });
 const oldCode = node('node-old', lookup.handler, recon.handler);
 const newCode = node('node-new', lookup.handler, recon.handler, 'invoices.pdf');

@@ -18,7 +18,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import { checkNodeBundle } from '@cp/capabilities';
+import { checkNodeBundle, type HandlerDeclaration } from '@cp/capabilities';
 import { ActiveBundle } from './active-bundle';
 import { nodeApiPaths, nodeBundleEtag, parseRevisionStamp, syncKeys, type AckBody } from './sync-protocol';
 
@@ -54,6 +54,8 @@ export interface NodeSyncOptions {
   reconnectMaxMs?: number;
   /** How many classes checkNodeBundle recomputes (default: its own default). */
   classSample?: number;
+  /** The handlers this node's code has, reported at register and every heartbeat (issue 14). */
+  handlers?: () => HandlerDeclaration[];
   logger?: NodeSyncLogger;
 }
 
@@ -70,6 +72,8 @@ export interface NodeSyncStatus {
   /** Why the last refused bundle was refused (the node kept the one it had). */
   lastRefusal: string | null;
   invalidationsConnected: boolean;
+  /** Capabilities of the served bundle whose handler this node lacks (served as temporarily unavailable). */
+  unservable: string[];
 }
 
 const silent: NodeSyncLogger = { warn: () => undefined };
@@ -92,6 +96,8 @@ export class NodeSync {
   private lastFetchAt: Date | null = null;
   private lastFetchError: string | null = null;
   private lastRefusal: string | null = null;
+  private unservable: string[] = [];
+  private handlers?: () => HandlerDeclaration[];
   private readonly log: NodeSyncLogger;
   private readonly file: string;
   private readonly channel: string;
@@ -100,6 +106,12 @@ export class NodeSync {
     this.log = options.logger ?? silent;
     this.file = join(options.cacheDir, `${options.agentId}.bundle.json`);
     this.channel = syncKeys(options.redisKeyPrefix ?? 'cp:', options.agentId).channel;
+    this.handlers = options.handlers;
+  }
+
+  /** Sets where the handler inventory comes from (before start(); apps that build handlers later). */
+  useHandlers(handlers: () => HandlerDeclaration[]): void {
+    this.handlers = handlers;
   }
 
   /** The bundle being served, or undefined before the first one (from disk or the control plane). */
@@ -140,6 +152,7 @@ export class NodeSync {
       lastFetchError: this.lastFetchError,
       lastRefusal: this.lastRefusal,
       invalidationsConnected: this.subscriberReady,
+      unservable: [...this.unservable],
     };
   }
 
@@ -152,7 +165,7 @@ export class NodeSync {
     this.running = true;
     await this.loadFromDisk();
     this.subscribe();
-    await this.post(nodeApiPaths.register, { nodeId: this.options.nodeId, hostname: this.options.hostname });
+    await this.post(nodeApiPaths.register, { nodeId: this.options.nodeId, hostname: this.options.hostname, handlers: this.inventory() });
     await this.refresh();
     const poll = setInterval(() => void this.refresh(), this.options.pollIntervalMs ?? 30_000);
     const beat = setInterval(() => void this.heartbeat(), this.options.heartbeatIntervalMs ?? 10_000);
@@ -173,6 +186,8 @@ export class NodeSync {
     this.subscriberReady = false;
     sub?.disconnect();
     await this.inFlight?.catch(() => undefined);
+    // No longer a live node of the agent: plans stop waiting for (or refusing because of) its code.
+    await this.post(nodeApiPaths.heartbeat, { nodeId: this.options.nodeId, handlers: this.inventory(), stopping: true });
   }
 
   /**
@@ -253,6 +268,12 @@ export class NodeSync {
     this.active = next; // the one atomic swap
     this.source = source;
     this.lastRefusal = null;
+    this.unservable = this.unservableOf(next);
+    if (this.unservable.length > 0) {
+      this.log.warn(
+        `revision ${next.revision} names handlers this node lacks; temporarily unavailable here: ${this.unservable.join(', ')}`,
+      );
+    }
     this.log.log?.(`serving revision ${next.revision} of agent "${next.agentId}" (from ${source})`);
     for (const listener of this.listeners) {
       try {
@@ -264,7 +285,7 @@ export class NodeSync {
     if (source === 'control-plane') {
       await this.persist(typeof value === 'string' ? value : JSON.stringify(bundle));
     }
-    await this.ack({ nodeId: this.options.nodeId, revision: next.revision, servedHash: next.servedHash });
+    await this.ack({ nodeId: this.options.nodeId, revision: next.revision, servedHash: next.servedHash, unservable: this.unservable });
     return 'applied';
   }
 
@@ -366,8 +387,20 @@ export class NodeSync {
     sub.subscribe(this.channel).catch((error: Error) => this.log.warn(`cannot subscribe to ${this.channel}: ${error.message}`));
   }
 
+  private inventory(): HandlerDeclaration[] | undefined {
+    return this.handlers?.();
+  }
+
+  /** Without an inventory the node cannot tell, and claims nothing. */
+  private unservableOf(bundle: ActiveBundle): string[] {
+    const inventory = this.inventory();
+    if (!inventory) return [];
+    const have = new Set(inventory.map((h) => h.id));
+    return bundle.policy.entries.filter((e) => !have.has(e.handler)).map((e) => e.capabilityId);
+  }
+
   private async heartbeat(): Promise<void> {
-    const ok = await this.post(nodeApiPaths.heartbeat, { nodeId: this.options.nodeId });
+    const ok = await this.post(nodeApiPaths.heartbeat, { nodeId: this.options.nodeId, handlers: this.inventory() });
     if (ok && this.pendingAck) await this.ack(this.pendingAck);
   }
 
