@@ -47,6 +47,8 @@ export { downscopedScopes } from './downscope';
 export {
   GENERIC_LIMITS,
   LIMIT_TYPES,
+  MAX_INVENTORY_HANDLERS,
+  handlerInventorySchema,
   declaredLimits,
   limitIssues,
   reachesCard,

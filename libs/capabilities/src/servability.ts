@@ -3,6 +3,8 @@
  * capability out of every card until the agent's live nodes can run its handler, and limits
  * inside what the handler declared. Pure: the control plane decides which nodes are live.
  */
+import { z } from 'zod';
+import { HANDLER, HANDLER_MAX, MEDIA_TYPE } from './formats';
 import type { CapabilityManifest, ManifestLimits, ValidationIssue } from './types';
 import { COST_CLASSES } from './types';
 
@@ -31,6 +33,21 @@ export interface HandlerDeclaration {
   /** Media types the handler can produce. */
   outputModes: string[];
 }
+
+/** The wire shape of an inventory as a node sends it (bounded: a node's body is untrusted input). */
+export const MAX_INVENTORY_HANDLERS = 500;
+export const handlerInventorySchema = z
+  .array(
+    z.strictObject({
+      id: z.string().max(HANDLER_MAX).regex(HANDLER, 'must be dotted lowercase identifiers, e.g. recon.v3.reconcile'),
+      limits: z
+        .record(z.string().regex(/^[a-z][a-z0-9_]{0,63}$/, 'must be a snake_case limit key'), z.enum(LIMIT_TYPES))
+        .refine((l) => Object.keys(l).length <= 100, 'must declare at most 100 limit keys'),
+      outputModes: z.array(z.string().max(255).regex(MEDIA_TYPE, 'must be a media type')).max(50),
+    }),
+  )
+  .max(MAX_INVENTORY_HANDLERS)
+  .refine((hs) => new Set(hs.map((h) => h.id)).size === hs.length, 'must not list a handler twice');
 
 /** One node's inventory, as stored by the control plane. */
 export interface NodeInventory {
