@@ -348,6 +348,20 @@ describe('advertised means servable, and limits are enforced (issue 14)', () => 
     await gqlOk(cpUrl, admin, `mutation($i: ManifestDocumentInput!) { createManifest(input: $i) { revision } }`, {
       i: { agentId: AGENT, expectedRevision: await currentRevision(), manifest: toManifestDocument(preview) },
     });
+    // Opting a tenant in would put that preview in its card: refused, naming it.
+    const before = await currentRevision();
+    const optIn = await gql(cpUrl, admin, `mutation($i: PreviewOptInInput!) { createPreviewOptIn(input: $i) { revision } }`, {
+      i: { agentId: AGENT, tenantId: 'acme-partner', expectedRevision: before },
+    });
+    expect(optIn.errors?.[0]?.extensions.validationErrors).toEqual([
+      {
+        path: '$.tenantId',
+        message: expect.stringContaining(
+          'would show preview capability "invoice-csv", whose handler "invoices.csv" is not served by live node(s) node-new-1, node-old-2',
+        ),
+      },
+    ]);
+    expect(await currentRevision()).toBe(before);
   });
 
   it('fails a task past timeout_s and refuses a body over max_input_bytes before the handler', async () => {

@@ -9,7 +9,7 @@ import {
   type UnservedCapability,
   type ValidationIssue,
 } from '@cp/capabilities';
-import type { AuditEntry } from '@cp/db';
+import { RegistrySnapshotRepository, type AuditEntry } from '@cp/db';
 import { NodeInventoryRepository } from './node-inventory.repository';
 
 export interface ServabilityInput {
@@ -35,14 +35,35 @@ export interface ServabilityOutcome {
  */
 @Injectable()
 export class ServabilityGate {
-  constructor(private readonly inventories: NodeInventoryRepository) {}
+  constructor(
+    private readonly inventories: NodeInventoryRepository,
+    private readonly snapshots: RegistrySnapshotRepository,
+  ) {}
+
+  /** Opting a tenant in puts the agent's previews in its card: each must be servable by the live nodes. */
+  async optInIssues(agentId: string, tenantId: string): Promise<ValidationIssue[]> {
+    const snapshot = await this.snapshots.snapshot(agentId);
+    if (!snapshot) return [];
+    const unserved = unservedCapabilities({
+      before: snapshot.manifests,
+      after: snapshot.manifests,
+      previewTenantsBefore: snapshot.previewTenants,
+      previewTenantsAfter: [...snapshot.previewTenants, tenantId],
+      live: await this.inventories.live(agentId),
+    });
+    return unserved.map((u) => ({
+      path: '$.tenantId',
+      message: `opting "${tenantId}" in would show preview capability "${u.capabilityId}", whose handler "${u.handler}" is not served by live node(s) ${u.nodesLacking.join(', ')}: deploy the handler first`,
+    }));
+  }
 
   async check(input: ServabilityInput): Promise<ServabilityOutcome> {
     const live = await this.inventories.live(input.snapshot.agentId);
     const ids = new Set(input.resulting.map((m) => m.id));
     const issues: ValidationIssue[] = [];
     input.allowUnserved.forEach((id, i) => {
-      if (!ids.has(id)) issues.push({ path: `$.allowUnserved[${i}]`, message: `"${String(id).slice(0, 100)}" is not a capability of this agent` });
+      if (!ids.has(id))
+        issues.push({ path: `$.allowUnserved[${i}]`, message: `"${String(id).slice(0, 100)}" is not a capability of this agent` });
     });
     const common = {
       before: input.snapshot.manifests,
@@ -76,4 +97,3 @@ export function stagedAudit(agentId: string, staged: UnservedCapability[]): Audi
 
 export const stagedSummary = (staged: UnservedCapability[]) =>
   staged.length ? ` (allowUnserved: ${staged.map((u) => u.capabilityId).join(', ')})` : '';
-
