@@ -17,8 +17,10 @@ import { a2aVerifier } from '@cp/auth';
 import { loadConfig } from '@cp/common';
 import { buildNodeBundle, financeAgentExample } from '@cp/capabilities';
 import {
+  A2AService,
   ActiveBundle,
   ExecutionLimits,
+  InMemoryTaskStore,
   HandlerRegistry,
   RedisBudgetStore,
   registerA2AServer,
@@ -47,12 +49,11 @@ const DURATION = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const PREFIX = 'bench-limits:';
 
-// ---- child mode: one A2A server, budgets on or off ------------------------------------------
-if (process.argv[2] === '--serve') {
-  const [, , , mode, port, redisUrl] = process.argv;
+/** The agent under test: the finance example, every capability cost_class low; ON gives the class a budget. */
+function benchBundle(mode: 'on' | 'off'): ActiveBundle {
   const finance = financeAgentExample();
   const manifests = finance.manifests.map((m) => ({ ...m, limits: { ...m.limits, cost_class: 'low' as const, timeout_s: 5 } }));
-  const bundle = new ActiveBundle(
+  return new ActiveBundle(
     buildNodeBundle({
       agentId: 'finance-agent',
       revision: 1,
@@ -63,6 +64,15 @@ if (process.argv[2] === '--serve') {
       ...(mode === 'on' ? { costBudgets: { low: { calls: 1_000_000_000, windowS: 3600 } } } : {}),
     }),
   );
+}
+
+const noExchange: TokenExchanger = { exchange: () => Promise.reject(new Error('no tools in this benchmark')) };
+const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
+
+// ---- child mode: one A2A server, budgets on or off ------------------------------------------
+if (process.argv[2] === '--serve') {
+  const [, , , mode, port, redisUrl] = process.argv;
+  const bundle = benchBundle(mode as 'on' | 'off');
   const redis = new Redis(redisUrl);
   // Client-side count of commands sent on the budget connection (= round trips: nothing is pipelined).
   let sent = 0;
@@ -71,8 +81,7 @@ if (process.argv[2] === '--serve') {
     sent++;
     return sendCommand(...args);
   }) as typeof redis.sendCommand;
-  const noExchange: TokenExchanger = { exchange: () => Promise.reject(new Error('no tools in this benchmark')) };
-  const log = { info: () => undefined, warn: () => undefined, error: () => undefined };
+  const log = quiet;
   const app = Fastify();
   registerA2AServer(app, {
     bundle: () => bundle,
@@ -105,7 +114,7 @@ const BODY = JSON.stringify({
 });
 const HEADERS = { 'content-type': 'application/json', 'a2a-version': '1.0' };
 
-async function waitFor(url: string, ms = 20_000): Promise<void> {
+async function waitFor(url: string, ms = 60_000): Promise<void> {
   const end = Date.now() + ms;
   while (Date.now() < end) {
     try {
@@ -180,12 +189,60 @@ async function main(): Promise<void> {
     console.log(row('budgets off (no budget for the class)', runs.off));
     console.log(row('budgets on (cost_class low, Redis Lua per call)', runs.on));
     console.log(`ratio on/off: ${(median(runs.on.map((x) => x.rps)) / median(runs.off.map((x) => x.rps))).toFixed(2)}`);
+    await inProcess(redis);
     const keys = await redis.keys(`${PREFIX}*`);
-    const counted = keys.length ? Number(await redis.get(keys[0]!)) : 0;
-    console.log(`budget counter after the runs: ${counted} calls counted under ${keys.length} key(s)`);
+    const counted = keys.length ? (await redis.mget(...keys)).reduce((sum, v) => sum + Number(v), 0) : 0;
+    console.log(`budget counters after the runs: ${counted} calls counted under ${keys.length} key(s), none refused`);
   } finally {
     for (const c of children) c.kill('SIGTERM');
     redis.disconnect();
     await privateRedis.stop();
   }
+}
+
+/**
+ * The same comparison without HTTP, in one process: A2AService.sendMessage with 50 calls in
+ * flight, batches of 2,000 alternating between budgets off and on (same CPU phase for both).
+ */
+async function inProcess(redis: Redis): Promise<void> {
+  const services = Object.fromEntries(
+    (['off', 'on'] as const).map((mode) => {
+      const bundle = benchBundle(mode);
+      return [
+        mode,
+        new A2AService({
+          bundle: () => bundle,
+          handlers: registerFinanceHandlers(new HandlerRegistry()),
+          tasks: new InMemoryTaskStore(),
+          tools: new ToolGateway(noExchange, new Map(), quiet),
+          log: quiet,
+          limits: new ExecutionLimits({ budgets: new RedisBudgetStore(redis, `${PREFIX}in-process:`) }),
+        }),
+      ];
+    }),
+  ) as Record<'off' | 'on', A2AService>;
+  const params = JSON.parse(BODY).params as unknown;
+  const batch = async (svc: A2AService) => {
+    const start = process.hrtime.bigint();
+    let next = 0;
+    const worker = async () => {
+      while (next++ < 2000) await svc.sendMessage(params, { caller: null }, []);
+    };
+    await Promise.all(Array.from({ length: 50 }, worker));
+    return 2000 / (Number(process.hrtime.bigint() - start) / 1e9);
+  };
+  for (const mode of ['off', 'on'] as const) await batch(services[mode]); // warm-up
+  const rates: Record<'off' | 'on', number[]> = { off: [], on: [] };
+  for (let i = 0; i < 20; i++) {
+    const order = i % 2 === 0 ? (['off', 'on'] as const) : (['on', 'off'] as const);
+    for (const mode of order) rates[mode].push(await batch(services[mode]));
+  }
+  const off = median(rates.off);
+  const on = median(rates.on);
+  console.log(`\nIn process (A2AService.sendMessage, 50 in flight, 20 interleaved batches of 2,000, medians):`);
+  console.log(`| budgets | sendMessage/s | µs per call |`);
+  console.log(`|---|---:|---:|`);
+  console.log(`| off | ${off.toFixed(0)} | ${(1e6 / off).toFixed(1)} |`);
+  console.log(`| on | ${on.toFixed(0)} | ${(1e6 / on).toFixed(1)} |`);
+  console.log(`ratio on/off: ${(on / off).toFixed(2)}`);
 }
