@@ -379,6 +379,39 @@ describe('advertised means servable, and limits are enforced (issue 14)', () => 
     expect(seenLimits.length).toBe(count + 1); // only the slow call reached the handler
   });
 
+  it('refuses hostile inventories and acks with a clear 4xx, storing nothing', async () => {
+    const token = mintNodeToken(config, AGENT);
+    const post = (path: string, body: unknown, bearer = token) =>
+      fetch(`${cpUrl}/node/v1/${path}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    const handler = (id: string) => ({ id, limits: {}, outputModes: [] });
+    const cases: [string, unknown, RegExp][] = [
+      ['register', { nodeId: 'hostile', handlers: Array.from({ length: 501 }, (_, i) => handler(`h.x${i}`)) }, /\$\.handlers/],
+      ['register', { nodeId: 'hostile', handlers: [handler('Not A Handler')] }, /\$\.handlers\.0\.id/],
+      [
+        'heartbeat',
+        { nodeId: 'hostile', handlers: [{ ...handler('h.x'), limits: { pages: 'string' } }] },
+        /\$\.handlers\.0\.limits\.pages/,
+      ],
+      ['heartbeat', { nodeId: 'hostile', handlers: [handler('h.x'), handler('h.x')] }, /must not list a handler twice/],
+      ['heartbeat', { nodeId: 'hostile', handlers: [{ ...handler('h.x'), extra: 1 }] }, /\$\.handlers\.0/],
+      ['ack', { nodeId: 'hostile', revision: 1, servedHash: 'a'.repeat(64), unservable: ['../../etc'] }, /\$\.unservable\.0/],
+    ];
+    for (const [path, body, where] of cases) {
+      const res = await post(path, body);
+      const answer = (await res.json()) as Json;
+      expect([path, res.status, answer.error.code]).toEqual([path, 400, 'INVALID_REQUEST']);
+      expect(answer.error.message).toMatch(where);
+    }
+    // A token of an agent that does not exist cannot store an inventory anywhere.
+    const ghost = await post('register', { nodeId: 'hostile', handlers: [handler('invoices.pdf')] }, mintNodeToken(config, 'ghost-agent'));
+    expect(ghost.status).toBe(404);
+    expect(await cp.get(PrismaService).nodeInventory.count({ where: { nodeId: 'hostile' } })).toBe(0);
+  });
+
   it('a cost_class budget set per agent holds across two replicas sharing Redis; another tenant is unaffected', async () => {
     const set = await gqlOk(
       cpUrl,
