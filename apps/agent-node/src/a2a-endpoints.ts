@@ -63,7 +63,10 @@ export class A2AEndpoints implements OnModuleInit {
       verifier: a2aVerifier(this.config),
       handlers,
       // cost_class budgets are shared by every replica of the agent through Redis.
-      limits: new ExecutionLimits({ budgets: new RedisBudgetStore(this.redis, this.config.REDIS_KEY_PREFIX) }),
+      limits: new ExecutionLimits({
+        budgets: new RedisBudgetStore(this.redis, this.config.REDIS_KEY_PREFIX),
+        onBudgetUnavailable: (e) => logger.warn({ err: e.message, msg: 'budget check unavailable; call let through' }),
+      }),
       tools,
       log,
       usage: this.usage,

@@ -16,7 +16,7 @@ import {
 } from '@cp/capabilities';
 import type { ToolGateway } from '../tools/tool-gateway';
 import { A2AError, A2AErrorName } from './a2a-errors';
-import { ExecutionLimits } from './execution-limits';
+import { ExecutionLimits, LimitExceededError } from './execution-limits';
 import type { HandlerRegistry, HandlerResult, LimitDeclaration, TypedLimits } from './handler-registry';
 import { declaredBy, type ServedBundle, type ServedCard } from './served-bundle';
 import { ownerKey, type InMemoryTaskStore, type TaskRecord } from './task-store';
@@ -218,7 +218,7 @@ export class A2AService {
         ? { state: 'failed', text: `the capability did not finish within its time limit (timeout_s ${String(limits.timeout_s)})` }
         : outcome.value;
     } catch (error) {
-      if (error instanceof A2AError) throw error; // a limit refused the call before the handler ran
+      if (error instanceof LimitExceededError) throw error; // refused before the handler ran
       // Handlers' internals never reach the caller; the log has them with the task id.
       this.deps.log.error({ taskId: task.id, capability: capabilityId, err: (error as Error).message }, 'handler failed');
       result = { state: 'failed', text: 'the capability failed while handling this message' };

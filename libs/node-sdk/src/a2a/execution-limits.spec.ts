@@ -55,7 +55,10 @@ describe('ExecutionLimits', () => {
   it('refuses a body over max_input_bytes and too many parts before the handler runs', async () => {
     const limits = new ExecutionLimits();
     let ran = false;
-    const big = call({ limits: { max_input_bytes: 100 }, message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'x'.repeat(500) }] } });
+    const big = call({
+      limits: { max_input_bytes: 100 },
+      message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'x'.repeat(500) }] },
+    });
     const e1 = await refusal(limits.run(big, async () => (ran = true)));
     expect([e1.kind, e1.reason, e1.metadata.limit]).toEqual([A2AErrorName.PayloadTooLarge, 'INPUT_TOO_LARGE', 'max_input_bytes']);
     expect(e1.message).toMatch(/accepts at most 100/);
@@ -92,10 +95,12 @@ describe('ExecutionLimits', () => {
     );
     let handled = 0;
     const attempts = Array.from({ length: 12 }, (_, i) =>
-      replicas[i % 2].run(call({ capabilityId, limits: { cost_class: 'low' }, budgets }), async () => handled++).then(
-        () => 'ok',
-        (e: A2AError) => e,
-      ),
+      replicas[i % 2]
+        .run(call({ capabilityId, limits: { cost_class: 'low' }, budgets }), async () => handled++)
+        .then(
+          () => 'ok',
+          (e: A2AError) => e,
+        ),
     );
     const results = await Promise.all(attempts);
     const refused = results.filter((r): r is A2AError => r instanceof A2AError);
@@ -116,7 +121,7 @@ describe('ExecutionLimits', () => {
     ).resolves.toMatchObject({ value: 'free' });
   });
 
-  it('keys hostile tenant names safely: braces and colons cannot reach another tenant\'s counter', async () => {
+  it("keys hostile tenant names safely: braces and colons cannot reach another tenant's counter", async () => {
     const store = new RedisBudgetStore(redisA, PREFIX);
     const limits = new ExecutionLimits({ budgets: store });
     const budgets = { medium: { calls: 1, windowS: 60 } };
@@ -124,5 +129,23 @@ describe('ExecutionLimits', () => {
     await limits.run(call({ capabilityId, tenant: 'acme', limits: { cost_class: 'medium' }, budgets }), async () => 1);
     const hostile = call({ capabilityId, tenant: 'x}:acme', limits: { cost_class: 'medium' }, budgets });
     await expect(limits.run(hostile, async () => 2)).resolves.toMatchObject({ value: 2 });
+  });
+
+  it('fails open when the budget store errors or hangs: the node keeps serving without Redis, and says so', async () => {
+    const seen: string[] = [];
+    const budgets = { low: { calls: 1, windowS: 60 } };
+    const broken = new ExecutionLimits({
+      budgets: { take: () => Promise.reject(new Error('ECONNREFUSED')) },
+      onBudgetUnavailable: (e) => seen.push(e.message),
+    });
+    const hanging = new ExecutionLimits({
+      budgets: { take: () => new Promise(() => undefined) },
+      budgetTimeoutMs: 30,
+      onBudgetUnavailable: (e) => seen.push(e.message),
+    });
+    const limited = call({ limits: { cost_class: 'low' }, budgets });
+    await expect(broken.run(limited, async () => 'served')).resolves.toEqual({ timedOut: false, value: 'served' });
+    await expect(hanging.run(limited, async () => 'served')).resolves.toEqual({ timedOut: false, value: 'served' });
+    expect(seen).toEqual(['ECONNREFUSED', 'budget check took over 30 ms']);
   });
 });

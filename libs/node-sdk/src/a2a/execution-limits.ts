@@ -68,9 +68,19 @@ export class RedisBudgetStore implements BudgetStore {
 }
 
 export interface ExecutionLimitsOptions {
-  /** Budgets need a store; without one, cost_class budgets are not enforced (a warning at start). */
+  /** Budgets need a store; without one, cost_class budgets are not enforced. */
   budgets?: BudgetStore;
+  /**
+   * A budget check that fails or takes longer than this (Redis down or slow) lets the call through
+   * (default 500 ms): the node keeps serving without Redis, as it keeps syncing without it.
+   */
+  budgetTimeoutMs?: number;
+  /** Told when a budget check failed open. */
+  onBudgetUnavailable?: (error: Error) => void;
 }
+
+/** A limit refused the call before the handler ran (the caller gets it as is). */
+export class LimitExceededError extends A2AError {}
 
 export class ExecutionLimits {
   private readonly running = new Map<string, number>();
@@ -114,7 +124,7 @@ export class ExecutionLimits {
     const budget = costClass ? call.budgets?.[costClass] : undefined;
     if (!budget || !this.options.budgets) return;
     const key = `{${call.agentId}}:${call.capabilityId}:${encodeURIComponent(call.tenant)}`;
-    const taken = await this.options.budgets.take(key, budget);
+    const taken = await this.takeOrFailOpen(key, budget);
     if (!taken.allowed) {
       throw rateLimited(
         `tenant "${call.tenant}" is over its budget for capability "${call.capabilityId}" (cost class ${costClass}: ${budget.calls} calls per ${budget.windowS} s)`,
@@ -123,12 +133,28 @@ export class ExecutionLimits {
       );
     }
   }
+
+  private async takeOrFailOpen(key: string, budget: CostBudget): ReturnType<BudgetStore['take']> {
+    let timer: NodeJS.Timeout | undefined;
+    const limitMs = this.options.budgetTimeoutMs ?? 500;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`budget check took over ${limitMs} ms`)), limitMs);
+    });
+    try {
+      return await Promise.race([this.options.budgets!.take(key, budget), timeout]);
+    } catch (error) {
+      this.options.onBudgetUnavailable?.(error as Error);
+      return { allowed: true };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
 }
 
 function checkInput(call: LimitedCall): void {
   const maxParts = call.limits.max_input_parts;
   if (typeof maxParts === 'number' && call.message.parts.length > maxParts) {
-    throw new A2AError(
+    throw new LimitExceededError(
       A2AErrorName.PayloadTooLarge,
       `the message has ${call.message.parts.length} parts; capability "${call.capabilityId}" accepts at most ${maxParts}`,
       { limit: 'max_input_parts', max: String(maxParts) },
@@ -139,7 +165,7 @@ function checkInput(call: LimitedCall): void {
   if (typeof maxBytes === 'number') {
     const bytes = Buffer.byteLength(JSON.stringify(call.message.parts), 'utf8');
     if (bytes > maxBytes)
-      throw new A2AError(
+      throw new LimitExceededError(
         A2AErrorName.PayloadTooLarge,
         `the message's parts are ${bytes} bytes; capability "${call.capabilityId}" accepts at most ${maxBytes}`,
         { limit: 'max_input_bytes', max: String(maxBytes) },
@@ -150,7 +176,7 @@ function checkInput(call: LimitedCall): void {
 
 function rateLimited(message: string, retryAfterMs: number, metadata: Record<string, string>): A2AError {
   const retryAfter = String(Math.max(1, Math.ceil(retryAfterMs / 1000)));
-  return new A2AError(A2AErrorName.RateLimited, message, { ...metadata, retryAfterSeconds: retryAfter });
+  return new LimitExceededError(A2AErrorName.RateLimited, message, { ...metadata, retryAfterSeconds: retryAfter });
 }
 
 async function withTimeout<T>(

@@ -16,7 +16,7 @@ export type {
   GenericLimits,
   TypedLimits,
 } from './handler-registry';
-export { ExecutionLimits, RedisBudgetStore } from './execution-limits';
+export { ExecutionLimits, LimitExceededError, RedisBudgetStore } from './execution-limits';
 export type { BudgetStore, ExecutionLimitsOptions, LimitedCall } from './execution-limits';
 export { InMemoryTaskStore } from './task-store';
 export { AGENT_CARD_PATH, etagMatches, registerCardRoute } from './card-route';
