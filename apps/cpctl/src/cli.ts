@@ -84,7 +84,7 @@ export async function run(argv: readonly string[], io: Io): Promise<ExitCode> {
       )
       .option(
         '--allow-unserved <ids...>',
-        "publish these capabilities although some live node does not serve their handler yet (staged rollout, audited)",
+        'publish these capabilities although some live node does not serve their handler yet (staged rollout, audited)',
       )
       .action(
         action(

@@ -109,7 +109,10 @@ const inventoryArb = fc
 const proposalArb = fc.record({
   manifests: registryArb(12),
   previewTenants: fc.subarray([...TENANTS]),
-  stage: fc.subarray(Array.from({ length: 12 }, (_, i) => `cap-${String(i).padStart(4, '0')}`), { maxLength: 2 }),
+  stage: fc.subarray(
+    Array.from({ length: 12 }, (_, i) => `cap-${String(i).padStart(4, '0')}`),
+    { maxLength: 2 },
+  ),
 });
 
 describe('property: no capability reaches a card unless every live node serves its handler or it was staged', () => {

@@ -16,7 +16,9 @@ export interface FleetNodeView extends FleetNodeRecord {
 export function toFleetNode(node: FleetNodeView, currentRevision: number): FleetNodeModel {
   const inv = node.inventory;
   const have = inv && new Set(inv.handlers.map((h) => h.id));
-  const unservable = have ? node.capabilities.filter((c) => !have.has(c.handler)).map((c) => c.capabilityId) : (inv?.reportedUnservable ?? []);
+  const unservable = have
+    ? node.capabilities.filter((c) => !have.has(c.handler)).map((c) => c.capabilityId)
+    : (inv?.reportedUnservable ?? []);
   const warnings =
     inv && inv.reportedUnservable.length > 0
       ? [

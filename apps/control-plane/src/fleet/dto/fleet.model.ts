@@ -31,7 +31,8 @@ export class FleetNodeModel {
   @Field({ description: 'Reported within the last 30 s and not stopped: its inventory counts when a plan is checked.' })
   live!: boolean;
   @Field(() => [String], {
-    description: "The agent's capabilities (not removed) whose handler this node does not serve; callers routed to one get a temporarily-unavailable error.",
+    description:
+      "The agent's capabilities (not removed) whose handler this node does not serve; callers routed to one get a temporarily-unavailable error.",
   })
   unservable!: string[];
   @Field(() => [String], { description: 'What the node warned about in its last ack (capabilities of its bundle it cannot serve).' })

@@ -9,10 +9,22 @@ const revision = z.number().int().min(0);
 const handlers = handlerInventorySchema.optional();
 const registerSchema = z.object({ nodeId, hostname: z.string().min(1).max(255).optional(), handlers }).strict();
 const heartbeatSchema = z.object({ nodeId, handlers, stopping: z.boolean().optional() }).strict();
-const unservable = z.array(z.string().max(64).regex(/^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/, 'must be a capability id')).max(5000);
+const unservable = z
+  .array(
+    z
+      .string()
+      .max(64)
+      .regex(/^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/, 'must be a capability id'),
+  )
+  .max(5000);
 const ackSchema = z.union([
   z
-    .object({ nodeId, revision, servedHash: z.string().regex(/^[0-9a-f]{64}$/, 'must be 64 hex digits'), unservable: unservable.optional() })
+    .object({
+      nodeId,
+      revision,
+      servedHash: z.string().regex(/^[0-9a-f]{64}$/, 'must be 64 hex digits'),
+      unservable: unservable.optional(),
+    })
     .strict(),
   z.object({ nodeId, revision, error: z.string().min(1).max(2000) }).strict(),
 ]);
