@@ -7,8 +7,19 @@ import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { FastifyInstance } from 'fastify';
 import { a2aVerifier } from '@cp/auth';
-import { AppConfigToken, type AppConfig } from '@cp/common';
-import { HandlerRegistry, HttpTokenExchanger, NodeSync, registerA2AServer, ToolGateway, UsageReporter, type A2AServer } from '@cp/node-sdk';
+import type { Redis } from 'ioredis';
+import { AppConfigToken, RedisToken, type AppConfig } from '@cp/common';
+import {
+  ExecutionLimits,
+  HandlerRegistry,
+  HttpTokenExchanger,
+  NodeSync,
+  RedisBudgetStore,
+  registerA2AServer,
+  ToolGateway,
+  UsageReporter,
+  type A2AServer,
+} from '@cp/node-sdk';
 import { createErpTool, ERP_TOOL } from './finance/erp-tool';
 import { registerFinanceHandlers } from './finance/finance-handlers';
 import { NodeIdentityToken, type NodeIdentity } from './node-identity';
@@ -27,6 +38,7 @@ export class A2AEndpoints implements OnModuleInit {
     @Inject(NodeSync) private readonly sync: NodeSync,
     @Inject(UsageReporter) private readonly usage: UsageReporter,
     @Inject(NodeIdentityToken) private readonly identity: NodeIdentity,
+    @Inject(RedisToken) private readonly redis: Redis,
   ) {}
 
   onModuleInit(): void {
@@ -43,10 +55,18 @@ export class A2AEndpoints implements OnModuleInit {
       new Map([[ERP_TOOL, createErpTool(this.config)]]),
       log,
     );
+    const handlers = registerFinanceHandlers(new HandlerRegistry());
+    // The inventory goes out at register (NodeSync starts after every module's init) and every heartbeat.
+    this.sync.useHandlers(() => handlers.inventory());
     this.server = registerA2AServer(app, {
       bundle: () => this.sync.current(),
       verifier: a2aVerifier(this.config),
-      handlers: registerFinanceHandlers(new HandlerRegistry()),
+      handlers,
+      // cost_class budgets are shared by every replica of the agent through Redis.
+      limits: new ExecutionLimits({
+        budgets: new RedisBudgetStore(this.redis, this.config.REDIS_KEY_PREFIX),
+        onBudgetUnavailable: (e) => logger.warn({ err: e.message, msg: 'budget check unavailable; call let through' }),
+      }),
       tools,
       log,
       usage: this.usage,

@@ -82,9 +82,15 @@ export async function run(argv: readonly string[], io: Io): Promise<ExitCode> {
           'plan/apply only if the registry is still at this revision (e.g. from a reviewed plan --json)',
         ).argParser(revisionArg),
       )
+      .option(
+        '--allow-unserved <ids...>',
+        'publish these capabilities although some live node does not serve their handler yet (staged rollout, audited)',
+      )
       .action(
-        action(apply ? 'apply' : 'plan', (ctx, dir: string, opts: { agent?: string; expectedRevision?: number }) =>
-          planCommand(ctx, dir, { agent: opts.agent, apply, expectedRevision: opts.expectedRevision }),
+        action(
+          apply ? 'apply' : 'plan',
+          (ctx, dir: string, opts: { agent?: string; expectedRevision?: number; allowUnserved?: string[] }) =>
+            planCommand(ctx, dir, { agent: opts.agent, apply, expectedRevision: opts.expectedRevision, allowUnserved: opts.allowUnserved }),
         ),
       );
   }

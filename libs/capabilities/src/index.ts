@@ -43,3 +43,16 @@ export * from './routing';
 export * from './extensions';
 export * from './retirement';
 export { downscopedScopes } from './downscope';
+export {
+  GENERIC_LIMITS,
+  LIMIT_TYPES,
+  MAX_INVENTORY_HANDLERS,
+  handlerInventorySchema,
+  declaredLimits,
+  limitIssues,
+  reachesCard,
+  typedLimits,
+  unservedCapabilities,
+  unservedMessage,
+} from './servability';
+export type { GenericLimitKey, HandlerDeclaration, LimitType, NodeInventory, UnservedCapability } from './servability';

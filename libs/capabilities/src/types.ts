@@ -93,6 +93,14 @@ export interface AgentBase {
   extensions: AgentExtension[];
 }
 
+/** A rate budget per tenant × capability: at most `calls` in any `windowS` seconds (shared by every node of the agent). */
+export interface CostBudget {
+  calls: number;
+  windowS: number;
+}
+/** Budgets per cost class, set per agent; a class without one is not rate limited. */
+export type CostBudgets = Partial<Record<CostClass, CostBudget>>;
+
 export interface RegistrySnapshot {
   agentId: string;
   revision: number;
@@ -105,6 +113,8 @@ export interface RegistrySnapshot {
    * registry recreated from scratch starts a new epoch, so nodes accept its lower revisions.
    */
   epoch?: string;
+  /** The agent's rate budgets by cost class (absent: none). Nodes enforce them (issue 14). */
+  costBudgets?: CostBudgets;
 }
 
 /** One problem, at a JSON path such as `$.skill.inputModes[1]` or `$[3].id`. */

@@ -7,6 +7,7 @@ import {
   bundleContentHash,
   ProjectionCache,
   type Caller,
+  type CostBudgets,
   type EntitlementContext,
   type ExecutionPolicy,
   type NodeBundle,
@@ -26,6 +27,7 @@ export class ActiveBundle {
   /** sha256 hex of the content this node serves, recomputed here (equals bundle.contentHash once checked). */
   readonly servedHash: string;
   readonly appliedAt: Date;
+  readonly costBudgets?: CostBudgets;
   /** Classes past the bundle's cap are computed on first use with the core and memoized here. */
   private readonly lazy: ProjectionCache;
   private readonly classes: ReadonlyMap<string, NodeBundle['classes'][number]>;
@@ -39,6 +41,7 @@ export class ActiveBundle {
     this.entitlementContext = { previewTenants: new Set(bundle.executionPolicy.previewTenants) };
     this.servedHash = bundleContentHash(bundle);
     this.appliedAt = new Date();
+    this.costBudgets = bundle.snapshot.costBudgets;
     this.lazy = new ProjectionCache(bundle.snapshot);
     this.classes = new Map(bundle.classes.map((c) => [c.key, c] as const));
   }

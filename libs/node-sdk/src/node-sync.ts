@@ -18,7 +18,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import { checkNodeBundle } from '@cp/capabilities';
+import { checkNodeBundle, type HandlerDeclaration } from '@cp/capabilities';
 import { ActiveBundle } from './active-bundle';
 import { nodeApiPaths, nodeBundleEtag, parseRevisionStamp, syncKeys, type AckBody } from './sync-protocol';
 
@@ -54,6 +54,8 @@ export interface NodeSyncOptions {
   reconnectMaxMs?: number;
   /** How many classes checkNodeBundle recomputes (default: its own default). */
   classSample?: number;
+  /** The handlers this node's code has, reported at register and every heartbeat (issue 14). */
+  handlers?: () => HandlerDeclaration[];
   logger?: NodeSyncLogger;
 }
 
@@ -76,6 +78,8 @@ export interface NodeSyncStatus {
    * node is not healthy. Not refused and not ok: not answered yet (e.g. the control plane is down).
    */
   registration: RegistrationStatus;
+  /** Capabilities of the served bundle whose handler this node lacks (served as temporarily unavailable). */
+  unservable: string[];
 }
 
 export interface RegistrationStatus {
@@ -105,6 +109,8 @@ export class NodeSync {
   private lastFetchError: string | null = null;
   private lastRefusal: string | null = null;
   private registration: RegistrationStatus = { ok: false, refused: false, error: 'not registered yet' };
+  private unservable: string[] = [];
+  private handlers?: () => HandlerDeclaration[];
   private readonly log: NodeSyncLogger;
   private readonly file: string;
   private readonly channel: string;
@@ -113,6 +119,12 @@ export class NodeSync {
     this.log = options.logger ?? silent;
     this.file = join(options.cacheDir, `${options.agentId}.bundle.json`);
     this.channel = syncKeys(options.redisKeyPrefix ?? 'cp:', options.agentId).channel;
+    this.handlers = options.handlers;
+  }
+
+  /** Sets where the handler inventory comes from (before start(); apps that build handlers later). */
+  useHandlers(handlers: () => HandlerDeclaration[]): void {
+    this.handlers = handlers;
   }
 
   /** The bundle being served, or undefined before the first one (from disk or the control plane). */
@@ -154,6 +166,7 @@ export class NodeSync {
       lastRefusal: this.lastRefusal,
       invalidationsConnected: this.subscriberReady,
       registration: { ...this.registration },
+      unservable: [...this.unservable],
     };
   }
 
@@ -187,6 +200,8 @@ export class NodeSync {
     this.subscriberReady = false;
     sub?.disconnect();
     await this.inFlight?.catch(() => undefined);
+    // No longer a live node of the agent: plans stop waiting for (or refusing because of) its code.
+    await this.post(nodeApiPaths.heartbeat, { nodeId: this.options.nodeId, handlers: this.inventory(), stopping: true });
   }
 
   /**
@@ -267,6 +282,12 @@ export class NodeSync {
     this.active = next; // the one atomic swap
     this.source = source;
     this.lastRefusal = null;
+    this.unservable = this.unservableOf(next);
+    if (this.unservable.length > 0) {
+      this.log.warn(
+        `revision ${next.revision} names handlers this node lacks; temporarily unavailable here: ${this.unservable.join(', ')}`,
+      );
+    }
     this.log.log?.(`serving revision ${next.revision} of agent "${next.agentId}" (from ${source})`);
     for (const listener of this.listeners) {
       try {
@@ -278,7 +299,7 @@ export class NodeSync {
     if (source === 'control-plane') {
       await this.persist(typeof value === 'string' ? value : JSON.stringify(bundle));
     }
-    await this.ack({ nodeId: this.options.nodeId, revision: next.revision, servedHash: next.servedHash });
+    await this.ack({ nodeId: this.options.nodeId, revision: next.revision, servedHash: next.servedHash, unservable: this.unservable });
     return 'applied';
   }
 
@@ -385,7 +406,11 @@ export class NodeSync {
 
   /** Registers (again): at start, and with each heartbeat until the control plane has accepted it. */
   private async register(): Promise<void> {
-    const answer = await this.send(nodeApiPaths.register, { nodeId: this.options.nodeId, hostname: this.options.hostname });
+    const answer = await this.send(nodeApiPaths.register, {
+      nodeId: this.options.nodeId,
+      hostname: this.options.hostname,
+      handlers: this.inventory(),
+    });
     if (answer.ok) this.registration = { ok: true, refused: false, error: null };
     else if (answer.status !== undefined) {
       const error = `POST ${nodeApiPaths.register} answered ${answer.status}: ${answer.detail}`;
@@ -394,9 +419,21 @@ export class NodeSync {
     } else this.registration = { ok: false, refused: false, error: `POST ${nodeApiPaths.register} failed: ${answer.detail}` };
   }
 
+  private inventory(): HandlerDeclaration[] | undefined {
+    return this.handlers?.();
+  }
+
+  /** Without an inventory the node cannot tell, and claims nothing. */
+  private unservableOf(bundle: ActiveBundle): string[] {
+    const inventory = this.inventory();
+    if (!inventory) return [];
+    const have = new Set(inventory.map((h) => h.id));
+    return bundle.policy.entries.filter((e) => !have.has(e.handler)).map((e) => e.capabilityId);
+  }
+
   private async heartbeat(): Promise<void> {
     if (!this.registration.ok) await this.register();
-    const ok = await this.post(nodeApiPaths.heartbeat, { nodeId: this.options.nodeId });
+    const ok = await this.post(nodeApiPaths.heartbeat, { nodeId: this.options.nodeId, handlers: this.inventory() });
     if (ok && this.pendingAck) await this.ack(this.pendingAck);
   }
 

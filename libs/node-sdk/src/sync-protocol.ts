@@ -4,6 +4,8 @@
  *
  * Keys carry the agent in a hash tag (`{agent}`) so one agent's keys stay in one Redis Cluster slot.
  */
+import type { HandlerDeclaration } from '@cp/capabilities';
+
 export const NODE_API_PREFIX = '/node/v1';
 
 export const nodeApiPaths = {
@@ -51,11 +53,24 @@ export function nodeBundleEtag(revision: number, contentHash: string): string {
 export interface RegisterNodeBody {
   nodeId: string;
   hostname?: string;
+  /** The handlers this node's code has (issue 14); absent from nodes older than the inventory. */
+  handlers?: HandlerDeclaration[];
 }
 export interface HeartbeatBody {
   nodeId: string;
+  handlers?: HandlerDeclaration[];
+  /** Sent once by a node shutting down gracefully: it is no longer one of the agent's live nodes. */
+  stopping?: boolean;
 }
-export type AckBody = { nodeId: string; revision: number; servedHash: string } | { nodeId: string; revision: number; error: string };
+export type AckBody =
+  | {
+      nodeId: string;
+      revision: number;
+      servedHash: string;
+      /** Capabilities of the applied bundle whose handler this node lacks (it serves the rest). */
+      unservable?: string[];
+    }
+  | { nodeId: string; revision: number; error: string };
 
 /** Node ids name a process; kept printable and short because they show up in GraphQL and logs. */
 export const NODE_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;

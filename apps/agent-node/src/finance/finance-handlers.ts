@@ -49,7 +49,10 @@ export async function lookupInvoice(ctx: HandlerContext): Promise<HandlerResult>
   });
 }
 
-export async function reconcileInvoice(ctx: HandlerContext): Promise<HandlerResult> {
+/** The limit keys reconciliation understands (the generic ones are enforced by the SDK). */
+export const RECONCILE_LIMITS = { max_pdf_pages: 'integer' } as const;
+
+export async function reconcileInvoice(ctx: HandlerContext<typeof RECONCILE_LIMITS>): Promise<HandlerResult> {
   const invoiceNumber = invoiceNumberOf(ctx);
   if (!invoiceNumber)
     return {
@@ -79,6 +82,10 @@ export async function reconcileInvoice(ctx: HandlerContext): Promise<HandlerResu
 
 export function registerFinanceHandlers(registry: HandlerRegistry): HandlerRegistry {
   return registry
-    .register(LOOKUP_HANDLER, lookupInvoice, { shape: { keys: ['invoiceNumber'] } })
-    .register(RECONCILE_HANDLER, reconcileInvoice, { shape: { keys: ['invoiceNumber', 'purchaseOrder'] } });
+    .register(LOOKUP_HANDLER, lookupInvoice, { shape: { keys: ['invoiceNumber'] }, outputModes: ['application/json', 'text/plain'] })
+    .register(RECONCILE_HANDLER, reconcileInvoice, {
+      shape: { keys: ['invoiceNumber', 'purchaseOrder'] },
+      limits: RECONCILE_LIMITS,
+      outputModes: ['application/json', 'text/plain'],
+    });
 }

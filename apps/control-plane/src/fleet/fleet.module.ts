@@ -2,7 +2,8 @@ import { Module } from '@nestjs/common';
 import { FleetRepository } from './fleet.repository';
 import { AgentNodesResolver, FleetResolver } from './fleet.resolver';
 import { FleetService } from './fleet.service';
+import { NodeInventoryModule } from '../node-inventory/node-inventory.module';
 
 /** GraphQL: Query.fleet(agentId) and Agent.nodes. */
-@Module({ providers: [FleetRepository, FleetService, FleetResolver, AgentNodesResolver] })
+@Module({ imports: [NodeInventoryModule], providers: [FleetRepository, FleetService, FleetResolver, AgentNodesResolver] })
 export class FleetModule {}

@@ -22,6 +22,15 @@ export class FleetRepository {
     return this.prisma.agent.findUnique({ where: { id: agentId }, select: { id: true, teamId: true, revision: true } });
   }
 
+  /** Handlers of the agents' capabilities that are not removed (for what each node cannot serve). */
+  async liveCapabilities(agentIds: readonly string[]): Promise<{ agentId: string; capabilityId: string; handler: string }[]> {
+    return this.prisma.capabilityManifest.findMany({
+      where: { agentId: { in: [...agentIds] }, state: { not: 'removed' } },
+      select: { agentId: true, capabilityId: true, handler: true },
+      orderBy: [{ agentId: 'asc' }, { capabilityId: 'asc' }],
+    });
+  }
+
   /** Nodes of several agents in one query (Agent.nodes batches through a DataLoader). */
   async nodesOf(agentIds: readonly string[]): Promise<FleetNodeRecord[]> {
     const rows = await this.prisma.node.findMany({

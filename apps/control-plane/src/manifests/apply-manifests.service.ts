@@ -10,6 +10,7 @@ import { dedupe } from './manifest-changes.service';
 import { publicCardImpact, referenceIssues, registryIssues } from './manifest-checks';
 import { ManifestError, ManifestErrorCode } from './manifests.errors';
 import { ManifestsRepository } from './manifests.repository';
+import { ServabilityGate, stagedAudit, stagedSummary } from '../node-inventory/servability-gate';
 
 /**
  * Declarative apply (GitOps): the desired WHOLE set of an agent's manifests → the core's plan, the
@@ -22,6 +23,7 @@ export class ApplyManifestsService {
     private readonly access: ManifestAccess,
     private readonly manifests: ManifestsRepository,
     private readonly writer: RegistryWriter,
+    private readonly servability: ServabilityGate,
   ) {}
 
   async apply(principal: AdminPrincipal, input: ApplyManifestsInput): Promise<ApplyPlanModel> {
@@ -38,10 +40,20 @@ export class ApplyManifestsService {
     for (const m of [...plan.added, ...plan.changed.map((c) => c.after), ...plan.deprecated, ...plan.removed]) resulting.set(m.id, m);
     const index = new Map(desired.map((m, i) => [m.id, i] as const));
     const pathOf = (id: string) => (index.has(id) ? `$[${index.get(id)}]` : undefined);
+    const writes = [...plan.added, ...plan.changed.map((c) => c.after), ...plan.deprecated, ...plan.removed];
+    const allowUnserved = input.allowUnserved ?? [];
+    const servable = await this.servability.check({
+      snapshot,
+      resulting: [...resulting.values()],
+      written: writes,
+      allowUnserved,
+      pathOf: (id) => pathOf(id) ?? '$',
+    });
     const issues = dedupe([
       ...plan.errors,
       ...registryIssues([...resulting.values()], pathOf),
       ...(await referenceIssues(this.manifests, desired, (id) => pathOf(id) ?? '$')),
+      ...servable.issues,
     ]);
     if (issues.length) throw new InputValidationError(issues);
 
@@ -59,7 +71,6 @@ export class ApplyManifestsService {
       breaking: impact.breaking,
       leaks: impact.leaks,
     };
-    const writes = [...plan.added, ...plan.changed.map((c) => c.after), ...plan.deprecated, ...plan.removed];
     if (input.dryRun || writes.length === 0) return result;
     if (impact.leaks.length) {
       throw new ManifestError(
@@ -73,7 +84,12 @@ export class ApplyManifestsService {
 
     const before = new Map(snapshot.manifests.map((m) => [m.id, m] as const));
     const { revision } = await this.writer.change(
-      { agentId: input.agentId, expectedRevision: input.expectedRevision!, actor: principal.subject, summary: summary(result) },
+      {
+        agentId: input.agentId,
+        expectedRevision: input.expectedRevision!,
+        actor: principal.subject,
+        summary: summary(result) + stagedSummary(servable.staged),
+      },
       async (tx) => {
         const audit: AuditEntry[] = [];
         for (const m of writes) {
@@ -87,7 +103,7 @@ export class ApplyManifestsService {
             after: toManifestDocument(m),
           });
         }
-        return { result: undefined, audit };
+        return { result: undefined, audit: [...audit, ...stagedAudit(input.agentId, servable.staged)] };
       },
     );
     return { ...result, applied: true, revision };

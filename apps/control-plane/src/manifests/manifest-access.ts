@@ -19,6 +19,14 @@ export class ManifestAccess {
     private readonly manifests: ManifestsRepository,
   ) {}
 
+  /** Read access to the agent, then its snapshot. */
+  async registryForRead(principal: AdminPrincipal, agentId: string): Promise<RegistrySnapshot> {
+    await this.agents.get(principal, agentId);
+    const snapshot = await this.manifests.snapshot(agentId);
+    if (!snapshot) throw notFound('agent', agentId);
+    return snapshot;
+  }
+
   async registryForWrite(
     principal: AdminPrincipal,
     agentId: string,

@@ -14,6 +14,7 @@ import { ManifestAccess } from './manifest-access';
 import { changeIssues, publicCardImpact, referenceIssues, registryIssues } from './manifest-checks';
 import { ManifestError, ManifestErrorCode } from './manifests.errors';
 import { ManifestsRepository, type ManifestRecord } from './manifests.repository';
+import { ServabilityGate, stagedAudit, stagedSummary } from '../node-inventory/servability-gate';
 
 type Build = (previous: CapabilityManifest | undefined, snapshot: RegistrySnapshot) => CapabilityManifest;
 
@@ -29,26 +30,40 @@ export class ManifestChangesService {
     private readonly access: ManifestAccess,
     private readonly manifests: ManifestsRepository,
     private readonly writer: RegistryWriter,
+    private readonly servability: ServabilityGate,
   ) {}
 
   create(principal: AdminPrincipal, input: ManifestDocumentInput) {
     const doc = parseDocument(input.manifest);
-    return this.change(principal, input.agentId, doc.id, input.expectedRevision, 'create', () => doc);
+    return this.change(principal, input.agentId, doc.id, input.expectedRevision, 'create', () => doc, input.allowUnserved);
   }
 
   update(principal: AdminPrincipal, input: ManifestDocumentInput) {
     const doc = parseDocument(input.manifest);
-    return this.change(principal, input.agentId, doc.id, input.expectedRevision, 'update', (previous) => {
-      if (!previous) throw notFound('manifest', `${input.agentId}/${doc.id}`);
-      return doc;
-    });
+    return this.change(
+      principal,
+      input.agentId,
+      doc.id,
+      input.expectedRevision,
+      'update',
+      (previous) => {
+        if (!previous) throw notFound('manifest', `${input.agentId}/${doc.id}`);
+        return doc;
+      },
+      input.allowUnserved,
+    );
   }
 
   promote(principal: AdminPrincipal, input: LifecycleInput) {
-    return this.change(principal, input.agentId, input.capabilityId, input.expectedRevision, 'promote', (previous) => ({
-      ...existing(input, previous),
-      state: 'ga',
-    }));
+    return this.change(
+      principal,
+      input.agentId,
+      input.capabilityId,
+      input.expectedRevision,
+      'promote',
+      (previous) => ({ ...existing(input, previous), state: 'ga' }),
+      input.allowUnserved,
+    );
   }
 
   deprecate(principal: AdminPrincipal, input: DeprecateInput) {
@@ -74,6 +89,7 @@ export class ManifestChangesService {
     expectedRevision: number,
     action: string,
     build: Build,
+    allowUnserved: readonly string[] | null | undefined = [],
   ): Promise<{ manifest: ManifestRecord; revision: number }> {
     const snapshot = await this.access.registryForWrite(principal, agentId, expectedRevision);
     const previous = snapshot.manifests.find((m) => m.id === capabilityId);
@@ -81,10 +97,18 @@ export class ManifestChangesService {
     const resulting = previous ? snapshot.manifests.map((m) => (m.id === next.id ? next : m)) : [...snapshot.manifests, next];
     const here = (id: string) => (id === next.id ? '$' : undefined);
     // A create is judged as a create even when the id exists (already exists / removed ids are never reused).
+    const servable = await this.servability.check({
+      snapshot,
+      resulting,
+      written: [next],
+      allowUnserved: allowUnserved ?? [],
+      pathOf: () => '$',
+    });
     const issues = dedupe([
       ...changeIssues(action === 'create' ? undefined : previous, next, snapshot.manifests),
       ...registryIssues(resulting, here),
       ...(await referenceIssues(this.manifests, [next], () => '$')),
+      ...servable.issues,
     ]);
     if (issues.length)
       throw new InputValidationError(
@@ -100,7 +124,7 @@ export class ManifestChangesService {
       );
 
     const { revision } = await this.writer.change(
-      { agentId, expectedRevision, actor: principal.subject, summary: `${action} manifest ${next.id}` },
+      { agentId, expectedRevision, actor: principal.subject, summary: `${action} manifest ${next.id}${stagedSummary(servable.staged)}` },
       async (tx) => {
         await this.manifests.save(tx, agentId, next, previous);
         return {
@@ -113,6 +137,7 @@ export class ManifestChangesService {
               before: previous && toManifestDocument(previous),
               after: toManifestDocument(next),
             },
+            ...stagedAudit(agentId, servable.staged),
           ],
         };
       },

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { RegistryModule } from '@cp/db';
 import { AgentsModule } from '../agents/agents.module';
+import { NodeInventoryModule } from '../node-inventory/node-inventory.module';
 import { ApplyManifestsService } from './apply-manifests.service';
 import { ManifestAccess } from './manifest-access';
 import { ManifestChangesService } from './manifest-changes.service';
@@ -9,7 +10,7 @@ import { ManifestsResolver } from './manifests.resolver';
 import { ManifestsService } from './manifests.service';
 
 @Module({
-  imports: [RegistryModule, AgentsModule],
+  imports: [RegistryModule, AgentsModule, NodeInventoryModule],
   providers: [ManifestsRepository, ManifestAccess, ManifestsService, ManifestChangesService, ApplyManifestsService, ManifestsResolver],
   exports: [ManifestsService, ManifestAccess],
 })

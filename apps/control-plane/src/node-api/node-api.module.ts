@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { NodeAuthModule } from '../node-auth/node-auth.module';
+import { NodeInventoryModule } from '../node-inventory/node-inventory.module';
 import { NodeApiController } from './node-api.controller';
 import { NodeApiService } from './node-api.service';
 import { NodeBundleRoute } from './node-bundle.route';
@@ -7,7 +8,7 @@ import { NodeRepository } from './node.repository';
 
 /** The API agent nodes sync from (/node/v1). Needs SyncPublisherModule (BundleCache), DbModule and RedisModule. */
 @Module({
-  imports: [NodeAuthModule],
+  imports: [NodeAuthModule, NodeInventoryModule],
   controllers: [NodeApiController],
   providers: [NodeApiService, NodeRepository, NodeBundleRoute],
 })

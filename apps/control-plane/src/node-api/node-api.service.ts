@@ -3,26 +3,37 @@ import type { NodePrincipal } from '@cp/auth';
 import type { AckBody, HeartbeatBody, RegisterNodeBody } from '@cp/node-sdk';
 import { NodeApiError, NodeApiErrorCode } from './node-api.errors';
 import { NodeRepository, type NodeWrite } from './node.repository';
+import { NodeInventoryRepository } from '../node-inventory/node-inventory.repository';
 
 /** Register, heartbeat and ack: each records the node under the token's agent, and only there. */
 @Injectable()
 export class NodeApiService {
-  constructor(private readonly nodes: NodeRepository) {}
+  constructor(
+    private readonly nodes: NodeRepository,
+    private readonly inventories: NodeInventoryRepository,
+  ) {}
 
-  register(node: NodePrincipal, body: RegisterNodeBody): Promise<void> {
-    return this.write(node, body.nodeId, { kind: 'register', hostname: body.hostname });
+  async register(node: NodePrincipal, body: RegisterNodeBody): Promise<void> {
+    await this.write(node, body.nodeId, { kind: 'register', hostname: body.hostname });
+    if (body.handlers) await this.inventories.report(node.agentId, body.nodeId, body.handlers);
   }
 
-  heartbeat(node: NodePrincipal, body: HeartbeatBody): Promise<void> {
-    return this.write(node, body.nodeId, { kind: 'heartbeat' });
+  async heartbeat(node: NodePrincipal, body: HeartbeatBody): Promise<void> {
+    await this.write(node, body.nodeId, { kind: 'heartbeat' });
+    // Only after the write above proved the node id is this agent's.
+    if (body.handlers) await this.inventories.report(node.agentId, body.nodeId, body.handlers, body.stopping === true);
+    else if (body.stopping) await this.inventories.stopped(node.agentId, body.nodeId);
   }
 
-  ack(node: NodePrincipal, body: AckBody): Promise<void> {
+  async ack(node: NodePrincipal, body: AckBody): Promise<void> {
     const change: NodeWrite =
       'servedHash' in body
         ? { kind: 'applied', revision: body.revision, servedHash: body.servedHash }
         : { kind: 'refused', error: `revision ${body.revision}: ${body.error}` };
-    return this.write(node, body.nodeId, change);
+    await this.write(node, body.nodeId, change);
+    if ('servedHash' in body && body.unservable) {
+      await this.inventories.reportUnservable(node.agentId, body.nodeId, body.revision, [...new Set(body.unservable)].sort());
+    }
   }
 
   private async write(node: NodePrincipal, nodeId: string, change: NodeWrite): Promise<void> {

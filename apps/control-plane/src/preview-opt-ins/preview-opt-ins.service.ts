@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import type { AdminPrincipal } from '@cp/auth';
 import { RegistryWriter } from '@cp/db';
 import { AgentsService } from '../agents/agents.service';
-import { notFound } from '../common/errors';
+import { InputValidationError, notFound } from '../common/errors';
+import { ServabilityGate } from '../node-inventory/servability-gate';
 import type { PreviewOptInChangeModel, PreviewOptInInput, PreviewOptInModel } from './dto/preview-opt-in.model';
 import { PreviewOptInError, PreviewOptInErrorCode } from './preview-opt-ins.errors';
 import { PreviewOptInsRepository } from './preview-opt-ins.repository';
@@ -14,6 +15,7 @@ export class PreviewOptInsService {
     private readonly optIns: PreviewOptInsRepository,
     private readonly agents: AgentsService,
     private readonly writer: RegistryWriter,
+    private readonly servability: ServabilityGate,
   ) {}
 
   async list(principal: AdminPrincipal, agentId: string): Promise<PreviewOptInModel[]> {
@@ -30,6 +32,8 @@ export class PreviewOptInsService {
         `tenant "${input.tenantId}" is already opted in to ${input.agentId}'s previews`,
       );
     }
+    const unserved = await this.servability.optInIssues(input.agentId, input.tenantId);
+    if (unserved.length) throw new InputValidationError(unserved);
     const { result, revision } = await this.writer.change(
       {
         agentId: input.agentId,

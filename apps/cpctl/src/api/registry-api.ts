@@ -94,9 +94,15 @@ export async function applyManifests(
   client: GraphQLClient,
   agentId: string,
   documents: unknown[],
-  options: { dryRun: boolean; expectedRevision?: number },
+  options: { dryRun: boolean; expectedRevision?: number; allowUnserved?: string[] },
 ): Promise<AppliedPlan> {
-  const input = { agentId, manifests: documents, dryRun: options.dryRun, expectedRevision: options.expectedRevision ?? null };
+  const input = {
+    agentId,
+    manifests: documents,
+    dryRun: options.dryRun,
+    expectedRevision: options.expectedRevision ?? null,
+    ...(options.allowUnserved?.length ? { allowUnserved: options.allowUnserved } : {}),
+  };
   // The files passed the same validator locally: what the server still refuses is the lifecycle.
   const data = await client.request<{ applyManifests: RawPlan }>(APPLY_MUTATION, { input }, CpctlErrorCode.PlanRefused);
   return toAppliedPlan(data.applyManifests);

@@ -72,6 +72,8 @@ export interface PlanOptions {
   apply: boolean;
   /** Apply only if the registry is still at this revision (e.g. the one a reviewed `plan --json` printed). */
   expectedRevision?: number;
+  /** Capabilities staged although some live node lacks their handler (issue 14). */
+  allowUnserved?: string[];
 }
 
 export async function planCommand(ctx: CommandContext, dir: string, options: PlanOptions): Promise<ExitCode> {
@@ -87,7 +89,7 @@ export async function planCommand(ctx: CommandContext, dir: string, options: Pla
   let planned;
   try {
     planned = await r.progress(`planning ${documents.length} manifest(s)`, () =>
-      applyManifests(client, agentId, documents, { dryRun: true, expectedRevision: planAt }),
+      applyManifests(client, agentId, documents, { dryRun: true, expectedRevision: planAt, allowUnserved: options.allowUnserved }),
     );
   } catch (error) {
     if (error instanceof CpctlError && error.code === CpctlErrorCode.StaleRevision) throw stale(agentId, planAt, error);
@@ -118,7 +120,7 @@ export async function planCommand(ctx: CommandContext, dir: string, options: Pla
   let applied;
   try {
     applied = await r.progress(`applying at revision ${revision}`, () =>
-      applyManifests(client, agentId, documents, { dryRun: false, expectedRevision: revision }),
+      applyManifests(client, agentId, documents, { dryRun: false, expectedRevision: revision, allowUnserved: options.allowUnserved }),
     );
   } catch (error) {
     if (error instanceof CpctlError && error.code === CpctlErrorCode.StaleRevision) throw stale(agentId, revision, error);

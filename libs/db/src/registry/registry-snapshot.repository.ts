@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { RegistrySnapshot } from '@cp/capabilities';
+import type { CostBudgets, RegistrySnapshot } from '@cp/capabilities';
 import { PrismaService } from '../prisma.service';
 import { agentBaseFromRow, manifestFromRow } from '../registry-mapping';
 
@@ -24,6 +24,7 @@ export class RegistrySnapshotRepository {
           manifests: manifests.map(manifestFromRow),
           previewTenants: optIns.map((o) => o.tenantId),
           epoch: agent.createdAt.toISOString(),
+          ...(agent.costBudgets ? { costBudgets: agent.costBudgets as CostBudgets } : {}),
         };
       },
       { isolationLevel: 'RepeatableRead' },

@@ -22,6 +22,8 @@ export enum A2AErrorName {
   Unauthenticated = 'Unauthenticated',
   PayloadTooLarge = 'PayloadTooLarge',
   Unavailable = 'Unavailable',
+  /** Over a rate budget or a concurrency limit (issue 14): answered with Retry-After. */
+  RateLimited = 'RateLimited',
 }
 
 interface Mapping {
@@ -67,6 +69,7 @@ export const A2A_ERRORS: Record<A2AErrorName, Mapping> = {
   [A2AErrorName.Unauthenticated]: { jsonRpc: -32000, http: 401, status: 'UNAUTHENTICATED', reason: 'UNAUTHENTICATED' },
   [A2AErrorName.PayloadTooLarge]: { jsonRpc: -32000, http: 413, status: 'RESOURCE_EXHAUSTED', reason: 'PAYLOAD_TOO_LARGE' },
   [A2AErrorName.Unavailable]: { jsonRpc: -32000, http: 503, status: 'UNAVAILABLE', reason: 'NODE_NOT_READY' },
+  [A2AErrorName.RateLimited]: { jsonRpc: -32000, http: 429, status: 'RESOURCE_EXHAUSTED', reason: 'RATE_LIMITED' },
 };
 
 export const ERROR_DOMAIN = 'a2a-protocol.org';

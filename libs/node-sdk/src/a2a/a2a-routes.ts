@@ -260,7 +260,7 @@ function toA2AError(error: unknown, log: A2ALog): A2AError {
 /** JSON-RPC errors answer HTTP 200 (as a2a-js does), except transport-level ones and server faults. */
 function jsonRpcHttpStatus(error: A2AError): number {
   const s = error.mapping.http;
-  return s === 401 || s === 413 || s === 503 || s >= 500 ? s : 200;
+  return s === 401 || s === 413 || s === 429 || s === 503 || s >= 500 ? s : 200;
 }
 
 function sendJsonRpcError(reply: FastifyReply, id: JsonRpcId, error: A2AError): FastifyReply {
@@ -278,6 +278,8 @@ function sendRestError(reply: FastifyReply, error: A2AError): FastifyReply {
 
 /** A fixed description per error code: no token text ever reaches a header (issue 11 item 12). */
 function authenticateHeader(reply: FastifyReply, error: A2AError): void {
+  // RFC 9110 §10.2.3: how long to wait (rate budgets, a capability temporarily unavailable).
+  if (error.metadata.retryAfterSeconds) void reply.header('retry-after', error.metadata.retryAfterSeconds);
   if (error.kind === A2AErrorName.Unauthenticated) void reply.header('www-authenticate', wwwAuthenticate(error.reason));
 }
 

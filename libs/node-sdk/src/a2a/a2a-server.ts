@@ -12,6 +12,7 @@ import { A2AAuthenticator } from './a2a-authenticator';
 import { registerA2ARoutes } from './a2a-routes';
 import { A2AService, type A2ALog, type UsageSink } from './a2a-service';
 import { registerCardRoute } from './card-route';
+import type { ExecutionLimits } from './execution-limits';
 import type { HandlerRegistry } from './handler-registry';
 import type { ServedBundle } from './served-bundle';
 import { InMemoryTaskStore } from './task-store';
@@ -25,6 +26,8 @@ export interface A2AServerOptions {
   usage?: UsageSink;
   classifier?: Classifier;
   tasks?: InMemoryTaskStore;
+  /** Generic limits around handlers; pass one with a RedisBudgetStore to enforce cost_class budgets. */
+  limits?: ExecutionLimits;
   /** Paths of the interfaces the card lists (default /a2a/jsonrpc and /a2a/rest). */
   jsonRpcPath?: string;
   restBase?: string;
@@ -46,6 +49,7 @@ export function registerA2AServer(app: FastifyInstance, options: A2AServerOption
     tools: options.tools,
     usage: options.usage,
     classifier: options.classifier,
+    limits: options.limits,
     log: options.log,
   });
   registerCardRoute(app, options.bundle, options.cardMaxAgeSeconds ?? 60);

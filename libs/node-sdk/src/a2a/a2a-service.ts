@@ -4,10 +4,20 @@
  * one right before the handler runs, re-checking entitlement with the core's function.
  */
 import { randomUUID } from 'node:crypto';
-import { isEntitled, messageText, negotiateExtensions, route, type Caller, type Classifier, type RouteFailure } from '@cp/capabilities';
+import {
+  isEntitled,
+  messageText,
+  negotiateExtensions,
+  route,
+  typedLimits,
+  type Caller,
+  type Classifier,
+  type RouteFailure,
+} from '@cp/capabilities';
 import type { ToolGateway } from '../tools/tool-gateway';
 import { A2AError, A2AErrorName } from './a2a-errors';
-import type { HandlerRegistry, HandlerResult } from './handler-registry';
+import { ExecutionLimits, LimitExceededError } from './execution-limits';
+import type { HandlerRegistry, HandlerResult, LimitDeclaration, TypedLimits } from './handler-registry';
 import { declaredBy, type ServedBundle, type ServedCard } from './served-bundle';
 import { ownerKey, type InMemoryTaskStore, type TaskRecord } from './task-store';
 import { listTasksParams, sendMessageParams, taskIdParam } from './validate-params';
@@ -38,6 +48,8 @@ export interface A2AServiceDeps {
   tools: ToolGateway;
   usage?: UsageSink;
   classifier?: Classifier;
+  /** Generic limits around the handler (default: enforced without rate budgets). */
+  limits?: ExecutionLimits;
   log: A2ALog;
 }
 
@@ -52,7 +64,11 @@ const STATE: Record<HandlerResult['state'], TaskState> = {
 };
 
 export class A2AService {
-  constructor(private readonly deps: A2AServiceDeps) {}
+  private readonly limits: ExecutionLimits;
+
+  constructor(private readonly deps: A2AServiceDeps) {
+    this.limits = deps.limits ?? new ExecutionLimits();
+  }
 
   /** The bundle, or Unavailable while the node has none applied (never half-serves). */
   current(): ServedBundle {
@@ -157,10 +173,20 @@ export class A2AService {
         'CAPABILITY_UNAVAILABLE',
       );
     }
+    const tenant = rc.caller?.tenant ?? ANONYMOUS_TENANT;
+    // Counted before any limit: a refused call is demand for the capability (never charged to the handler).
+    this.deps.usage?.record(capabilityId, tenant);
     const registration = this.deps.handlers.get(policy.handler);
-    if (!registration) throw new A2AError(A2AErrorName.Internal, `no handler "${policy.handler}" is registered on this node`);
+    if (!registration) {
+      // A node on older code than its bundle (issue 14): keep serving the rest, say so clearly.
+      throw new A2AError(
+        A2AErrorName.Unavailable,
+        `capability "${capabilityId}" is temporarily unavailable on this node (its handler is not deployed here yet)`,
+        { capabilityId, retryAfterSeconds: '30' },
+        'CAPABILITY_TEMPORARILY_UNAVAILABLE',
+      );
+    }
 
-    this.deps.usage?.record(capabilityId, rc.caller?.tenant ?? ANONYMOUS_TENANT);
     const notices = decision.notices;
     const routing = { capabilityId, layer: decision.layer, confidence: decision.confidence, outputMode: decision.outputMode };
     const deprecation = notices.find((n) => n.code === 'deprecated');
@@ -168,21 +194,31 @@ export class A2AService {
     if (notices.length > 0) metadata.notices = notices;
     if (deprecation) metadata.deprecation = { message: deprecation.message, replacedBy: deprecation.replacedBy ?? null };
 
+    const limits = typedLimits(policy.limits, registration.limits);
     let result: HandlerResult;
     try {
-      result = await registration.handle({
-        caller: rc.caller,
-        capability: { id: capabilityId, handler: policy.handler, state: policy.state, limits: policy.limits },
-        message: inbound,
-        text: messageText(message),
-        task: { id: task.id, contextId: task.contextId },
-        outputMode: decision.outputMode,
-        acceptedOutputModes: accepted,
-        activeExtensions: active,
-        tools: this.deps.tools.forCall({ caller: rc.caller, callerToken: rc.token, capabilityId }),
-        metadata: params.metadata ?? {},
-      });
+      const outcome = await this.limits.run(
+        { agentId: live.policy.agentId, capabilityId, tenant, limits, budgets: live.costBudgets, message: inbound },
+        (signal) =>
+          registration.handle({
+            caller: rc.caller,
+            capability: { id: capabilityId, handler: policy.handler, state: policy.state, limits: limits as TypedLimits<LimitDeclaration> },
+            signal,
+            message: inbound,
+            text: messageText(message),
+            task: { id: task.id, contextId: task.contextId },
+            outputMode: decision.outputMode,
+            acceptedOutputModes: accepted,
+            activeExtensions: active,
+            tools: this.deps.tools.forCall({ caller: rc.caller, callerToken: rc.token, capabilityId }),
+            metadata: params.metadata ?? {},
+          }),
+      );
+      result = outcome.timedOut
+        ? { state: 'failed', text: `the capability did not finish within its time limit (timeout_s ${String(limits.timeout_s)})` }
+        : outcome.value;
     } catch (error) {
+      if (error instanceof LimitExceededError) throw error; // refused before the handler ran
       // Handlers' internals never reach the caller; the log has them with the task id.
       this.deps.log.error({ taskId: task.id, capability: capabilityId, err: (error as Error).message }, 'handler failed');
       result = { state: 'failed', text: 'the capability failed while handling this message' };
@@ -199,7 +235,7 @@ export class A2AService {
       artifacts,
       metadata,
     );
-    this.deps.tasks.save({ task: next, capabilityId, owner, tenant: rc.caller?.tenant ?? ANONYMOUS_TENANT, updatedAt: Date.now() });
+    this.deps.tasks.save({ task: next, capabilityId, owner, tenant, updatedAt: Date.now() });
     this.deps.log.info(
       {
         taskId: task.id,

@@ -2,14 +2,31 @@
  * What a team registers: handler name (the manifests' `handler`) → an async function. The SDK
  * routes, re-checks entitlement and builds the context; the function only does the work.
  */
-import type { Caller, DataShape, ManifestLimits, PolicyEntry } from '@cp/capabilities';
+import type { Caller, CostClass, DataShape, HandlerDeclaration, LimitType, PolicyEntry } from '@cp/capabilities';
 import type { ToolInvoker } from '../tools/tool-gateway';
 import type { WireArtifact, WireMessage } from './wire-types';
 
-export interface HandlerContext {
+/** Limit keys a handler declares, with their types (reported to the control plane, checked at plan time). */
+export type LimitDeclaration = Record<string, LimitType>;
+
+/** The generic limits the SDK enforces itself, which every handler may read. */
+export interface GenericLimits {
+  cost_class?: CostClass;
+  timeout_s?: number;
+  max_input_bytes?: number;
+  max_input_parts?: number;
+  max_concurrent_tasks?: number;
+}
+
+/** The limits as the handler declared them: only those keys (plus the generic ones), each of its type. */
+export type TypedLimits<L extends LimitDeclaration> = GenericLimits & { [K in keyof L]?: number };
+
+export interface HandlerContext<L extends LimitDeclaration = LimitDeclaration> {
   /** The authenticated caller (never the node's own identity). null = anonymous. */
   caller: Caller;
-  capability: { id: string; handler: string; state: PolicyEntry['state']; limits: ManifestLimits };
+  capability: { id: string; handler: string; state: PolicyEntry['state']; limits: TypedLimits<L> };
+  /** Fires when the capability's timeout_s elapses: stop the work (the task has already failed). */
+  signal: AbortSignal;
   message: WireMessage;
   /** All text parts, joined. */
   text: string;
@@ -29,24 +46,49 @@ export type HandlerResult =
   | { state: 'input-required'; text: string }
   | { state: 'failed' | 'rejected'; text: string };
 
-export type Handler = (ctx: HandlerContext) => Promise<HandlerResult>;
+export type Handler<L extends LimitDeclaration = LimitDeclaration> = (ctx: HandlerContext<L>) => Promise<HandlerResult>;
+
+export interface HandlerOptions<L extends LimitDeclaration> {
+  /** A data part with these keys is recognised as meant for this handler (routing layer 4). */
+  shape?: DataShape;
+  /** Handler-specific limit keys it understands, with their types. */
+  limits?: L;
+  /** Media types the handler can produce (reported in the node's inventory). */
+  outputModes?: string[];
+}
 
 export interface HandlerRegistration {
   handle: Handler;
-  /** A data part with these keys is recognised as meant for this handler (routing layer 4). */
   shape?: DataShape;
-  /** Output modes the handler can produce; the router already matched the capability's modes. */
+  limits: LimitDeclaration;
+  outputModes: string[];
 }
 
 export class HandlerRegistry {
   private readonly handlers = new Map<string, HandlerRegistration>();
   private shapesMemo?: Map<string, DataShape>;
+  private inventoryMemo?: HandlerDeclaration[];
 
-  register(name: string, handle: Handler, options: { shape?: DataShape } = {}): this {
+  register<L extends LimitDeclaration = Record<never, LimitType>>(name: string, handle: Handler<L>, options: HandlerOptions<L> = {}): this {
     if (this.handlers.has(name)) throw new TypeError(`handler "${name}" is registered twice`);
-    this.handlers.set(name, { handle, shape: options.shape });
+    this.handlers.set(name, {
+      handle: handle as Handler,
+      shape: options.shape,
+      limits: { ...(options.limits ?? {}) },
+      outputModes: [...(options.outputModes ?? [])].sort(),
+    });
     this.shapesMemo = undefined;
+    this.inventoryMemo = undefined;
     return this;
+  }
+
+  /** What this node reports at register and every heartbeat: handler ids, limit keys and types, output modes. */
+  inventory(): HandlerDeclaration[] {
+    this.inventoryMemo ??= this.names().map((id) => {
+      const r = this.handlers.get(id)!;
+      return { id, limits: { ...r.limits }, outputModes: [...r.outputModes] };
+    });
+    return this.inventoryMemo;
   }
 
   get(name: string): HandlerRegistration | undefined {

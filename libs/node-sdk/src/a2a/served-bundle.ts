@@ -2,7 +2,7 @@
  * What the A2A layer reads from the node's current bundle. ActiveBundle (node-sync) fits it;
  * the interface keeps the server independent of where bundles come from.
  */
-import type { AgentExtension, Caller, EntitlementContext, ExecutionPolicy, RouterIndex } from '@cp/capabilities';
+import type { AgentExtension, Caller, CostBudgets, EntitlementContext, ExecutionPolicy, RouterIndex } from '@cp/capabilities';
 
 export interface ServedCard {
   body: string;
@@ -17,6 +17,8 @@ export interface ServedBundle {
   routerIndexFor(caller: Caller): RouterIndex;
   readonly policy: ExecutionPolicy;
   readonly entitlementContext: EntitlementContext;
+  /** The agent's rate budgets by cost class (issue 14); absent: none. */
+  readonly costBudgets?: CostBudgets;
 }
 
 /** What the public card declares: the switches the node must honour exactly. */

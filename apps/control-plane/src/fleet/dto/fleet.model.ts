@@ -1,4 +1,13 @@
 import { Field, ID, Int, ObjectType } from '@nestjs/graphql';
+import { JSONScalar } from '../../common/graphql/json.scalar';
+
+@ObjectType('NodeHandler', { description: "A handler a node's code has, as the node reports it (register and every heartbeat)." })
+export class NodeHandlerModel {
+  @Field() id!: string;
+  @Field(() => JSONScalar, { description: 'Limit keys the handler understands and their types ({ "max_pdf_pages": "integer" }).' })
+  limits!: Record<string, string>;
+  @Field(() => [String], { description: 'Media types it can produce.' }) outputModes!: string[];
+}
 
 @ObjectType('FleetNode', { description: 'One agent node, as its last heartbeat and ack reported it.' })
 export class FleetNodeModel {
@@ -17,6 +26,17 @@ export class FleetNodeModel {
   })
   lastError!: string | null;
   @Field(() => Date, { nullable: true }) lastErrorAt!: Date | null;
+  @Field(() => [NodeHandlerModel], { nullable: true, description: 'The handlers it serves (null: the node never reported them).' })
+  handlers!: NodeHandlerModel[] | null;
+  @Field({ description: 'Reported within the last 30 s and not stopped: its inventory counts when a plan is checked.' })
+  live!: boolean;
+  @Field(() => [String], {
+    description:
+      "The agent's capabilities (not removed) whose handler this node does not serve; callers routed to one get a temporarily-unavailable error.",
+  })
+  unservable!: string[];
+  @Field(() => [String], { description: 'What the node warned about in its last ack (capabilities of its bundle it cannot serve).' })
+  warnings!: string[];
 }
 
 @ObjectType('Fleet', { description: "An agent's nodes and which revision each serves." })

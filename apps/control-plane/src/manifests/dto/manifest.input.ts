@@ -20,6 +20,12 @@ export class ManifestDocumentInput {
   @Field() agentId!: string;
   @Field(() => Int) expectedRevision!: number;
   @Field(() => JSONScalar) manifest!: unknown;
+  @Field(() => [String], {
+    nullable: true,
+    description:
+      'Capabilities to publish although some live node of the agent does not serve their handler yet (a staged rollout; recorded in the audit).',
+  })
+  allowUnserved?: string[] | null;
 }
 
 @InputType()
@@ -31,6 +37,12 @@ export class ApplyManifestsInput {
   manifests!: unknown[];
   @Field({ defaultValue: true }) dryRun!: boolean;
   @Field(() => Int, { nullable: true, description: 'Required unless dryRun.' }) expectedRevision?: number | null;
+  @Field(() => [String], {
+    nullable: true,
+    description:
+      'Capabilities to publish although some live node of the agent does not serve their handler yet (a staged rollout; recorded in the audit).',
+  })
+  allowUnserved?: string[] | null;
 }
 
 @InputType()
@@ -38,6 +50,12 @@ export class LifecycleInput {
   @Field() agentId!: string;
   @Field() capabilityId!: string;
   @Field(() => Int) expectedRevision!: number;
+  @Field(() => [String], {
+    nullable: true,
+    description:
+      'Capabilities to publish although some live node of the agent does not serve their handler yet (a staged rollout; recorded in the audit).',
+  })
+  allowUnserved?: string[] | null;
 }
 
 @InputType()

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { handlerInventorySchema } from '@cp/capabilities';
 import { NODE_ID_PATTERN, type AckBody, type HeartbeatBody, type RegisterNodeBody } from '@cp/node-sdk';
 import { NodeApiError, NodeApiErrorCode } from '../node-api.errors';
 
@@ -12,10 +13,26 @@ const text = (max: number) =>
     .max(max)
     .regex(/^[^\p{Cc}]*$/u, 'must not contain control characters');
 
-const registerSchema = z.object({ nodeId, hostname: text(255).optional() }).strict();
-const heartbeatSchema = z.object({ nodeId }).strict();
+const handlers = handlerInventorySchema.optional();
+const registerSchema = z.object({ nodeId, hostname: text(255).optional(), handlers }).strict();
+const heartbeatSchema = z.object({ nodeId, handlers, stopping: z.boolean().optional() }).strict();
+const unservable = z
+  .array(
+    z
+      .string()
+      .max(64)
+      .regex(/^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/, 'must be a capability id'),
+  )
+  .max(5000);
 const ackSchema = z.union([
-  z.object({ nodeId, revision, servedHash: z.string().regex(/^[0-9a-f]{64}$/, 'must be 64 hex digits') }).strict(),
+  z
+    .object({
+      nodeId,
+      revision,
+      servedHash: z.string().regex(/^[0-9a-f]{64}$/, 'must be 64 hex digits'),
+      unservable: unservable.optional(),
+    })
+    .strict(),
   z.object({ nodeId, revision, error: text(2000) }).strict(),
 ]);
 

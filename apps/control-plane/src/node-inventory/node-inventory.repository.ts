@@ -1,0 +1,80 @@
+import { Injectable } from '@nestjs/common';
+import type { HandlerDeclaration, NodeInventory } from '@cp/capabilities';
+import { Prisma, PrismaService } from '@cp/db';
+
+/**
+ * A node is live while it reports: a heartbeat (every 10 s by default) within this window, and no
+ * graceful stop since. Three missed heartbeats and it no longer counts (ADR 0100).
+ */
+export const LIVE_NODE_WINDOW_MS = 30_000;
+
+export interface NodeInventoryRecord extends NodeInventory {
+  agentId: string;
+  reportedAt: Date;
+  stoppedAt: Date | null;
+  /** What the node said in its last ack: capabilities of its bundle it cannot serve. */
+  reportedUnservable: string[];
+  unservableRevision: number | null;
+}
+
+/** Handler inventories per (agent, node): written by the node API, read by the plan gate and the fleet view. */
+@Injectable()
+export class NodeInventoryRepository {
+  constructor(private readonly prisma: PrismaService) {}
+
+  async report(agentId: string, nodeId: string, handlers: HandlerDeclaration[], stopping = false): Promise<void> {
+    const now = Prisma.sql`(now() AT TIME ZONE 'UTC')`;
+    const stoppedAt = stopping ? now : Prisma.sql`NULL`;
+    await this.prisma.$executeRaw`
+      INSERT INTO "NodeInventory" ("agentId", "nodeId", handlers, "reportedAt", "stoppedAt")
+      VALUES (${agentId}, ${nodeId}, ${JSON.stringify(handlers)}::jsonb, ${now}, ${stoppedAt})
+      ON CONFLICT ("agentId", "nodeId") DO UPDATE SET handlers = EXCLUDED.handlers, "reportedAt" = EXCLUDED."reportedAt", "stoppedAt" = EXCLUDED."stoppedAt"`;
+  }
+
+  /** A graceful stop of a node that never reported handlers (older SDK) changes nothing. */
+  async stopped(agentId: string, nodeId: string): Promise<void> {
+    await this.prisma.nodeInventory.updateMany({ where: { agentId, nodeId }, data: { stoppedAt: new Date() } });
+  }
+
+  async reportUnservable(agentId: string, nodeId: string, revision: number, unservable: string[]): Promise<void> {
+    await this.prisma.nodeInventory.updateMany({ where: { agentId, nodeId }, data: { unservable, unservableRevision: revision } });
+  }
+
+  /** The agent's live nodes (see LIVE_NODE_WINDOW_MS), ordered by node id. */
+  async live(agentId: string, now = new Date()): Promise<NodeInventoryRecord[]> {
+    const rows = await this.prisma.nodeInventory.findMany({
+      where: { agentId, stoppedAt: null, reportedAt: { gte: new Date(now.getTime() - LIVE_NODE_WINDOW_MS) } },
+      orderBy: { nodeId: 'asc' },
+    });
+    return rows.map(toRecord);
+  }
+
+  async ofAgents(agentIds: readonly string[]): Promise<NodeInventoryRecord[]> {
+    const rows = await this.prisma.nodeInventory.findMany({ where: { agentId: { in: [...agentIds] } }, orderBy: { nodeId: 'asc' } });
+    return rows.map(toRecord);
+  }
+}
+
+function toRecord(row: {
+  agentId: string;
+  nodeId: string;
+  handlers: unknown;
+  reportedAt: Date;
+  stoppedAt: Date | null;
+  unservable: string[];
+  unservableRevision: number | null;
+}): NodeInventoryRecord {
+  return {
+    agentId: row.agentId,
+    nodeId: row.nodeId,
+    handlers: row.handlers as HandlerDeclaration[],
+    reportedAt: row.reportedAt,
+    stoppedAt: row.stoppedAt,
+    reportedUnservable: row.unservable,
+    unservableRevision: row.unservableRevision,
+  };
+}
+
+export function isLive(record: Pick<NodeInventoryRecord, 'reportedAt' | 'stoppedAt'>, now = new Date()): boolean {
+  return record.stoppedAt === null && now.getTime() - record.reportedAt.getTime() <= LIVE_NODE_WINDOW_MS;
+}
