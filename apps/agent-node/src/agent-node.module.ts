@@ -1,7 +1,8 @@
 import { Global, Module } from '@nestjs/common';
-import { AppConfigModule, AppConfigToken, HealthModule, LoggingModule, RedisModule, type AppConfig } from '@cp/common';
+import { AppConfigModule, AppConfigToken, HealthModule, LoggingModule, type AppConfig } from '@cp/common';
 import { NodeSync, NodeSyncModule } from '@cp/node-sdk';
 import { A2AEndpoints } from './a2a-endpoints';
+import { nodeSyncProbes } from './node-health';
 import { nodeIdentity, NodeIdentityToken } from './node-identity';
 import { usageProviders } from './usage-reporting';
 
@@ -12,25 +13,15 @@ class NodeSyncGlobalModule {}
 
 /**
  * Agent nodes never talk to PostgreSQL: they serve what they synced from the control plane.
- * Ready = a bundle is applied (from the control plane or the disk copy) and Redis answers.
+ * Ready = a verified bundle is applied (from the control plane or the disk copy); Redis and the
+ * control plane are reported in /healthz, not gated on (see node-health.ts).
  */
 @Module({
   imports: [
     AppConfigModule,
     LoggingModule,
-    RedisModule,
     NodeSyncGlobalModule,
-    HealthModule.forRoot({
-      inject: [NodeSync],
-      useFactory: (sync: NodeSync) => [
-        {
-          name: 'bundle',
-          check: async () => {
-            if (!sync.current()) throw new Error('no capability bundle applied yet');
-          },
-        },
-      ],
-    }),
+    HealthModule.forRoot({ inject: [NodeSync], useFactory: nodeSyncProbes }),
   ],
   providers: [
     { provide: NodeIdentityToken, inject: [AppConfigToken], useFactory: (config: AppConfig) => nodeIdentity(config) },

@@ -4,6 +4,6 @@ export { AppConfigToken, InjectConfig, loadConfigOrExit } from './config/config.
 export { RedisModule, RedisToken, InjectRedis, createRedis } from './redis/redis.module';
 export { LoggingModule } from './logging/logging.module';
 export { HealthModule } from './health/health.module';
-export type { ReadinessProbe } from './health/readiness';
+export { redisProbe, type ReadinessProbe } from './health/readiness';
 export { bootstrapFastifyApp } from './bootstrap';
 export { createFastifyAdapter, requestIdFor } from './http/fastify-adapter';
