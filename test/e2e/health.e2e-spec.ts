@@ -1,12 +1,15 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { mintAdminToken } from '@cp/auth';
 import { buildNodeBundle, financeAgentExample } from '@cp/capabilities';
 import { AppModule } from '../../apps/control-plane/src/app.module';
 import { WorkerModule } from '../../apps/worker/src/worker.module';
 import { AgentNodeModule } from '../../apps/agent-node/src/agent-node.module';
 import { bootApp } from '../support/boot';
+import { gql } from '../support/graphql-client';
 import { testConfig } from '../support/config';
 import { startPrivateRedis, type PrivateRedis } from '../support/redis-server';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
@@ -150,3 +153,54 @@ describe('an agent node with a verified bundle while Redis and the control plane
     expect((await fetch(`${url}/readyz`)).status).toBe(200);
   });
 });
+
+describe('the admin API with PostgreSQL unreachable', () => {
+  let app: NestFastifyApplication;
+  let url: string;
+  const config = testConfig();
+  beforeAll(async () => {
+    // A private port where nothing listens: the machine's PostgreSQL is never stopped.
+    const closed = await freePort();
+    ({ app, url } = await bootApp(AppModule, testConfig({ DATABASE_URL: `postgresql://postgres@127.0.0.1:${closed}/cp` })));
+  });
+  afterAll(() => app?.close());
+
+  it.each([
+    ['a list', '{ agents { nodes { id } } }'],
+    ['one object', '{ agent(id: "finance-agent") { id } }'],
+    ['a mutation', 'mutation { createTeam(input: { id: "t-down", name: "Down" }) { id } }'],
+  ])('answers %s with a retriable SERVICE_UNAVAILABLE and HTTP 503, no error id', async (_what, query) => {
+    const res = await gql(url, mintAdminToken(config, 'ops', ['platform-admin']), query);
+    expect(res.status).toBe(503);
+    expect(res.errors).toHaveLength(1);
+    expect(res.errors![0].extensions).toEqual({ code: 'SERVICE_UNAVAILABLE', retriable: true });
+    expect(res.errors![0].message).not.toMatch(/127\.0\.0\.1|postgres|errorId/);
+  });
+
+  it('sends Retry-After with the 503', async () => {
+    const res = await fetch(`${url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${mintAdminToken(config, 'ops', ['viewer'])}` },
+      body: JSON.stringify({ query: '{ agents { nodes { id } } }' }),
+    });
+    expect(res.status).toBe(503);
+    expect(res.headers.get('retry-after')).toBe('5');
+  });
+
+  it('still answers what needs no database (me) with 200', async () => {
+    const res = await gql(url, mintAdminToken(config, 'ops', ['viewer']), '{ me { subject } }');
+    expect(res.status).toBe(200);
+    expect(res.data?.me.subject).toBe('ops');
+  });
+});
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}

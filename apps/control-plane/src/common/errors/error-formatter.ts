@@ -4,6 +4,7 @@ import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import { AuthError } from '@cp/auth';
 import { Prisma, RegistryError, RegistryErrorCode } from '@cp/db';
 import { ApiErrorCode } from './api-error-code';
+import { isDatabaseUnavailable } from './database-unavailable';
 import { DomainError } from './domain-error';
 
 export interface ErrorLogger {
@@ -24,6 +25,12 @@ const HTTP_CODES: Record<number, ApiErrorCode> = {
 
 /** Known error types → the API's answer; undefined means "unknown: hide it". */
 export function mapKnownError(error: unknown): Mapped {
+  if (isDatabaseUnavailable(error)) {
+    return {
+      message: 'the registry database is unavailable; retry later',
+      extensions: { code: ApiErrorCode.ServiceUnavailable, retriable: true },
+    };
+  }
   if (error instanceof DomainError) {
     return { message: error.message, extensions: { ...error.extensions, code: error.apiCode, reason: error.code } };
   }
