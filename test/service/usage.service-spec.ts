@@ -84,6 +84,8 @@ describe('UsageService (service tier)', () => {
 
   it.each([
     ['"from" after "to"', { from: '2026-11-05', to: '2026-11-01' }, '$.window.from'],
+    // Date.parse rolls 2026-02-31 over to March 3; PostgreSQL refused it and the caller got a 500.
+    ['a date that does not exist', { from: '2026-02-31' }, '$.window.from'],
     ['a hostile, huge date', { to: '9'.repeat(10_000) }, '$.window.to'],
   ])('refuses %s naming the field', async (_what, window, path) => {
     const error = await sut.daily(viewer, { agentId: agent.id, ...window }, undefined).catch((e: unknown) => e);
