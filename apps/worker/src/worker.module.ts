@@ -1,8 +1,7 @@
 import { Module } from '@nestjs/common';
 import type { Redis } from 'ioredis';
-import { AppConfigModule, HealthModule, LoggingModule, RedisModule, RedisToken, redisProbe } from '@cp/common';
+import { AppConfigModule, ClockModule, HealthModule, LoggingModule, RedisModule, RedisToken, redisProbe } from '@cp/common';
 import { DbModule, PrismaService, postgresProbe } from '@cp/db';
-import { ClockModule } from '@cp/jobs';
 import { SyncPublisherModule } from '@cp/sync';
 import { RetirementWorkerModule } from './retirement/retirement-worker.module';
 

@@ -7,3 +7,4 @@ export { HealthModule } from './health/health.module';
 export { redisProbe, type ReadinessProbe } from './health/readiness';
 export { bootstrapFastifyApp } from './bootstrap';
 export { createFastifyAdapter, requestIdFor } from './http/fastify-adapter';
+export { Clock, SystemClock, FixedClock, ClockModule } from './clock';

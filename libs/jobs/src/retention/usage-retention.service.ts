@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectConfig, type AppConfig } from '@cp/common';
-import { Clock } from '../clock';
+import { Clock } from '@cp/common';
 import { UsageRetentionRepository } from './usage-retention.repository';
 
 /**
