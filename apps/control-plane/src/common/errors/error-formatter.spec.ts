@@ -1,6 +1,7 @@
 import { GraphQLError } from 'graphql';
 import { AuthError, AuthErrorCode } from '@cp/auth';
 import { Prisma, RegistryError, RegistryErrorCode } from '@cp/db';
+import { RetirementError, RetirementErrorCode } from '@cp/jobs';
 import { InputValidationError, notFound } from './common.errors';
 import { createErrorFormatter } from './error-formatter';
 
@@ -20,6 +21,11 @@ describe('GraphQL error formatter', () => {
       { code: 'CONFLICT', currentRevision: 2 },
     ],
     ['an unknown agent', new RegistryError(RegistryErrorCode.AgentNotFound, 'x', { agentId: 'a' }), { code: 'NOT_FOUND' }],
+    [
+      'a retirement request for an agent that is gone',
+      new RetirementError(RetirementErrorCode.AgentNotFound, 'agent "a" not found', { agentId: 'a' }),
+      { code: 'NOT_FOUND', reason: 'AGENT_NOT_FOUND', type: 'agent', id: 'a' },
+    ],
     ['an auth error', new AuthError(AuthErrorCode.Expired, 'expired'), { code: 'UNAUTHENTICATED', reason: 'TOKEN_EXPIRED' }],
     ['a unique violation', prismaError('P2002', { target: ['id'] }), { code: 'CONFLICT', target: 'id' }],
     ['a missing record', prismaError('P2025'), { code: 'NOT_FOUND' }],
