@@ -3,7 +3,7 @@
  * production). Kinds: admin (platform-admin), team-admin <team>, viewer, partner (a2a, tenant
  * acme-partner, scope recon.run), partner-no-scope, node <agent>.
  */
-import { loadConfig } from '@cp/config';
+import { loadConfig } from '@cp/common';
 import { mintA2AToken, mintAdminToken, mintNodeToken } from '@cp/auth';
 
 const config = loadConfig();
