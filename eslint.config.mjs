@@ -32,6 +32,11 @@ export default tseslint.config(
           selector: "CallExpression[callee.property.name='only'][callee.object.name=/^(it|describe|test)$/]",
           message: 'No focused tests.',
         },
+        {
+          // One injection style: the decorators name what they inject.
+          selector: "Decorator > CallExpression[callee.name='Inject'] > Identifier[name=/^(AppConfigToken|RedisToken)$/]",
+          message: 'Inject the config with @InjectConfig() and Redis with @InjectRedis().',
+        },
       ],
     },
   },

@@ -7,7 +7,7 @@ import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { FastifyInstance } from 'fastify';
 import { a2aVerifier } from '@cp/auth';
-import { AppConfigToken, type AppConfig } from '@cp/common';
+import { InjectConfig, type AppConfig } from '@cp/common';
 import { HandlerRegistry, HttpTokenExchanger, NodeSync, registerA2AServer, ToolGateway, UsageReporter, type A2AServer } from '@cp/node-sdk';
 import { createErpTool, ERP_TOOL } from './finance/erp-tool';
 import { registerFinanceHandlers } from './finance/finance-handlers';
@@ -23,7 +23,7 @@ export class A2AEndpoints implements OnModuleInit {
 
   constructor(
     private readonly adapterHost: HttpAdapterHost,
-    @Inject(AppConfigToken) private readonly config: AppConfig,
+    @InjectConfig() private readonly config: AppConfig,
     @Inject(NodeSync) private readonly sync: NodeSync,
     @Inject(UsageReporter) private readonly usage: UsageReporter,
     @Inject(NodeIdentityToken) private readonly identity: NodeIdentity,
