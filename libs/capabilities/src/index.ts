@@ -44,3 +44,4 @@ export * from './routing';
 export * from './extensions';
 export * from './retirement';
 export { downscopedScopes } from './downscope';
+export { batchIdRetentionCutoff, isPastBatchIdRetention } from './usage/batch-retention';

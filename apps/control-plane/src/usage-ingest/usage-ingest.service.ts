@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { NodePrincipal } from '@cp/auth';
-import type { ValidationIssue } from '@cp/capabilities';
+import { isPastBatchIdRetention, type ValidationIssue } from '@cp/capabilities';
 import { InjectConfig, type AppConfig } from '@cp/common';
 import { Clock } from '@cp/jobs';
 import { usageBatchSchema, type UsageBatchBody } from './dto/usage-batch.schema';
@@ -37,7 +37,7 @@ export class UsageIngestService {
     if (windowEnd < windowStart) issues.push({ path: '$.windowEnd', message: 'must not be before windowStart' });
     if (windowEnd.getTime() > now.getTime() + MAX_CLOCK_SKEW_MS)
       issues.push({ path: '$.windowEnd', message: `is in the future (now is ${now.toISOString()})` });
-    if (windowEnd.getTime() < now.getTime() - this.retentionMs)
+    if (isPastBatchIdRetention(windowEnd, now, this.retentionMs / 86_400_000))
       issues.push({
         path: '$.windowEnd',
         message: `is older than the ${this.retentionMs / 86_400_000}-day window in which batch ids are kept: refused, because a retry could no longer be told apart`,
