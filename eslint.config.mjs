@@ -41,7 +41,7 @@ export default tseslint.config(
     },
   },
   {
-    // The pure core: no framework, database, cache or HTTP imports (STYLE.md, issue 3).
+    // The pure core: no framework, database, cache or HTTP imports (docs/adr/0002-pure-core-projections.md).
     files: ['libs/capabilities/**/*.ts'],
     rules: {
       'no-restricted-imports': [
