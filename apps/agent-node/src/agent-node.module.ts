@@ -17,12 +17,7 @@ class NodeSyncGlobalModule {}
  * control plane are reported in /healthz, not gated on (see node-health.ts).
  */
 @Module({
-  imports: [
-    AppConfigModule,
-    LoggingModule,
-    NodeSyncGlobalModule,
-    HealthModule.forRoot({ inject: [NodeSync], useFactory: nodeSyncProbes }),
-  ],
+  imports: [AppConfigModule, LoggingModule, NodeSyncGlobalModule, HealthModule.forRoot({ inject: [NodeSync], useFactory: nodeSyncProbes })],
   providers: [
     { provide: NodeIdentityToken, inject: [AppConfigToken], useFactory: (config: AppConfig) => nodeIdentity(config) },
     ...usageProviders,
