@@ -55,24 +55,29 @@ export default tseslint.config(
           selector: "CallExpression[callee.property.name='only'][callee.object.name=/^(it|describe|test)$/]",
           message: 'No focused tests.',
         },
+        {
+          // One injection style: the decorators name what they inject.
+          selector: "Decorator > CallExpression[callee.name='Inject'] > Identifier[name=/^(AppConfigToken|RedisToken)$/]",
+          message: 'Inject the config with @InjectConfig() and Redis with @InjectRedis().',
+        },
       ],
     },
   },
   {
-    // The pure core: no framework, database, cache or HTTP imports (STYLE.md, issue 3).
+    // The pure core: no framework, database, cache or HTTP imports (docs/adr/0002-pure-core-projections.md).
     files: ['libs/capabilities/**/*.ts'],
     rules: { 'no-restricted-imports': ['error', { patterns: [pureCoreImports] }] },
   },
   {
     files: ['libs/capabilities/**/*.ts'],
-    ignores: ['**/*.spec.ts', 'libs/capabilities/src/testing/**'],
+    ignores: ['**/*.spec.ts', '**/*.service-spec.ts', 'libs/capabilities/src/testing/**'],
     rules: { 'no-restricted-imports': ['error', { patterns: [pureCoreImports, testOnlyImports] }] },
   },
   {
     // Test-only code (libs/*/src/testing, reached through @cp/<lib>/testing) is not in the
     // production build: product code must not import it (ADR 0110).
     files: ['apps/**/*.ts', 'libs/**/*.ts'],
-    ignores: ['**/*.spec.ts', 'libs/*/src/testing/**', 'libs/capabilities/**'],
+    ignores: ['**/*.spec.ts', '**/*.service-spec.ts', 'libs/*/src/testing/**', 'libs/capabilities/**'],
     rules: { 'no-restricted-imports': ['error', { patterns: [testOnlyImports] }] },
   },
   {

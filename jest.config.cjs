@@ -1,19 +1,24 @@
-/** One jest config for unit specs (next to the code) and e2e specs (test/). */
+/**
+ * Three tiers (Immich's small / medium / large), one `npm test` for all of them:
+ * - unit: specs next to the code (and test/unit); no PostgreSQL, no Redis: a setup file refuses
+ *   every connection to them, so a unit spec that reaches a service fails instead of passing here
+ *   and breaking on a machine without them. `npm run test:unit` runs with the services stopped.
+ * - service: one Nest service with its real repositories and PrismaService on a database of its
+ *   own (test/service/*.service-spec.ts), and lib classes against the real Redis
+ *   (`.service-spec.ts` files under libs/, e.g. the Redis task store and budgets); no HTTP.
+ * - e2e: the booted apps over HTTP with PostgreSQL and Redis (test/e2e/*.e2e-spec.ts), and the
+ *   security suite (test/security/*.e2e-spec.ts).
+ * The global setup (services reachable?) runs only for the tiers that need them.
+ */
 const { compilerOptions } = require('./tsconfig.json');
 // Relative imports written with .js (the generated Prisma client) resolve to the .ts sources.
 const moduleNameMapper = { '^(\\.{1,2}/.*)\\.js$': '$1' };
 for (const [alias, [target]] of Object.entries(compilerOptions.paths)) {
   moduleNameMapper[`^${alias.replace('/', '\\/')}$`] = `<rootDir>/${target.replace(/^\.\//, '')}`;
 }
-module.exports = {
+const shared = {
   rootDir: __dirname,
   testEnvironment: 'node',
-  testMatch: [
-    '<rootDir>/libs/**/*.spec.ts',
-    '<rootDir>/apps/**/*.spec.ts',
-    '<rootDir>/test/**/*.e2e-spec.ts',
-    '<rootDir>/test/**/*.spec.ts',
-  ],
   moduleFileExtensions: ['ts', 'js', 'mjs', 'cjs', 'json'],
   moduleNameMapper,
   transform: {
@@ -31,6 +36,31 @@ module.exports = {
   // ESM-only packages can sit at any depth of node_modules; transform all JS (cached after the first run).
   transformIgnorePatterns: [],
   testTimeout: 30000,
+};
+const withServices = '<rootDir>/test/support/global-setup.ts';
+
+module.exports = {
+  // Two cores: more workers only queue for the same CPUs and the shared PostgreSQL.
   maxWorkers: 2,
-  globalSetup: '<rootDir>/test/support/global-setup.ts',
+  testTimeout: 30000,
+  projects: [
+    {
+      ...shared,
+      displayName: 'unit',
+      testMatch: ['<rootDir>/libs/**/*.spec.ts', '<rootDir>/apps/**/*.spec.ts', '<rootDir>/test/unit/**/*.spec.ts'],
+      setupFiles: ['<rootDir>/test/support/no-services.ts'],
+    },
+    {
+      ...shared,
+      displayName: 'service',
+      testMatch: ['<rootDir>/test/service/**/*.service-spec.ts', '<rootDir>/libs/**/*.service-spec.ts'],
+      globalSetup: withServices,
+    },
+    {
+      ...shared,
+      displayName: 'e2e',
+      testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts', '<rootDir>/test/security/**/*.e2e-spec.ts'],
+      globalSetup: withServices,
+    },
+  ],
 };

@@ -5,7 +5,7 @@
  * a2a tokens (partner, partner-no-scope) name one agent in their audience: the demo agent
  * (AGENT_ID), or the agent given as the next argument.
  */
-import { loadConfig } from '@cp/config';
+import { loadConfig } from '@cp/common';
 import { mintA2AToken, mintAdminToken, mintNodeToken } from '@cp/auth';
 
 const config = loadConfig();

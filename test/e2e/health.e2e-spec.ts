@@ -1,19 +1,28 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { mintAdminToken } from '@cp/auth';
+import { buildNodeBundle, financeAgentExample } from '@cp/capabilities';
 import { AppModule } from '../../apps/control-plane/src/app.module';
 import { WorkerModule } from '../../apps/worker/src/worker.module';
 import { AgentNodeModule } from '../../apps/agent-node/src/agent-node.module';
 import { bootApp } from '../support/boot';
+import { gql } from '../support/graphql-client';
 import { testConfig } from '../support/config';
+import { startPrivateRedis, type PrivateRedis } from '../support/redis-server';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { until } from '../support/until';
+
+type Health = { status: string; details: Record<string, { status: string; message?: string; revision?: number }> };
 
 describe.each([
   ['control-plane', AppModule, ['postgres', 'redis']],
   ['worker', WorkerModule, ['postgres', 'redis']],
-  // The agent node is ready only once a capability bundle is applied; here no control plane runs.
-  ['agent-node', AgentNodeModule, ['bundle', 'redis']],
+  // The agent node is ready only once a verified bundle is applied; here no control plane runs.
+  // Redis and the control plane are reported in /healthz, never gated on.
+  ['agent-node', AgentNodeModule, ['bundle']],
 ] as const)('%s health endpoints', (name, module, dependencies) => {
   let db: TestDatabase;
   let app: NestFastifyApplication;
@@ -48,7 +57,8 @@ describe.each([
     if (name === 'agent-node') {
       expect(res.status).toBe(503);
       expect(body.details.bundle.status).toBe('down');
-      expect(body.details.redis.status).toBe('up');
+      const health = (await (await fetch(`${url}/healthz`)).json()) as Health;
+      expect(health.details.controlPlane).toMatchObject({ status: 'down', message: expect.stringContaining('unreachable') });
     } else {
       expect(res.status).toBe(200);
       expect(body.status).toBe('ok');
@@ -80,3 +90,117 @@ describe('readiness when a dependency is down', () => {
     expect((await fetch(`${url}/healthz`)).status).toBe(200);
   });
 });
+
+describe('an agent node with a verified bundle while Redis and the control plane are away', () => {
+  let app: NestFastifyApplication;
+  let url: string;
+  let redis: PrivateRedis;
+  let cacheDir: string;
+  const health = async () => (await (await fetch(`${url}/healthz`)).json()) as Health;
+
+  beforeAll(async () => {
+    redis = await startPrivateRedis();
+    // The last good bundle on disk, as a node restarted during an outage finds it.
+    cacheDir = mkdtempSync(join(tmpdir(), 'cp-health-node-'));
+    const finance = financeAgentExample();
+    const bundle = buildNodeBundle({
+      agentId: 'finance-agent',
+      revision: 7,
+      agent: finance.agent,
+      manifests: finance.manifests,
+      previewTenants: [],
+    });
+    writeFileSync(join(cacheDir, 'finance-agent.bundle.json'), JSON.stringify(bundle));
+    ({ app, url } = await bootApp(
+      AgentNodeModule,
+      testConfig({
+        AGENT_ID: 'finance-agent',
+        NODE_CACHE_DIR: cacheDir,
+        REDIS_URL: redis.url,
+        REDIS_KEY_PREFIX: `cp-health-${process.pid}:`,
+        CONTROL_PLANE_URL: 'http://127.0.0.1:9',
+      }),
+    ));
+  });
+  afterAll(async () => {
+    await app?.close();
+    await redis?.stop();
+    rmSync(cacheDir, { recursive: true, force: true });
+  });
+
+  it('is ready from its disk bundle with the control plane unreachable, and reports the control plane down', async () => {
+    await until('the invalidation channel to connect', async () => (await health()).details.redis?.status === 'up');
+    const ready = await fetch(`${url}/readyz`);
+    expect(ready.status).toBe(200);
+    expect(((await ready.json()) as Health).details.bundle).toMatchObject({ status: 'up', revision: 7 });
+    expect((await health()).details.controlPlane.status).toBe('down');
+  });
+
+  it('stays ready and keeps serving its card with Redis stopped; /healthz reports Redis down, then up again', async () => {
+    await redis.stop();
+    const down = await until('Redis to be reported down', async () => {
+      const h = await health();
+      return h.details.redis.status === 'down' ? h : undefined;
+    });
+    expect(down.status).toBe('ok');
+    expect(down.details.redis.message).toMatch(/disconnected/);
+    const ready = await fetch(`${url}/readyz`);
+    expect(ready.status).toBe(200);
+    expect((await fetch(`${url}/.well-known/agent-card.json`)).status).toBe(200);
+
+    await redis.start();
+    await until('Redis to be reported up again', async () => (await health()).details.redis.status === 'up', 15_000);
+    expect((await fetch(`${url}/readyz`)).status).toBe(200);
+  });
+});
+
+describe('the admin API with PostgreSQL unreachable', () => {
+  let app: NestFastifyApplication;
+  let url: string;
+  const config = testConfig();
+  beforeAll(async () => {
+    // A private port where nothing listens: the machine's PostgreSQL is never stopped.
+    const closed = await freePort();
+    ({ app, url } = await bootApp(AppModule, testConfig({ DATABASE_URL: `postgresql://postgres@127.0.0.1:${closed}/cp` })));
+  });
+  afterAll(() => app?.close());
+
+  it.each([
+    ['a list', '{ agents { nodes { id } } }'],
+    ['one object', '{ agent(id: "finance-agent") { id } }'],
+    ['a mutation', 'mutation { createTeam(input: { id: "t-down", name: "Down" }) { id } }'],
+  ])('answers %s with a retriable SERVICE_UNAVAILABLE and HTTP 503, no error id', async (_what, query) => {
+    const res = await gql(url, mintAdminToken(config, 'ops', ['platform-admin']), query);
+    expect(res.status).toBe(503);
+    expect(res.errors).toHaveLength(1);
+    expect(res.errors![0].extensions).toEqual({ code: 'SERVICE_UNAVAILABLE', retriable: true });
+    expect(res.errors![0].message).not.toMatch(/127\.0\.0\.1|postgres|errorId/);
+  });
+
+  it('sends Retry-After with the 503', async () => {
+    const res = await fetch(`${url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${mintAdminToken(config, 'ops', ['viewer'])}` },
+      body: JSON.stringify({ query: '{ agents { nodes { id } } }' }),
+    });
+    expect(res.status).toBe(503);
+    expect(res.headers.get('retry-after')).toBe('5');
+  });
+
+  it('still answers what needs no database (me) with 200', async () => {
+    const res = await gql(url, mintAdminToken(config, 'ops', ['viewer']), '{ me { subject } }');
+    expect(res.status).toBe(200);
+    expect(res.data?.me.subject).toBe('ops');
+  });
+});
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}

@@ -10,13 +10,15 @@ import {
   RegistryModule,
   RegistrySnapshotRepository,
   RegistryWriter,
-  seedWhenEmpty,
 } from '@cp/db';
+import { financeAgentExample } from '@cp/capabilities';
 import { testConfig } from '../support/config';
+import { givenDb, type GivenDb } from '../support/given-db';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
 
+// Each test works on an agent of its own, so the suite passes in any order (jest --randomize).
 const heard: string[] = [];
-let failListener = false;
+const failingAgents = new Set<string>();
 
 @Global()
 @Module({
@@ -26,7 +28,7 @@ let failListener = false;
       useValue: [
         {
           revisionCommitted: async (agentId: string, revision: number) => {
-            if (failListener) throw new Error('redis down');
+            if (failingAgents.has(agentId)) throw new Error('redis down');
             heard.push(`${agentId}@${revision}`);
           },
         },
@@ -42,6 +44,7 @@ describe('RegistryWriter', () => {
   let moduleRef: TestingModule;
   let writer: RegistryWriter;
   let prisma: PrismaService;
+  let given: GivenDb;
 
   beforeAll(async () => {
     db = await createTestDatabase('registry_writer');
@@ -51,50 +54,55 @@ describe('RegistryWriter', () => {
       .compile();
     writer = moduleRef.get(RegistryWriter);
     prisma = moduleRef.get(PrismaService);
-    await seedWhenEmpty(prisma);
+    given = givenDb(db.url);
   });
   afterAll(async () => {
+    await given.close();
     await moduleRef.close();
     await db.drop();
   });
 
-  const rename = (name: string, expectedRevision?: number) =>
-    writer.change({ agentId: 'finance-agent', expectedRevision, actor: 'user:alice', summary: `rename to ${name}` }, async (tx) => {
-      const before = await tx.agent.findUniqueOrThrow({ where: { id: 'finance-agent' }, select: { name: true } });
-      await tx.agent.update({ where: { id: 'finance-agent' }, data: { name } });
-      return { result: name, audit: [{ action: 'agent.update', targetType: 'agent', targetId: 'finance-agent', before, after: { name } }] };
+  /** A fresh agent named "Finance Agent" at revision 1. */
+  const anAgent = async () => (await given.agent()).id;
+  const agentRow = (id: string) => prisma.agent.findUniqueOrThrow({ where: { id } });
+  const rename = (agentId: string, name: string, expectedRevision?: number) =>
+    writer.change({ agentId, expectedRevision, actor: 'user:alice', summary: `rename to ${name}` }, async (tx) => {
+      const before = await tx.agent.findUniqueOrThrow({ where: { id: agentId }, select: { name: true } });
+      await tx.agent.update({ where: { id: agentId }, data: { name } });
+      return { result: name, audit: [{ action: 'agent.update', targetType: 'agent', targetId: agentId, before, after: { name } }] };
     });
 
   it('bumps the revision, records the outbox row and the audit event in one transaction, then tells listeners', async () => {
-    const { revision } = await rename('Finance Agent 2', 1);
+    const id = await anAgent();
+    const { revision } = await rename(id, 'Finance Agent 2', 1);
     expect(revision).toBe(2);
-    expect(heard).toEqual(['finance-agent@2']);
+    expect(heard.filter((h) => h.startsWith(`${id}@`))).toEqual([`${id}@2`]);
     const outbox = await prisma.registryRevision.findUniqueOrThrow({
-      where: { agentId_revision: { agentId: 'finance-agent', revision: 2 } },
+      where: { agentId_revision: { agentId: id, revision: 2 } },
     });
     expect(outbox).toMatchObject({ actor: 'user:alice', publishedAt: null });
-    const audit = await prisma.auditEvent.findFirstOrThrow({ where: { revision: 2 } });
+    const audit = await prisma.auditEvent.findFirstOrThrow({ where: { agentId: id, revision: 2 } });
     expect(audit).toMatchObject({
       actor: 'user:alice',
       action: 'agent.update',
-      agentId: 'finance-agent',
+      agentId: id,
       before: { name: 'Finance Agent' },
       after: { name: 'Finance Agent 2' },
     });
   });
 
   it('refuses a stale expectedRevision and writes nothing', async () => {
-    const before = await prisma.auditEvent.count();
-    const error = await rename('Stale', 1).catch((e: RegistryError) => e);
+    const id = await anAgent();
+    await rename(id, 'Finance Agent 2', 1);
+    const before = await prisma.auditEvent.count({ where: { agentId: id } });
+    const error = await rename(id, 'Stale', 1).catch((e: RegistryError) => e);
     expect(error).toBeInstanceOf(RegistryError);
     expect((error as RegistryError).code).toBe(RegistryErrorCode.StaleRevision);
     expect((error as RegistryError).message).toMatch(/is at revision 2, not 1/);
-    expect(await prisma.agent.findUniqueOrThrow({ where: { id: 'finance-agent' } })).toMatchObject({
-      name: 'Finance Agent 2',
-      revision: 2,
-    });
-    expect(await prisma.auditEvent.count()).toBe(before);
-    expect(await prisma.registryRevision.count({ where: { agentId: 'finance-agent' } })).toBe(2);
+    expect(await agentRow(id)).toMatchObject({ name: 'Finance Agent 2', revision: 2 });
+    expect(await prisma.auditEvent.count({ where: { agentId: id } })).toBe(before);
+    // The agent's first revision came with the factory's row: only the rename wrote an outbox row.
+    expect(await prisma.registryRevision.count({ where: { agentId: id } })).toBe(1);
   });
 
   it('answers AGENT_NOT_FOUND for an unknown agent', async () => {
@@ -105,45 +113,50 @@ describe('RegistryWriter', () => {
   });
 
   it('rolls back everything when the change itself fails', async () => {
-    const revisionBefore = (await prisma.agent.findUniqueOrThrow({ where: { id: 'finance-agent' } })).revision;
+    const id = await anAgent();
     await expect(
-      writer.change({ agentId: 'finance-agent', actor: 'a', summary: 's' }, async (tx) => {
-        await tx.agent.update({ where: { id: 'finance-agent' }, data: { name: 'half' } });
+      writer.change({ agentId: id, actor: 'a', summary: 's' }, async (tx) => {
+        await tx.agent.update({ where: { id }, data: { name: 'half' } });
         throw new Error('validation failed midway');
       }),
     ).rejects.toThrow('validation failed midway');
-    expect(await prisma.agent.findUniqueOrThrow({ where: { id: 'finance-agent' } })).toMatchObject({
-      name: 'Finance Agent 2',
-      revision: revisionBefore,
-    });
+    expect(await agentRow(id)).toMatchObject({ name: 'Finance Agent', revision: 1 });
+    expect(await prisma.registryRevision.count({ where: { agentId: id } })).toBe(0);
+    expect(await prisma.auditEvent.count({ where: { agentId: id } })).toBe(0);
   });
 
   it('serializes concurrent changes: revisions are gapless and each expectedRevision wins once', async () => {
-    const start = (await prisma.agent.findUniqueOrThrow({ where: { id: 'finance-agent' } })).revision;
-    const results = await Promise.allSettled(Array.from({ length: 5 }, (_, i) => rename(`racer ${i}`, start)));
+    const id = await anAgent();
+    const results = await Promise.allSettled(Array.from({ length: 5 }, (_, i) => rename(id, `racer ${i}`, 1)));
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
-    await Promise.all(Array.from({ length: 5 }, (_, i) => rename(`free ${i}`)));
-    const revisions = (await prisma.registryRevision.findMany({ where: { agentId: 'finance-agent' }, orderBy: { revision: 'asc' } })).map(
+    await Promise.all(Array.from({ length: 5 }, (_, i) => rename(id, `free ${i}`)));
+    const revisions = (await prisma.registryRevision.findMany({ where: { agentId: id }, orderBy: { revision: 'asc' } })).map(
       (r) => r.revision,
     );
-    expect(revisions).toEqual(Array.from({ length: start + 6 }, (_, i) => i + 1));
+    expect(revisions).toEqual([2, 3, 4, 5, 6, 7]);
+    expect((await agentRow(id)).revision).toBe(7);
   });
 
   it('keeps the commit when a listener fails (the outbox row stays unpublished)', async () => {
-    failListener = true;
-    const { revision } = await rename('while redis is down');
-    failListener = false;
-    expect((await prisma.agent.findUniqueOrThrow({ where: { id: 'finance-agent' } })).revision).toBe(revision);
+    const id = await anAgent();
+    failingAgents.add(id);
+    const { revision } = await rename(id, 'while redis is down');
+    expect(revision).toBe(2);
+    expect((await agentRow(id)).revision).toBe(revision);
+    expect(heard.filter((h) => h.startsWith(`${id}@`))).toEqual([]);
     expect(
-      (await prisma.registryRevision.findUniqueOrThrow({ where: { agentId_revision: { agentId: 'finance-agent', revision } } }))
-        .publishedAt,
+      (await prisma.registryRevision.findUniqueOrThrow({ where: { agentId_revision: { agentId: id, revision } } })).publishedAt,
     ).toBeNull();
   });
 
   it('reads a consistent snapshot of the registry', async () => {
-    const snapshot = await moduleRef.get(RegistrySnapshotRepository).snapshot('finance-agent');
+    const agent = await given.agent();
+    for (const m of financeAgentExample().manifests) await given.manifest(agent, { ...m, owner: agent.teamId });
+    await rename(agent.id, 'Renamed');
+    const snapshot = await moduleRef.get(RegistrySnapshotRepository).snapshot(agent.id);
     expect(snapshot?.manifests.map((m) => m.id)).toEqual(['invoice-lookup', 'reconcile-invoice']);
-    expect(snapshot?.revision).toBe((await prisma.agent.findUniqueOrThrow({ where: { id: 'finance-agent' } })).revision);
+    expect(snapshot?.revision).toBe(2);
+    expect(snapshot?.agent.name).toBe('Renamed');
     expect(snapshot?.agent.protocol).toEqual({ streaming: false, pushNotifications: false, extendedAgentCard: true });
     expect(await moduleRef.get(RegistrySnapshotRepository).snapshot('nope')).toBeNull();
   });

@@ -1,8 +1,8 @@
 /**
  * Database factories for e2e suites: `const given = givenDb(db.url)` then `await given.team()`,
- * `given.agent({ teamId })`, `given.manifest(agentId, {...})`, `given.tenant()`, `given.scope()`,
+ * `given.agent({ teamId })`, `given.manifest(agent, {...})`, `given.tenant()`, `given.scope()`,
  * `given.optIn(tenantId, agentId)`, `given.usage(...)`, `given.node(agentId)`. Each returns what it
- * wrote; ids are unique per call unless given. Writes bypass the API on purpose (arrange, not act).
+ * wrote; ids are unique per call unless given (`financeExample()` uses the seed's fixed ids: once per database). Writes bypass the API on purpose (arrange, not act).
  * Call `given.close()` in afterAll.
  */
 import { randomBytes } from 'node:crypto';
@@ -57,7 +57,7 @@ export function givenDb(url: string) {
       return { id, teamId, revision: row.revision, base };
     },
 
-    /** A manifest (core factory defaults: public ga, owned by the agent's team unless overridden). */
+    /** A manifest (the core factory's defaults: ga, extended, unique id and handler; owned by the agent's team unless overridden). */
     async manifest(agent: Pick<GivenAgent, 'id' | 'teamId'>, overrides: Partial<CapabilityManifest> = {}): Promise<CapabilityManifest> {
       const manifest = core.manifest({ owner: agent.teamId, ...overrides });
       await prisma.capabilityManifest.create({ data: { agentId: agent.id, ...manifestColumns(manifest), ...lifecycleStamps(manifest) } });

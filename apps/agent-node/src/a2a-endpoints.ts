@@ -8,7 +8,7 @@ import { HttpAdapterHost } from '@nestjs/core';
 import type { FastifyInstance } from 'fastify';
 import { a2aVerifier } from '@cp/auth';
 import type { Redis } from 'ioredis';
-import { AppConfigToken, RedisToken, type AppConfig } from '@cp/common';
+import { InjectConfig, InjectRedis, type AppConfig } from '@cp/common';
 import {
   ExecutionLimits,
   HandlerRegistry,
@@ -34,11 +34,11 @@ export class A2AEndpoints implements OnModuleInit {
 
   constructor(
     private readonly adapterHost: HttpAdapterHost,
-    @Inject(AppConfigToken) private readonly config: AppConfig,
+    @InjectConfig() private readonly config: AppConfig,
     @Inject(NodeSync) private readonly sync: NodeSync,
     @Inject(UsageReporter) private readonly usage: UsageReporter,
     @Inject(NodeIdentityToken) private readonly identity: NodeIdentity,
-    @Inject(RedisToken) private readonly redis: Redis,
+    @InjectRedis() private readonly redis: Redis,
   ) {}
 
   onModuleInit(): void {

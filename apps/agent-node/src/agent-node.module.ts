@@ -1,7 +1,8 @@
 import { Global, Module } from '@nestjs/common';
 import { AppConfigModule, AppConfigToken, HealthModule, LoggingModule, RedisModule, type AppConfig } from '@cp/common';
-import { NodeSync, nodeSyncHealthCheck, NodeSyncModule } from '@cp/node-sdk';
+import { NodeSync, NodeSyncModule } from '@cp/node-sdk';
 import { A2AEndpoints } from './a2a-endpoints';
+import { nodeSyncProbes } from './node-health';
 import { nodeIdentity, NodeIdentityToken } from './node-identity';
 import { usageProviders } from './usage-reporting';
 
@@ -12,8 +13,10 @@ class NodeSyncGlobalModule {}
 
 /**
  * Agent nodes never talk to PostgreSQL: they serve what they synced from the control plane.
- * Ready = a bundle is applied (from the control plane or the disk copy), the control plane has
- * not refused this node's registration, and Redis answers.
+ * Ready = a verified bundle is applied (from the control plane or the disk copy) and the control
+ * plane has not refused this node's registration; Redis and the control plane's reachability are
+ * reported in /healthz, not gated on (see node-health.ts). Redis is still a dependency: the task
+ * store and the shared budgets use it, and answer their own errors when it is away.
  */
 @Module({
   imports: [
@@ -21,10 +24,7 @@ class NodeSyncGlobalModule {}
     LoggingModule,
     RedisModule,
     NodeSyncGlobalModule,
-    HealthModule.forRoot({
-      inject: [NodeSync],
-      useFactory: (sync: NodeSync) => [{ name: 'bundle', check: nodeSyncHealthCheck(sync) }],
-    }),
+    HealthModule.forRoot({ inject: [NodeSync], useFactory: nodeSyncProbes }),
   ],
   providers: [
     { provide: NodeIdentityToken, inject: [AppConfigToken], useFactory: (config: AppConfig) => nodeIdentity(config) },

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
-import { AppConfigModule, HealthModule, LoggingModule, RedisModule } from '@cp/common';
+import type { Redis } from 'ioredis';
+import { AppConfigModule, HealthModule, LoggingModule, RedisModule, RedisToken, redisProbe } from '@cp/common';
 import { DbModule, PrismaService, postgresProbe } from '@cp/db';
 import { AdminAuthModule } from './auth/admin-auth.module';
 import { GraphQLApiModule } from './graphql/graphql-api.module';
@@ -24,7 +25,10 @@ import { CostBudgetsModule } from './cost-budgets/cost-budgets.module';
     LoggingModule,
     DbModule,
     RedisModule,
-    HealthModule.forRoot({ inject: [PrismaService], useFactory: (prisma: PrismaService) => [postgresProbe(prisma)] }),
+    HealthModule.forRoot({
+      inject: [PrismaService, RedisToken],
+      useFactory: (prisma: PrismaService, redis: Redis) => [postgresProbe(prisma), redisProbe(redis)],
+    }),
     GraphQLApiModule,
     AdminAuthModule,
     AgentsModule,

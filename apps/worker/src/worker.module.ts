@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
-import { AppConfigModule, HealthModule, LoggingModule, RedisModule } from '@cp/common';
+import type { Redis } from 'ioredis';
+import { AppConfigModule, ClockModule, HealthModule, LoggingModule, RedisModule, RedisToken, redisProbe } from '@cp/common';
 import { DbModule, PrismaService, postgresProbe } from '@cp/db';
-import { ClockModule } from '@cp/jobs';
 import { SyncPublisherModule } from '@cp/sync';
 import { RetirementWorkerModule } from './retirement/retirement-worker.module';
 
@@ -15,7 +15,10 @@ import { RetirementWorkerModule } from './retirement/retirement-worker.module';
     // Retirements bump revisions through RegistryWriter; this announces them to the nodes.
     SyncPublisherModule,
     RetirementWorkerModule,
-    HealthModule.forRoot({ inject: [PrismaService], useFactory: (prisma: PrismaService) => [postgresProbe(prisma)] }),
+    HealthModule.forRoot({
+      inject: [PrismaService, RedisToken],
+      useFactory: (prisma: PrismaService, redis: Redis) => [postgresProbe(prisma), redisProbe(redis)],
+    }),
   ],
 })
 export class WorkerModule {}

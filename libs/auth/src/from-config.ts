@@ -1,4 +1,4 @@
-import type { AppConfig } from '@cp/config';
+import type { AppConfig } from '@cp/common';
 import { JwtVerifier } from './jwt-verifier';
 import type { TokenUse } from './principals';
 import { TokenSigner } from './token-signer';

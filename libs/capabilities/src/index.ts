@@ -56,3 +56,4 @@ export {
   unservedMessage,
 } from './servability';
 export type { GenericLimitKey, HandlerDeclaration, LimitType, NodeInventory, UnservedCapability } from './servability';
+export { batchIdRetentionCutoff, isPastBatchIdRetention } from './usage/batch-retention';

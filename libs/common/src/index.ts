@@ -6,6 +6,7 @@ export { LoggingModule, LogDestinationToken, RootLoggerToken } from './logging/l
 export { recordPrincipal, principalOf, registerAccessLog, accessLogLine, type AccessLogSink } from './logging/access-log';
 export { SECURITY_HEADERS } from './http/security-headers';
 export { HealthModule } from './health/health.module';
-export type { ReadinessProbe } from './health/readiness';
+export { redisProbe, type ReadinessProbe } from './health/readiness';
 export { bootstrapFastifyApp } from './bootstrap';
 export { createFastifyAdapter, requestIdFor } from './http/fastify-adapter';
+export { Clock, SystemClock, ClockModule } from './clock';

@@ -1,4 +1,4 @@
-import { loadConfig } from '@cp/config';
+import { loadConfig } from '@cp/common';
 import { ensureDatabase } from './database-url';
 import { migrate } from './migrate';
 

@@ -1,13 +1,12 @@
-import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
+import { Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { PrismaClient } from '../../../prisma/generated/client';
-import type { AppConfig } from '@cp/common';
-import { AppConfigToken } from '@cp/common';
+import { InjectConfig, type AppConfig } from '@cp/common';
 
 /** The generated client over the pg driver adapter. Used only by *.repository.ts files. */
 @Injectable()
 export class PrismaService extends PrismaClient implements OnModuleDestroy {
-  constructor(@Inject(AppConfigToken) config: AppConfig) {
+  constructor(@InjectConfig() config: AppConfig) {
     super({ adapter: new PrismaPg({ connectionString: config.DATABASE_URL, max: 10 }) });
   }
 

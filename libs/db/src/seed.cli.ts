@@ -1,5 +1,5 @@
 import { PrismaPg } from '@prisma/adapter-pg';
-import { loadConfig } from '@cp/config';
+import { loadConfig } from '@cp/common';
 import { PrismaClient } from '../../../prisma/generated/client';
 import { seedWhenEmpty } from './seed';
 

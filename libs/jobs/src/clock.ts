@@ -1,21 +1,2 @@
-import { Global, Injectable, Module } from '@nestjs/common';
-
-/**
- * The time, injectable so tests can fix it: the retirement rule and usage ingestion ask the
- * clock, never `new Date()`, for "now".
- */
-export abstract class Clock {
-  abstract now(): Date;
-}
-
-@Injectable()
-export class SystemClock extends Clock {
-  now(): Date {
-    return new Date();
-  }
-}
-
-/** Provides the system clock; tests override the `Clock` provider with a FixedClock. */
-@Global()
-@Module({ providers: [{ provide: Clock, useClass: SystemClock }], exports: [Clock] })
-export class ClockModule {}
+/** The clock lives in @cp/common (every app uses it); re-exported here for existing imports. */
+export { Clock, SystemClock, ClockModule } from '@cp/common';

@@ -1,4 +1,4 @@
-/** @cp/jobs: queue names, job payloads, the clock, and the retirement use cases shared by the worker and the control plane. */
+/** @cp/jobs: queue names, job payloads, the clock (re-exported from @cp/common), and the retirement use cases shared by the worker and the control plane. */
 export { Clock, SystemClock, ClockModule } from './clock';
 export { RETIREMENT_QUEUE, RETIREMENT_JOB, RETIREMENT_SCHEDULER_ID, bullPrefix, bullConnection } from './queues';
 export type { RetirementJobData, RetirementTrigger } from './queues';

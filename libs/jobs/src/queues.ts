@@ -1,4 +1,4 @@
-import type { AppConfig } from '@cp/config';
+import type { AppConfig } from '@cp/common';
 
 /** The retirement queue: one job = one run over every agent. */
 export const RETIREMENT_QUEUE = 'retirement';

@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import type { AppConfig } from '@cp/config';
+import type { AppConfig } from '@cp/common';
 import type { NodeSyncLogger, NodeSyncOptions } from './node-sync';
 
 /**

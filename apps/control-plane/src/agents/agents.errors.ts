@@ -3,16 +3,12 @@ import { ApiErrorCode, DomainError } from '../common/errors';
 export enum AgentErrorCode {
   /** The id is taken (agent ids are one namespace): the same answer whoever's agent holds it. */
   IdUnavailable = 'AGENT_ID_UNAVAILABLE',
-  TeamNotFound = 'TEAM_NOT_FOUND',
-  InvalidCard = 'AGENT_CARD_INVALID',
   /** The agent's card text would show text of its non-public skills. */
   PublicCardLeak = 'PUBLIC_CARD_LEAK',
 }
 
 const API_CODES: Record<AgentErrorCode, ApiErrorCode> = {
   [AgentErrorCode.IdUnavailable]: ApiErrorCode.Conflict,
-  [AgentErrorCode.TeamNotFound]: ApiErrorCode.NotFound,
-  [AgentErrorCode.InvalidCard]: ApiErrorCode.BadUserInput,
   [AgentErrorCode.PublicCardLeak]: ApiErrorCode.BadUserInput,
 };
 

@@ -10,6 +10,7 @@ import { ApiExceptionFilter } from '../common/http/api-exception.filter';
 import { complexityLimitPlugin } from '../common/graphql/complexity.plugin';
 import { depthLimitRule } from '../common/graphql/depth-limit.rule';
 import { operationShapeRule } from '../common/graphql/operation-shape.rule';
+import { unavailableStatusPlugin } from '../common/graphql/unavailable-status.plugin';
 import { RequestLoaders } from '../common/graphql/request-loaders';
 
 /** The committed, sorted schema (a test regenerates it and fails on drift). */
@@ -56,7 +57,13 @@ export function schemaFileFor(config: Pick<AppConfig, 'GRAPHQL_SCHEMA_FILE'>): s
           }),
         ],
         // @apollo/server ships ESM and CJS typings; Nest's config names the ESM ones.
-        plugins: [complexityLimitPlugin(config.GRAPHQL_MAX_COMPLEXITY) as NonNullable<ApolloDriverConfig['plugins']>[number]],
+        plugins: [
+          complexityLimitPlugin(config.GRAPHQL_MAX_COMPLEXITY) as NonNullable<ApolloDriverConfig['plugins']>[number],
+          unavailableStatusPlugin() as NonNullable<ApolloDriverConfig['plugins']>[number],
+        ],
+        // Nest's own plugin would reset every execution-error response to 200 after ours ran;
+        // the only non-200 status an execution error gets is unavailableStatusPlugin's 503.
+        preserveHttpStatusForExecutionErrors: false,
         formatError: createErrorFormatter(new Logger('GraphQL')),
         includeStacktraceInErrorResponses: false,
         playground: false,

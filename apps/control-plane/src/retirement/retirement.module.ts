@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
-import { ClockModule, JobsQueueModule, RetirementCoreModule } from '@cp/jobs';
+import { ClockModule } from '@cp/common';
+import { JobsQueueModule, RetirementCoreModule } from '@cp/jobs';
 import { RetirementAdminService } from './retirement-admin.service';
 import { RetirementResolver } from './retirement.resolver';
 

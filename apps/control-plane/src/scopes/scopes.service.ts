@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { z } from 'zod';
 import type { AdminPrincipal } from '@cp/auth';
-import { RegistryWriter } from '@cp/db';
+import { AuditWriter } from '@cp/db';
 import { notFound, validateInput } from '../common/errors';
 import { decodeCursor, pageSize, toPage, type Page, type PageInput } from '../common/graphql/pagination';
 import type { ScopeInput, ScopeModel } from './dto/scope.model';
@@ -18,7 +18,7 @@ const scopeSchema = z.object({
 export class ScopesService {
   constructor(
     private readonly scopes: ScopesRepository,
-    private readonly writer: RegistryWriter,
+    private readonly audit: AuditWriter,
   ) {}
 
   async get(name: string): Promise<ScopeModel> {
@@ -36,7 +36,7 @@ export class ScopesService {
     if (await this.scopes.find(scope.name))
       throw new ScopeError(ScopeErrorCode.AlreadyExists, `scope "${scope.name}" already exists`, { name: scope.name });
     return this.scopes.create(scope, (tx) =>
-      this.writer.auditOnly(principal.subject, [{ action: 'scope.create', targetType: 'scope', targetId: scope.name, after: scope }], tx),
+      this.audit.record(tx, principal.subject, [{ action: 'scope.create', targetType: 'scope', targetId: scope.name, after: scope }]),
     );
   }
 
@@ -44,19 +44,15 @@ export class ScopesService {
     const scope = validateInput(scopeSchema, input);
     const before = await this.get(scope.name);
     return this.scopes.update(scope, (tx) =>
-      this.writer.auditOnly(
-        principal.subject,
-        [
-          {
-            action: 'scope.update',
-            targetType: 'scope',
-            targetId: scope.name,
-            before: { name: before.name, description: before.description },
-            after: scope,
-          },
-        ],
-        tx,
-      ),
+      this.audit.record(tx, principal.subject, [
+        {
+          action: 'scope.update',
+          targetType: 'scope',
+          targetId: scope.name,
+          before: { name: before.name, description: before.description },
+          after: scope,
+        },
+      ]),
     );
   }
 
@@ -69,11 +65,9 @@ export class ScopesService {
         manifests,
       });
     return this.scopes.delete(name, (tx) =>
-      this.writer.auditOnly(
-        principal.subject,
-        [{ action: 'scope.delete', targetType: 'scope', targetId: name, before: { name, description: before.description } }],
-        tx,
-      ),
+      this.audit.record(tx, principal.subject, [
+        { action: 'scope.delete', targetType: 'scope', targetId: name, before: { name, description: before.description } },
+      ]),
     );
   }
 }

@@ -1,8 +1,8 @@
 import { Module } from '@nestjs/common';
-import { RegistryModule } from '@cp/db';
+import { AuditWriterModule } from '@cp/db';
 import { TeamsRepository } from './teams.repository';
 import { TeamsResolver } from './teams.resolver';
 import { TeamsService } from './teams.service';
 
-@Module({ imports: [RegistryModule], providers: [TeamsRepository, TeamsService, TeamsResolver] })
+@Module({ imports: [AuditWriterModule], providers: [TeamsRepository, TeamsService, TeamsResolver] })
 export class TeamsModule {}

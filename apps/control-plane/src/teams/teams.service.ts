@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { z } from 'zod';
 import type { AdminPrincipal } from '@cp/auth';
-import { RegistryWriter } from '@cp/db';
+import { AuditWriter } from '@cp/db';
 import { AccessPolicy } from '../auth/access-policy';
 import { notFound, validateInput } from '../common/errors';
 import { decodeCursor, pageSize, toPage, type Page, type PageInput } from '../common/graphql/pagination';
@@ -24,7 +24,7 @@ export class TeamsService {
   constructor(
     private readonly teams: TeamsRepository,
     private readonly access: AccessPolicy,
-    private readonly writer: RegistryWriter,
+    private readonly audit: AuditWriter,
   ) {}
 
   async get(principal: AdminPrincipal, id: string): Promise<TeamModel> {
@@ -45,7 +45,7 @@ export class TeamsService {
     if (await this.teams.find(team.id))
       throw new TeamError(TeamErrorCode.AlreadyExists, `team "${team.id}" already exists`, { id: team.id });
     return this.teams.save(team, 'create', (tx) =>
-      this.writer.auditOnly(principal.subject, [{ action: 'team.create', targetType: 'team', targetId: team.id, after: team }], tx),
+      this.audit.record(tx, principal.subject, [{ action: 'team.create', targetType: 'team', targetId: team.id, after: team }]),
     );
   }
 
@@ -53,11 +53,9 @@ export class TeamsService {
     const team = validateInput(teamSchema, input);
     const before = await this.get(principal, team.id);
     return this.teams.save(team, 'update', (tx) =>
-      this.writer.auditOnly(
-        principal.subject,
-        [{ action: 'team.update', targetType: 'team', targetId: team.id, before: { id: before.id, name: before.name }, after: team }],
-        tx,
-      ),
+      this.audit.record(tx, principal.subject, [
+        { action: 'team.update', targetType: 'team', targetId: team.id, before: { id: before.id, name: before.name }, after: team },
+      ]),
     );
   }
 }

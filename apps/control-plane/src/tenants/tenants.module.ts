@@ -1,8 +1,8 @@
 import { Module } from '@nestjs/common';
-import { RegistryModule } from '@cp/db';
+import { AuditWriterModule } from '@cp/db';
 import { TenantsRepository } from './tenants.repository';
 import { TenantsResolver } from './tenants.resolver';
 import { TenantsService } from './tenants.service';
 
-@Module({ imports: [RegistryModule], providers: [TenantsRepository, TenantsService, TenantsResolver] })
+@Module({ imports: [AuditWriterModule], providers: [TenantsRepository, TenantsService, TenantsResolver] })
 export class TenantsModule {}

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { z } from 'zod';
 import type { AdminPrincipal } from '@cp/auth';
-import { RegistryWriter } from '@cp/db';
+import { AuditWriter } from '@cp/db';
 import { notFound, validateInput } from '../common/errors';
 import { decodeCursor, pageSize, toPage, type Page, type PageInput } from '../common/graphql/pagination';
 import type { TenantInput, TenantModel } from './dto/tenant.model';
@@ -18,7 +18,7 @@ const tenantSchema = z.object({
 export class TenantsService {
   constructor(
     private readonly tenants: TenantsRepository,
-    private readonly writer: RegistryWriter,
+    private readonly audit: AuditWriter,
   ) {}
 
   async get(id: string): Promise<TenantModel> {
@@ -36,7 +36,7 @@ export class TenantsService {
     if (await this.tenants.find(tenant.id))
       throw new TenantError(TenantErrorCode.AlreadyExists, `tenant "${tenant.id}" already exists`, { id: tenant.id });
     return this.tenants.create(tenant, (tx) =>
-      this.writer.auditOnly(principal.subject, [{ action: 'tenant.create', targetType: 'tenant', targetId: tenant.id, after: tenant }], tx),
+      this.audit.record(tx, principal.subject, [{ action: 'tenant.create', targetType: 'tenant', targetId: tenant.id, after: tenant }]),
     );
   }
 
@@ -44,19 +44,15 @@ export class TenantsService {
     const tenant = validateInput(tenantSchema, input);
     const before = await this.get(tenant.id);
     return this.tenants.update(tenant, (tx) =>
-      this.writer.auditOnly(
-        principal.subject,
-        [
-          {
-            action: 'tenant.update',
-            targetType: 'tenant',
-            targetId: tenant.id,
-            before: { id: before.id, name: before.name },
-            after: tenant,
-          },
-        ],
-        tx,
-      ),
+      this.audit.record(tx, principal.subject, [
+        {
+          action: 'tenant.update',
+          targetType: 'tenant',
+          targetId: tenant.id,
+          before: { id: before.id, name: before.name },
+          after: tenant,
+        },
+      ]),
     );
   }
 
@@ -72,11 +68,9 @@ export class TenantsService {
       );
     }
     return this.tenants.delete(id, (tx) =>
-      this.writer.auditOnly(
-        principal.subject,
-        [{ action: 'tenant.delete', targetType: 'tenant', targetId: id, before: { id, name: before.name } }],
-        tx,
-      ),
+      this.audit.record(tx, principal.subject, [
+        { action: 'tenant.delete', targetType: 'tenant', targetId: id, before: { id, name: before.name } },
+      ]),
     );
   }
 }

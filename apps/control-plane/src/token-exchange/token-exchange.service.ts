@@ -1,7 +1,7 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { a2aVerifier, AuthError, tokenSigner, type JwtVerifier, type NodePrincipal, type TokenSigner } from '@cp/auth';
 import { downscopedScopes, isEntitled } from '@cp/capabilities';
-import { AppConfigToken, type AppConfig } from '@cp/common';
+import { InjectConfig, type AppConfig } from '@cp/common';
 import { tokenExchangeSchema, type TokenExchangeResult } from './dto/token-exchange.schema';
 import { TokenExchangeError, TokenExchangeErrorCode } from './token-exchange.errors';
 import { ToolRepository } from './tool.repository';
@@ -26,7 +26,7 @@ export class TokenExchangeService {
 
   constructor(
     private readonly tools: ToolRepository,
-    @Inject(AppConfigToken) private readonly config: AppConfig,
+    @InjectConfig() private readonly config: AppConfig,
   ) {
     this.signer = tokenSigner(config);
   }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { NodePrincipal } from '@cp/auth';
-import type { ValidationIssue } from '@cp/capabilities';
+import { isPastBatchIdRetention, type ValidationIssue } from '@cp/capabilities';
 import { InjectConfig, type AppConfig } from '@cp/common';
 import { Clock } from '@cp/jobs';
 import { ANONYMOUS_TENANT } from '@cp/node-sdk';
@@ -100,15 +100,16 @@ export class UsageIngestService {
   /** The window must lie between the retention horizon and now (plus clock skew), and contain its calls. */
   private windowIssues(batch: UsageBatchBody, windowStart: Date, windowEnd: Date, now: Date): ValidationIssue[] {
     const issues: ValidationIssue[] = [];
-    const horizon = now.getTime() - this.retentionMs;
-    const refusedAsOld = `is older than the ${this.retentionMs / 86_400_000}-day window in which batch ids are kept: refused, because a retry could no longer be told apart`;
+    const retentionDays = this.retentionMs / 86_400_000;
+    const refusedAsOld = `is older than the ${retentionDays}-day window in which batch ids are kept: refused, because a retry could no longer be told apart`;
     if (windowEnd < windowStart) issues.push({ path: '$.windowEnd', message: 'must not be before windowStart' });
     if (windowEnd.getTime() - windowStart.getTime() > MAX_WINDOW_MS)
       issues.push({ path: '$.windowStart', message: 'the window must not be longer than one day' });
     if (windowEnd.getTime() > now.getTime() + MAX_CLOCK_SKEW_MS)
       issues.push({ path: '$.windowEnd', message: `is in the future (now is ${now.toISOString()})` });
-    if (windowEnd.getTime() < horizon) issues.push({ path: '$.windowEnd', message: refusedAsOld });
-    if (windowStart.getTime() < horizon) issues.push({ path: '$.windowStart', message: refusedAsOld });
+    // The one cutoff the pruning job uses too (batchIdRetentionCutoff): the two must agree.
+    if (isPastBatchIdRetention(windowEnd, now, retentionDays)) issues.push({ path: '$.windowEnd', message: refusedAsOld });
+    if (isPastBatchIdRetention(windowStart, now, retentionDays)) issues.push({ path: '$.windowStart', message: refusedAsOld });
     batch.counts.forEach((c, i) => {
       const last = new Date(c.lastCallAt);
       if (c.count > 0 && (last < windowStart || last > windowEnd))

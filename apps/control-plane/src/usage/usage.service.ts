@@ -11,7 +11,11 @@ import type { UsageFilter, UsageWindowInput } from './dto/usage.model';
 const day = z
   .string()
   .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date YYYY-MM-DD')
-  .refine((d) => !Number.isNaN(Date.parse(`${d}T00:00:00Z`)), 'is not a valid date');
+  // Date.parse accepts 2026-02-31 (as March 3): only a date that reads back the same exists.
+  .refine((d) => {
+    const time = Date.parse(`${d}T00:00:00Z`);
+    return !Number.isNaN(time) && new Date(time).toISOString().slice(0, 10) === d;
+  }, 'is not a valid date');
 const windowSchema = z
   .object({ from: day.nullish(), to: day.nullish() })
   .refine((w) => !w.from || !w.to || w.from <= w.to, { message: '"from" must not be after "to"', path: ['from'] });

@@ -1,7 +1,7 @@
-import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { InjectQueue } from '@nestjs/bullmq';
 import type { Queue } from 'bullmq';
-import { AppConfigToken, type AppConfig } from '@cp/common';
+import { InjectConfig, type AppConfig } from '@cp/common';
 import { RETIREMENT_JOB, RETIREMENT_QUEUE, RETIREMENT_SCHEDULER_ID, type RetirementJobData } from '@cp/jobs';
 
 /**
@@ -15,7 +15,7 @@ export class RetirementScheduler implements OnApplicationBootstrap {
 
   constructor(
     @InjectQueue(RETIREMENT_QUEUE) private readonly queue: Queue<RetirementJobData>,
-    @Inject(AppConfigToken) private readonly config: AppConfig,
+    @InjectConfig() private readonly config: AppConfig,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {

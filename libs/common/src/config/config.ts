@@ -81,7 +81,7 @@ const configFields = z.object({
     .refine((value) => value.includes('{agentId}'), 'must contain {agentId}: each agent needs an audience of its own')
     .default('urn:a2a-agent:{agentId}'),
   MAX_BODY_BYTES: z.coerce.number().int().min(1024).default(1_048_576),
-  /** Admin GraphQL API: limits per operation, and where the code-first schema is written (unset: the committed file, except in test/production where it stays in memory). */
+  /** Admin GraphQL API: limits per operation, and a file to write the code-first schema to (unset: it stays in memory; the committed schema is written only by the drift test). */
   GRAPHQL_MAX_DEPTH: z.coerce.number().int().min(2).default(10),
   GRAPHQL_MAX_COMPLEXITY: z.coerce.number().int().min(10).default(5000),
   /** Aliased fields per operation, field selections at its root, and lexical tokens per document (parse stops there). */

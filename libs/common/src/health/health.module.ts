@@ -5,7 +5,7 @@ import { ReadinessProbes } from './readiness';
 
 @Module({})
 export class HealthModule {
-  /** `probes` is a provider factory returning the app's extra readiness probes. */
+  /** `probes` is a provider factory returning every dependency the app checks (see ReadinessProbe). */
   static forRoot(probes: Omit<Extract<Provider, { useFactory: unknown }>, 'provide'>): DynamicModule {
     return {
       module: HealthModule,

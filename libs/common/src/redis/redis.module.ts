@@ -17,7 +17,7 @@ export function createRedis(config: Pick<AppConfig, 'REDIS_URL'>, name: string):
 }
 
 class RedisCloser implements OnApplicationShutdown {
-  constructor(@Inject(RedisToken) private readonly redis: Redis) {}
+  constructor(@InjectRedis() private readonly redis: Redis) {}
   async onApplicationShutdown(): Promise<void> {
     await this.redis.quit().catch(() => this.redis.disconnect());
   }

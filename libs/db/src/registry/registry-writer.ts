@@ -1,18 +1,11 @@
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import type { Prisma } from '../../../../prisma/generated/client';
+import { writeAudit, type AuditEntry } from '../audit/audit-writer';
 import { PrismaService } from '../prisma.service';
 import { RegistryError, RegistryErrorCode } from './registry.errors';
 import { REVISION_LISTENERS, type RevisionListener } from './revision-listener';
 
 export type RegistryTx = Prisma.TransactionClient;
-
-export interface AuditEntry {
-  action: string;
-  targetType: string;
-  targetId: string;
-  before?: unknown;
-  after?: unknown;
-}
 
 export interface RegistryChange {
   agentId: string;
@@ -47,16 +40,11 @@ export class RegistryWriter {
         data: { agentId: change.agentId, revision, actor: change.actor, summary: change.summary.slice(0, 500) },
       });
       const { result, audit } = await work(tx, revision);
-      await writeAudit(tx, change.actor, change.agentId, revision, audit);
+      await writeAudit(tx, change.actor, { agentId: change.agentId, revision }, audit);
       return { result, revision };
     });
     await this.notify(change.agentId, outcome.revision);
     return outcome;
-  }
-
-  /** Audit for changes outside any agent's registry (tenants, scopes). */
-  async auditOnly(actor: string, entries: AuditEntry[], tx?: RegistryTx): Promise<void> {
-    await writeAudit(tx ?? this.prisma, actor, null, null, entries);
   }
 
   private async notify(agentId: string, revision: number): Promise<void> {
@@ -84,26 +72,4 @@ async function bumpRevision(tx: RegistryTx, change: RegistryChange): Promise<num
     `agent "${change.agentId}" is at revision ${agent.revision}, not ${expected}: reload and retry`,
     { agentId: change.agentId, expectedRevision: expected, currentRevision: agent.revision },
   );
-}
-
-async function writeAudit(
-  db: Pick<RegistryTx, 'auditEvent'>,
-  actor: string,
-  agentId: string | null,
-  revision: number | null,
-  entries: AuditEntry[],
-): Promise<void> {
-  if (entries.length === 0) return;
-  await db.auditEvent.createMany({
-    data: entries.map((entry) => ({
-      actor,
-      action: entry.action,
-      targetType: entry.targetType,
-      targetId: entry.targetId,
-      agentId,
-      revision,
-      before: (entry.before ?? undefined) as Prisma.InputJsonValue | undefined,
-      after: (entry.after ?? undefined) as Prisma.InputJsonValue | undefined,
-    })),
-  });
 }

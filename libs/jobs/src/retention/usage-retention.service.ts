@@ -1,28 +1,28 @@
 import { Injectable } from '@nestjs/common';
-import { InjectConfig, type AppConfig } from '@cp/common';
-import { Clock } from '../clock';
+import { batchIdRetentionCutoff } from '@cp/capabilities';
+import { Clock, InjectConfig, type AppConfig } from '@cp/common';
 import { UsageRetentionRepository } from './usage-retention.repository';
 
 /**
  * Keeps the usage-batch idempotency log bounded. A batch id is needed only while its batch could
- * still be resent and accepted; ingestion refuses windows that ended more than
- * USAGE_BATCH_RETENTION_DAYS ago, so ids of those windows can go without ever counting twice.
+ * still be resent and accepted; ingestion refuses windows that ended before the same cutoff
+ * (batchIdRetentionCutoff), so ids of those windows can go without ever counting twice.
  * The daily buckets themselves are kept: they are the usage history.
  */
 @Injectable()
 export class UsageRetentionService {
-  private readonly retentionMs: number;
+  private readonly retentionDays: number;
 
   constructor(
     private readonly repository: UsageRetentionRepository,
     private readonly clock: Clock,
     @InjectConfig() config: AppConfig,
   ) {
-    this.retentionMs = config.USAGE_BATCH_RETENTION_DAYS * 86_400_000;
+    this.retentionDays = config.USAGE_BATCH_RETENTION_DAYS;
   }
 
   /** Deletes the batch ids no retry can match any more; returns how many. */
   prune(): Promise<number> {
-    return this.repository.deleteBatchesEndedBefore(new Date(this.clock.now().getTime() - this.retentionMs));
+    return this.repository.deleteBatchesEndedBefore(batchIdRetentionCutoff(this.clock.now(), this.retentionDays));
   }
 }

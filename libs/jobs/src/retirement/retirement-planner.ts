@@ -1,6 +1,6 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { planRetirement, retirementWindowStart, type RetirementPlan } from '@cp/capabilities';
-import { AppConfigToken, type AppConfig } from '@cp/common';
+import { InjectConfig, type AppConfig } from '@cp/common';
 import { RetirementError, RetirementErrorCode } from './retirement.errors';
 import { RetirementRepository } from './retirement.repository';
 import { retirementPolicy } from './retirement-policy';
@@ -15,7 +15,7 @@ export interface AgentPlan {
 export class RetirementPlanner {
   constructor(
     private readonly repository: RetirementRepository,
-    @Inject(AppConfigToken) private readonly config: AppConfig,
+    @InjectConfig() private readonly config: AppConfig,
   ) {}
 
   /** Plans for every agent with deprecated capabilities, ordered by agent id. */

@@ -1,4 +1,4 @@
-import type { AppConfig } from '@cp/config';
+import type { AppConfig } from '@cp/common';
 import type { RetirementPolicy } from '@cp/capabilities';
 
 export function retirementPolicy(

@@ -1,9 +1,8 @@
 export enum RetirementErrorCode {
   AgentNotFound = 'AGENT_NOT_FOUND',
-  RunNotFound = 'RUN_NOT_FOUND',
 }
 
-/** A retirement request that cannot be served (the agent or run does not exist). */
+/** A retirement request that cannot be served (the agent does not exist). */
 export class RetirementError extends Error {
   override readonly name = 'RetirementError';
   constructor(

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
 import { RegistryWriter } from '@cp/db';
-import { Clock } from '../clock';
+import { Clock } from '@cp/common';
 import type { RetirementTrigger } from '../queues';
 import { RetirementPlanner, type AgentPlan } from './retirement-planner';
 import { RetirementRepository } from './retirement.repository';

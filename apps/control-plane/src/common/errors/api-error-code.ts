@@ -7,5 +7,7 @@ export enum ApiErrorCode {
   Conflict = 'CONFLICT',
   PayloadTooLarge = 'PAYLOAD_TOO_LARGE',
   QueryTooComplex = 'QUERY_TOO_COMPLEX',
+  /** A dependency (PostgreSQL) is down: retry later. HTTP 503 on the wire. */
+  ServiceUnavailable = 'SERVICE_UNAVAILABLE',
   Internal = 'INTERNAL_SERVER_ERROR',
 }

@@ -1,6 +1,7 @@
 import { GraphQLError } from 'graphql';
 import { AuthError, AuthErrorCode } from '@cp/auth';
 import { Prisma, RegistryError, RegistryErrorCode } from '@cp/db';
+import { RetirementError, RetirementErrorCode } from '@cp/jobs';
 import { InputValidationError, notFound } from './common.errors';
 import { createErrorFormatter } from './error-formatter';
 
@@ -20,11 +21,49 @@ describe('GraphQL error formatter', () => {
       { code: 'CONFLICT', currentRevision: 2 },
     ],
     ['an unknown agent', new RegistryError(RegistryErrorCode.AgentNotFound, 'x', { agentId: 'a' }), { code: 'NOT_FOUND' }],
+    [
+      'a retirement request for an agent that is gone',
+      new RetirementError(RetirementErrorCode.AgentNotFound, 'agent "a" not found', { agentId: 'a' }),
+      { code: 'NOT_FOUND', reason: 'AGENT_NOT_FOUND', type: 'agent', id: 'a' },
+    ],
     ['an auth error', new AuthError(AuthErrorCode.Expired, 'expired'), { code: 'UNAUTHENTICATED', reason: 'TOKEN_EXPIRED' }],
     ['a unique violation', prismaError('P2002', { target: ['id'] }), { code: 'CONFLICT', target: 'id' }],
     ['a missing record', prismaError('P2025'), { code: 'NOT_FOUND' }],
   ])('maps %s', (_name, error, extensions) => {
     expect(run(error).extensions).toMatchObject(extensions);
+  });
+
+  it.each([
+    ['an unreachable server (P1001)', prismaError('P1001')],
+    ['a pool timeout (P2024)', prismaError('P2024')],
+    [
+      'a raw query the adapter could not send',
+      prismaError('P2010', {
+        driverAdapterError: { name: 'DriverAdapterError', cause: { kind: 'DatabaseNotReachable', host: 'h', port: 1 } },
+      }),
+    ],
+    ['a failed connect', new Prisma.PrismaClientInitializationError('cannot connect', '7')],
+    [
+      'a refused socket under a wrapper',
+      new Error('wrapped', { cause: Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }) }),
+    ],
+    [
+      'PostgreSQL shutting down (57P01)',
+      Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' }),
+    ],
+  ])('answers SERVICE_UNAVAILABLE, retriable and without an error id, for %s', (_name, error) => {
+    const before = logged.length;
+    const out = run(error);
+    expect(out.extensions).toEqual({ code: 'SERVICE_UNAVAILABLE', retriable: true });
+    expect(out.message).toBe('the registry database is unavailable; retry later');
+    expect(logged).toHaveLength(before);
+  });
+
+  it.each([
+    ['a missing database (P1003: configuration, not an outage)', prismaError('P1003')],
+    ['a constraint the adapter reports', prismaError('P2010', { driverAdapterError: { cause: { kind: 'CheckViolation' } } })],
+  ])('keeps %s an internal error', (_name, error) => {
+    expect(run(error).extensions).toMatchObject({ code: 'INTERNAL_SERVER_ERROR' });
   });
 
   it('keeps every validation error with its path', () => {

@@ -3,7 +3,9 @@ import { HttpException } from '@nestjs/common';
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import { AuthError } from '@cp/auth';
 import { Prisma, RegistryError, RegistryErrorCode } from '@cp/db';
+import { RetirementError, RetirementErrorCode } from '@cp/jobs';
 import { ApiErrorCode } from './api-error-code';
+import { isDatabaseUnavailable } from './database-unavailable';
 import { DomainError } from './domain-error';
 
 export interface ErrorLogger {
@@ -24,6 +26,12 @@ const HTTP_CODES: Record<number, ApiErrorCode> = {
 
 /** Known error types → the API's answer; undefined means "unknown: hide it". */
 export function mapKnownError(error: unknown): Mapped {
+  if (isDatabaseUnavailable(error)) {
+    return {
+      message: 'the registry database is unavailable; retry later',
+      extensions: { code: ApiErrorCode.ServiceUnavailable, retriable: true },
+    };
+  }
   if (error instanceof DomainError) {
     return { message: error.message, extensions: { ...error.extensions, code: error.apiCode, reason: error.code } };
   }
@@ -33,6 +41,12 @@ export function mapKnownError(error: unknown): Mapped {
     // An unknown agent reads exactly like every other NOT_FOUND (same message shape as notFound()).
     const message = error.code === RegistryErrorCode.AgentNotFound ? `agent "${String(error.details.agentId)}" not found` : error.message;
     return { message, extensions: { ...details, code, reason: error.code } };
+  }
+  if (error instanceof RetirementError) {
+    // Its one code: the agent went away between the access check and the plan; reads like notFound().
+    const id = String(error.details.agentId);
+    const code: Record<RetirementErrorCode, ApiErrorCode> = { [RetirementErrorCode.AgentNotFound]: ApiErrorCode.NotFound };
+    return { message: `agent "${id}" not found`, extensions: { type: 'agent', id, code: code[error.code], reason: error.code } };
   }
   if (error instanceof AuthError) {
     return { message: error.message, extensions: { code: ApiErrorCode.Unauthenticated, reason: error.code } };

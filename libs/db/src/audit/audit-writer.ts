@@ -1,0 +1,51 @@
+import { Injectable, Module } from '@nestjs/common';
+import type { Prisma } from '../../../../prisma/generated/client';
+
+/** What changed, before and after, as the audit log keeps it. */
+export interface AuditEntry {
+  action: string;
+  targetType: string;
+  targetId: string;
+  before?: unknown;
+  after?: unknown;
+}
+
+/** Anything that can write audit events: a transaction, or the client itself. */
+export type AuditDb = Pick<Prisma.TransactionClient, 'auditEvent'>;
+
+/** The one INSERT of audit events; `registry` names the agent revision the entries belong to, if any. */
+export async function writeAudit(
+  db: AuditDb,
+  actor: string,
+  registry: { agentId: string; revision: number } | null,
+  entries: AuditEntry[],
+): Promise<void> {
+  if (entries.length === 0) return;
+  await db.auditEvent.createMany({
+    data: entries.map((entry) => ({
+      actor,
+      action: entry.action,
+      targetType: entry.targetType,
+      targetId: entry.targetId,
+      agentId: registry?.agentId ?? null,
+      revision: registry?.revision ?? null,
+      before: (entry.before ?? undefined) as Prisma.InputJsonValue | undefined,
+      after: (entry.after ?? undefined) as Prisma.InputJsonValue | undefined,
+    })),
+  });
+}
+
+/**
+ * Audit for registry-wide objects (teams, tenants, scopes): no agent, no revision, written in the
+ * caller's transaction so the change and its audit event commit together. Changes to an agent's
+ * registry are audited by RegistryWriter.change, with the revision they made.
+ */
+@Injectable()
+export class AuditWriter {
+  record(tx: AuditDb, actor: string, entries: AuditEntry[]): Promise<void> {
+    return writeAudit(tx, actor, null, entries);
+  }
+}
+
+@Module({ providers: [AuditWriter], exports: [AuditWriter] })
+export class AuditWriterModule {}

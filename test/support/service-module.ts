@@ -1,0 +1,43 @@
+/**
+ * The service tier (Immich's "medium" tests): one control-plane feature module with its real
+ * services, repositories and PrismaService on a database of its own; no HTTP, no GraphQL
+ * server, no Redis. `const { get, given, close } = await serviceModule(db, [AgentsModule])`.
+ */
+import { Global, Module, type Type } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
+import type { AdminPrincipal, AdminRole } from '@cp/auth';
+import { AppConfigToken } from '@cp/common';
+import { DbModule } from '@cp/db';
+import { AccessPolicy } from '../../apps/control-plane/src/auth/access-policy';
+import { testConfig } from './config';
+import { givenDb } from './given-db';
+import type { TestDatabase } from './test-database';
+
+export async function serviceModule(db: TestDatabase, imports: Type[]) {
+  // What AppConfigModule and AdminAuthModule give every feature module in the app (the guard is HTTP-side: not needed here).
+  @Global()
+  @Module({
+    providers: [{ provide: AppConfigToken, useValue: testConfig({ DATABASE_URL: db.url }) }, AccessPolicy],
+    exports: [AppConfigToken, AccessPolicy],
+  })
+  class ServiceTierGlobals {}
+
+  const ref = await Test.createTestingModule({ imports: [ServiceTierGlobals, DbModule, ...imports] }).compile();
+  await ref.init();
+  const given = givenDb(db.url);
+  return {
+    get: <T>(type: Type<T>): T => ref.get(type, { strict: false }),
+    given,
+    async close() {
+      await given.close();
+      await ref.close();
+    },
+  };
+}
+
+export const principal = (roles: AdminRole[], teams: string[] = [], subject = 'someone'): AdminPrincipal => ({
+  kind: 'admin',
+  subject,
+  roles,
+  teams,
+});
