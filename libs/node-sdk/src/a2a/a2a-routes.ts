@@ -145,15 +145,15 @@ export function registerA2ARoutes(app: FastifyInstance, options: A2ARoutesOption
       rest(async (req, rc) => json(await svc.listTasks(req.query, rc))),
     );
     const getTask = rest(async (req, rc) => {
-        const rest = undeclaredTaskOperation((req.params as { '*': string })['*']);
-        if (!/^[^/:]+$/.test(rest)) throw new A2AError(A2AErrorName.MethodNotFound, `no operation at GET ${req.url}`);
-        return json(
-          await svc.getTask(
-            { id: decodeURIComponent(rest), historyLength: optionalInt((req.query as Record<string, unknown>).historyLength) },
-            rc,
-          ),
-        );
-      });
+      const rest = undeclaredTaskOperation((req.params as { '*': string })['*']);
+      if (!/^[^/:]+$/.test(rest)) throw new A2AError(A2AErrorName.MethodNotFound, `no operation at GET ${req.url}`);
+      return json(
+        await svc.getTask(
+          { id: decodeURIComponent(rest), historyLength: optionalInt((req.query as Record<string, unknown>).historyLength) },
+          rc,
+        ),
+      );
+    });
     scope.get(`${base}/tasks/*`, cfg, (req, reply) => (isSubscribe(req) ? subscribe(req, reply) : getTask(req, reply)));
     // The spec's text says POST for :subscribe and its proto says GET: both are served.
     const subscribe = restStream(async (req, rc) => {

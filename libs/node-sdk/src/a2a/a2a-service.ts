@@ -83,7 +83,13 @@ interface Prepared {
   record: TaskRecord;
   inbound: WireMessage;
   /** undefined: the router asked the caller to clarify; the stored task is input-required. */
-  execution?: { capabilityId: string; registration: HandlerRegistration; policy: PolicyEntry; decision: Routed; metadata: Record<string, unknown> };
+  execution?: {
+    capabilityId: string;
+    registration: HandlerRegistration;
+    policy: PolicyEntry;
+    decision: Routed;
+    metadata: Record<string, unknown>;
+  };
 }
 
 type Routed = Extract<ReturnType<typeof route>, { kind: 'routed' }>;
@@ -249,7 +255,12 @@ export class A2AService {
 
   private async openStream(taskId: string): Promise<TaskStream> {
     if (this.streams >= this.limits.maxStreams) {
-      throw new A2AError(A2AErrorName.Unavailable, `this node serves at most ${this.limits.maxStreams} streams at once; retry later`, {}, 'TOO_MANY_STREAMS');
+      throw new A2AError(
+        A2AErrorName.Unavailable,
+        `this node serves at most ${this.limits.maxStreams} streams at once; retry later`,
+        {},
+        'TOO_MANY_STREAMS',
+      );
     }
     this.streams++;
     try {
@@ -399,7 +410,14 @@ export class A2AService {
       await run.commit(next, statusUpdate(next));
     } catch (error) {
       if (!(error instanceof A2AError) || error.kind !== A2AErrorName.PayloadTooLarge) throw error;
-      const next = this.transition(run.current.task, undefined, 'TASK_STATE_FAILED', `the result was not kept: ${error.message}`, [], metadata);
+      const next = this.transition(
+        run.current.task,
+        undefined,
+        'TASK_STATE_FAILED',
+        `the result was not kept: ${error.message}`,
+        [],
+        metadata,
+      );
       await run.commit(next, statusUpdate(next));
     }
     this.deps.log.info(

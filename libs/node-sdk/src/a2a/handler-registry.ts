@@ -37,7 +37,10 @@ export interface TaskUpdates {
    * An artifact, or a chunk of one: `append` adds the parts to the artifact with the same id,
    * `lastChunk` marks it whole. Returns the artifact id (generated when not given).
    */
-  artifact(artifact: Omit<WireArtifact, 'artifactId'> & { artifactId?: string }, chunk?: { append?: boolean; lastChunk?: boolean }): Promise<string>;
+  artifact(
+    artifact: Omit<WireArtifact, 'artifactId'> & { artifactId?: string },
+    chunk?: { append?: boolean; lastChunk?: boolean },
+  ): Promise<string>;
 }
 
 export type HandlerResult =

@@ -108,7 +108,11 @@ export function forHistory(message: WireMessage, maxBytes: number): WireMessage 
   };
 }
 
-export function taskIdParam(params: unknown, key = 'id', maxDepth = DEFAULT_PARAM_LIMITS.maxJsonDepth): { id: string; historyLength?: number } {
+export function taskIdParam(
+  params: unknown,
+  key = 'id',
+  maxDepth = DEFAULT_PARAM_LIMITS.maxJsonDepth,
+): { id: string; historyLength?: number } {
   if (!isObject(params)) throw invalid('params', 'must be an object');
   checkDepth(params, maxDepth);
   const id = params[key];
