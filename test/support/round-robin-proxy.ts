@@ -14,22 +14,32 @@ export interface RoundRobinProxy {
 export async function startRoundRobinProxy(backends: () => string[]): Promise<RoundRobinProxy> {
   let turn = 0;
   const server: Server = createServer((req, res) => {
-    const list = backends();
-    const pinned = req.headers['x-backend'];
-    const index = pinned !== undefined ? Number(pinned) : turn++ % list.length;
-    const target = new URL(req.url ?? '/', list[index]);
-    const headers: Record<string, string | string[] | undefined> = { ...req.headers, host: target.host };
-    delete headers['x-backend'];
-    const upstream = request(target, { method: req.method, headers }, (up) => {
-      res.writeHead(up.statusCode ?? 502, { ...up.headers, 'x-served-by': String(index) });
-      up.pipe(res);
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const list = backends();
+      const pinned = req.headers['x-backend'];
+      const first = pinned !== undefined ? Number(pinned) : turn++ % list.length;
+      const forward = (index: number, attempts: number) => {
+        const target = new URL(req.url ?? '/', list[index]);
+        const headers: Record<string, string | string[] | undefined> = { ...req.headers, host: target.host };
+        delete headers['x-backend'];
+        const upstream = request(target, { method: req.method, headers }, (up) => {
+          res.writeHead(up.statusCode ?? 502, { ...up.headers, 'x-served-by': String(index) });
+          up.pipe(res);
+        });
+        upstream.on('error', (error: NodeJS.ErrnoException) => {
+          // A dead backend is skipped unless the request named it, as a load balancer's health check would.
+          if (error.code === 'ECONNREFUSED' && pinned === undefined && attempts < list.length)
+            return forward((index + 1) % list.length, attempts + 1);
+          if (!res.headersSent) res.writeHead(502, { 'content-type': 'text/plain' });
+          res.end('backend unavailable');
+        });
+        res.on('close', () => upstream.destroy());
+        upstream.end(Buffer.concat(chunks));
+      };
+      forward(first, 1);
     });
-    upstream.on('error', () => {
-      if (!res.headersSent) res.writeHead(502, { 'content-type': 'text/plain' });
-      res.end('backend unavailable');
-    });
-    res.on('close', () => upstream.destroy());
-    req.pipe(upstream);
   });
   server.keepAliveTimeout = 1000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
