@@ -20,7 +20,7 @@ import type { HandlerRegistration, HandlerRegistry, HandlerResult } from './hand
 import { declaredBy, type ServedBundle, type ServedCard } from './served-bundle';
 import type { TaskEvents } from './task-events';
 import { endsStream, nowIso, statusUpdate, TaskRun } from './task-run';
-import { ANONYMOUS_OWNER, ownerKey, type TaskRecord, type TaskStore } from './task-store';
+import { ownerKey, type TaskRecord, type TaskStore } from './task-store';
 import { TaskStream } from './task-stream';
 import {
   DEFAULT_PARAM_LIMITS,
@@ -163,8 +163,16 @@ export class A2AService {
    */
   async sendStreamingMessage(rawParams: unknown, rc: RequestContext, active: readonly string[]): Promise<TaskStream> {
     this.requireStreaming();
+    this.requireStreamCapacity();
     const prepared = await this.prepare(rawParams, rc, active);
-    const stream = await this.openStream(prepared.record.task.id);
+    let stream: TaskStream;
+    try {
+      stream = await this.openStream(prepared.record.task.id);
+    } catch (error) {
+      // The task is stored: run it anyway, so it does not stay submitted forever.
+      if (prepared.execution) void this.execute(prepared).catch(() => undefined);
+      throw error;
+    }
     const r = prepared.record;
     stream.first({ task: trimHistory(r.task, prepared.params.configuration?.historyLength) }, r.seq, endsStream(r.task.status.state));
     if (prepared.execution) {
@@ -253,7 +261,7 @@ export class A2AService {
     }
   }
 
-  private async openStream(taskId: string): Promise<TaskStream> {
+  private requireStreamCapacity(): void {
     if (this.streams >= this.limits.maxStreams) {
       throw new A2AError(
         A2AErrorName.Unavailable,
@@ -262,6 +270,10 @@ export class A2AService {
         'TOO_MANY_STREAMS',
       );
     }
+  }
+
+  private async openStream(taskId: string): Promise<TaskStream> {
+    this.requireStreamCapacity();
     this.streams++;
     try {
       return await TaskStream.open(this.deps.events, taskId, () => this.streams--);
