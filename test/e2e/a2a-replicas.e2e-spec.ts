@@ -233,6 +233,15 @@ describe('A2A tasks across two node processes behind one address (@a2a-js/sdk as
     const subscribe = await call('SubscribeToTask', { id: task.id });
     expect(subscribe.type).toMatch(/^application\/json/);
     expect(subscribe.body.error).toEqual(plain.body.error);
+    // The owner cancels through the other node; the first node reads it canceled.
+    pin = 1;
+    const canceled = Task.toJSON(await (await clientFor('rest', partnerToken)).cancelTask({ id: task.id } as never)) as Json;
+    expect(canceled.status.state).toBe('TASK_STATE_CANCELED');
+    pin = 0;
+    expect((Task.toJSON(await (await clientFor('jsonrpc', partnerToken)).getTask({ id: task.id } as never)) as Json).status.state).toBe(
+      'TASK_STATE_CANCELED',
+    );
+    pin = undefined;
   });
 
   it('a task survives its node: kill the node that created it, read it from the other, restart, read it again', async () => {

@@ -144,7 +144,7 @@ describe('RegistryWriter', () => {
     const snapshot = await moduleRef.get(RegistrySnapshotRepository).snapshot('finance-agent');
     expect(snapshot?.manifests.map((m) => m.id)).toEqual(['invoice-lookup', 'reconcile-invoice']);
     expect(snapshot?.revision).toBe((await prisma.agent.findUniqueOrThrow({ where: { id: 'finance-agent' } })).revision);
-    expect(snapshot?.agent.protocol).toEqual({ streaming: false, pushNotifications: false, extendedAgentCard: true });
+    expect(snapshot?.agent.protocol).toEqual({ streaming: true, pushNotifications: false, extendedAgentCard: true });
     expect(await moduleRef.get(RegistrySnapshotRepository).snapshot('nope')).toBeNull();
   });
 });
