@@ -355,11 +355,32 @@ describe('A2A tasks across two node processes behind one address (@a2a-js/sdk as
       const s = await Promise.all(nodes.map((n) => n.stats()));
       return s.every((x) => x.openStreams === 0 && x.listeners === 0);
     });
+    // The review's attack, scaled to this test's time: anonymous ~800 KB messages, 8 at a time.
+    const pdf = randomBytes(600_000).toString('base64');
+    for (let batch = 0; batch < 10; batch++) {
+      const answers = await Promise.all(
+        Array.from({ length: 8 }, async (_, i) => {
+          const res = await fetch(`${proxy.url}/a2a/rest/message:send`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/a2a+json', 'a2a-version': '1.0', 'x-backend': String(i % 2) },
+            body: JSON.stringify({
+              message: {
+                messageId: `big-${batch}-${i}`,
+                role: 'ROLE_USER',
+                parts: [{ text: 'status of invoice INV-20931' }, { raw: pdf, mediaType: 'application/pdf', filename: 'INV-20931.pdf' }],
+              },
+            }),
+          });
+          return res.status;
+        }),
+      );
+      expect(answers.every((status) => status === 200 || status === 413)).toBe(true);
+    }
     // Stored bytes stay within the configured budgets; large parts were not kept in history.
     const budgets = await redis.keys(`${prefix}agent:${AGENT}:a2a:owner:*:bytes`);
     expect(budgets.length).toBeGreaterThanOrEqual(2); // the anonymous owner and the partner
     for (const k of budgets) expect(Number(await redis.get(k))).toBeLessThanOrEqual(4_194_304);
-    // 60 anonymous messages carried 64 KB parts; history kept a stub of each, not the part.
+    // Anonymous messages carried 64 KB and 800 KB parts; history kept a stub of each, not the part.
     const stored = await redis.keys(`${prefix}agent:${AGENT}:a2a:task:*`);
     const sizes = await Promise.all(stored.map((k) => redis.strlen(k)));
     expect(Math.max(...sizes)).toBeLessThan(16_384);
