@@ -149,7 +149,7 @@ export function registerA2ARoutes(app: FastifyInstance, options: A2ARoutesOption
       if (!/^[^/:]+$/.test(rest)) throw new A2AError(A2AErrorName.MethodNotFound, `no operation at GET ${req.url}`);
       return json(
         await svc.getTask(
-          { id: decodeURIComponent(rest), historyLength: optionalInt((req.query as Record<string, unknown>).historyLength) },
+          { id: taskIdFromPath(rest), historyLength: optionalInt((req.query as Record<string, unknown>).historyLength) },
           rc,
         ),
       );
@@ -158,14 +158,14 @@ export function registerA2ARoutes(app: FastifyInstance, options: A2ARoutesOption
     // The spec's text says POST for :subscribe and its proto says GET: both are served.
     const subscribe = restStream(async (req, rc) => {
       const m = /^([^/:]+):subscribe$/.exec(undeclaredTaskOperation((req.params as { '*': string })['*']));
-      return svc.subscribeToTask({ id: decodeURIComponent(m![1]) }, rc);
+      return svc.subscribeToTask({ id: taskIdFromPath(m![1]) }, rc);
     });
     const isSubscribe = (req: FastifyRequest) => /^[^/:]+:subscribe$/.test((req.params as { '*': string })['*']);
     const cancel = rest(async (req, rc) => {
       const rest = undeclaredTaskOperation((req.params as { '*': string })['*']);
       const m = /^([^/:]+):cancel$/.exec(rest);
       if (!m) throw new A2AError(A2AErrorName.MethodNotFound, `no operation at POST ${req.url}`);
-      return json(await svc.cancelTask({ id: decodeURIComponent(m[1]) }, rc));
+      return json(await svc.cancelTask({ id: taskIdFromPath(m[1]) }, rc));
     });
     scope.post(`${base}/tasks/*`, cfg, (req, reply) => (isSubscribe(req) ? subscribe(req, reply) : cancel(req, reply)));
     scope.delete(
@@ -364,4 +364,13 @@ function authenticateHeader(reply: FastifyReply, error: A2AError): void {
 function undeclaredTaskOperation(rest: string): string {
   if (rest.includes('/pushNotificationConfigs')) throw pushNotSupported();
   return rest;
+}
+
+/** A malformed percent-encoding in the path is the caller's error, not a 500. */
+function taskIdFromPath(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw new A2AError(A2AErrorName.InvalidParams, 'the task id in the path is not valid percent-encoding', { field: 'id' });
+  }
 }

@@ -481,6 +481,20 @@ describe('A2A tasks', () => {
       expect(await one.done()).toBe(true);
     });
 
+    it('answers a malformed task id in a REST path 400 on get, cancel and subscribe, never 500', async () => {
+      const h = { 'a2a-version': '1.0', ...partner() };
+      for (const [method, path] of [
+        ['GET', '/a2a/rest/tasks/%E0%A4%A'],
+        ['POST', '/a2a/rest/tasks/%E0%A4%A:cancel'],
+        ['POST', '/a2a/rest/tasks/%E0%A4%A:subscribe'],
+      ] as const) {
+        const res = await fetch(`${s.url}${path}`, { method, headers: h });
+        expect(res.status).toBe(400);
+        // Fastify's router refuses most malformed paths itself; ours catches what reaches the routes.
+        expect(await res.text()).not.toMatch(/internal/i);
+      }
+    });
+
     it('refuses both streaming operations when the card does not declare streaming', async () => {
       const off = await serve({ streaming: false });
       servers.push(off.app);
