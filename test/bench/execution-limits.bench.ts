@@ -25,6 +25,7 @@ import {
   RedisBudgetStore,
   registerA2AServer,
   ToolGateway,
+  InMemoryTaskEvents,
   type TokenExchanger,
 } from '@cp/node-sdk';
 import { registerFinanceHandlers } from '../../apps/agent-node/src/finance/finance-handlers';
@@ -88,8 +89,10 @@ if (process.argv[2] === '--serve') {
     verifier: a2aVerifier(loadConfig({ NODE_ENV: 'development' })),
     handlers: registerFinanceHandlers(new HandlerRegistry()),
     tools: new ToolGateway(noExchange, new Map(), log),
+    tasks: new InMemoryTaskStore(),
+    events: new InMemoryTaskEvents(),
     log,
-    limits: new ExecutionLimits({ budgets: new RedisBudgetStore(redis, PREFIX) }),
+    executionLimits: new ExecutionLimits({ budgets: new RedisBudgetStore(redis, PREFIX) }),
   });
   app.get('/sent', (_req, reply) => reply.send({ sent }));
   void app.listen({ port: Number(port), host: '127.0.0.1' });
@@ -214,9 +217,10 @@ async function inProcess(redis: Redis): Promise<void> {
           bundle: () => bundle,
           handlers: registerFinanceHandlers(new HandlerRegistry()),
           tasks: new InMemoryTaskStore(),
+          events: new InMemoryTaskEvents(),
           tools: new ToolGateway(noExchange, new Map(), quiet),
           log: quiet,
-          limits: new ExecutionLimits({ budgets: new RedisBudgetStore(redis, `${PREFIX}in-process:`) }),
+          executionLimits: new ExecutionLimits({ budgets: new RedisBudgetStore(redis, `${PREFIX}in-process:`) }),
         }),
       ];
     }),

@@ -79,17 +79,17 @@ describe('admin API access rules (HTTP)', () => {
     const current = await given.revisionOf(red.id);
     const updated = (
       await gqlOk(url, admin, UPDATE, {
-        input: { id: red.id, expectedRevision: current, name: 'Red Agent', protocol: { extendedAgentCard: false } },
+        input: { id: red.id, expectedRevision: current, name: 'Red Agent', protocol: { extendedAgentCard: false, streaming: true } },
       })
     ).updateAgent;
     expect(updated).toEqual({ id: red.id, name: 'Red Agent', revision: current + 1 });
 
     // A switch nodes cannot honour is refused with the reason, and nothing is written.
-    const streaming = await gql(url, admin, UPDATE, {
-      input: { id: red.id, expectedRevision: current + 1, protocol: { streaming: true } },
+    const push = await gql(url, admin, UPDATE, {
+      input: { id: red.id, expectedRevision: current + 1, protocol: { pushNotifications: true } },
     });
-    expect(codeOf(streaming)).toBe('BAD_USER_INPUT');
-    expect(JSON.stringify(streaming.errors![0].extensions)).toMatch(/streaming must stay false/);
+    expect(codeOf(push)).toBe('BAD_USER_INPUT');
+    expect(JSON.stringify(push.errors![0].extensions)).toMatch(/pushNotifications must stay false/);
     expect(await given.revisionOf(red.id)).toBe(current + 1);
 
     const stale = await gql(url, admin, UPDATE, { input: { id: red.id, expectedRevision: current, name: 'Lost update' } });

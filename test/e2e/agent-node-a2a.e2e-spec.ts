@@ -151,7 +151,7 @@ describe('agent node (A2A 1.0) synced from a real control plane, called with @a2
       const etag = res.headers.get('etag')!;
       const card = (await res.json()) as Json;
       expect(card.skills.map((s: Json) => s.id)).toEqual(['invoice-lookup']);
-      expect(card.capabilities).toMatchObject({ extendedAgentCard: true, streaming: false, pushNotifications: false });
+      expect(card.capabilities).toMatchObject({ extendedAgentCard: true, streaming: true, pushNotifications: false });
       expect(card.supportedInterfaces[0]).toEqual({ url: `${nodeUrl}/a2a/jsonrpc`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' });
       expect(etag).toBe(node.get(NodeSync).current()!.publicCard.etag);
       const again = await fetch(`${nodeUrl}/.well-known/agent-card.json`, { headers: { 'if-none-match': etag } });
@@ -386,8 +386,8 @@ describe('agent node (A2A 1.0) synced from a real control plane, called with @a2
       });
     });
 
-    it("answers undeclared streaming and push with the digest's errors", async () => {
-      expect((await rpc('SendStreamingMessage', message([{ text: 'x' }]))).body.error.code).toBe(-32004);
+    it("answers undeclared push with the digest's errors, and SubscribeToTask on an unknown task TaskNotFound", async () => {
+      expect((await rpc('SubscribeToTask', { id: 'no-such-task' })).body.error.code).toBe(-32001);
       expect((await rpc('CreateTaskPushNotificationConfig', { taskId: 'x', url: 'http://example.com' })).body.error.code).toBe(-32003);
       const rest = await fetch(`${nodeUrl}/a2a/rest/tasks/x/pushNotificationConfigs`, { headers: { 'a2a-version': '1.0' } });
       expect(((await rest.json()) as Json).error.details[0].reason).toBe('PUSH_NOTIFICATION_NOT_SUPPORTED');

@@ -157,7 +157,7 @@ describe('RegistryWriter', () => {
     expect(snapshot?.manifests.map((m) => m.id)).toEqual(['invoice-lookup', 'reconcile-invoice']);
     expect(snapshot?.revision).toBe(2);
     expect(snapshot?.agent.name).toBe('Renamed');
-    expect(snapshot?.agent.protocol).toEqual({ streaming: false, pushNotifications: false, extendedAgentCard: true });
+    expect(snapshot?.agent.protocol).toEqual({ streaming: true, pushNotifications: false, extendedAgentCard: true });
     expect(await moduleRef.get(RegistrySnapshotRepository).snapshot('nope')).toBeNull();
   });
 });

@@ -31,6 +31,8 @@ import {
   registerA2AServer,
   ToolGateway,
   type HandlerContext,
+  InMemoryTaskEvents,
+  InMemoryTaskStore,
 } from '@cp/node-sdk';
 import { AppModule } from '../../apps/control-plane/src/app.module';
 import { registerFinanceHandlers } from '../../apps/agent-node/src/finance/finance-handlers';
@@ -114,8 +116,10 @@ describe('advertised means servable, and limits are enforced (issue 14)', () => 
       verifier: a2aVerifier(config),
       handlers,
       tools: new ToolGateway(new HttpTokenExchanger(cpUrl, () => nodeToken), new Map(), log),
+      tasks: new InMemoryTaskStore(),
+      events: new InMemoryTaskEvents(),
       log,
-      limits: new ExecutionLimits({ budgets: new RedisBudgetStore(connection, prefix) }),
+      executionLimits: new ExecutionLimits({ budgets: new RedisBudgetStore(connection, prefix) }),
     });
     await app.listen({ port: 0, host: '127.0.0.1' });
     await sync.start();

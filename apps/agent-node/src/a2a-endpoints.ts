@@ -1,39 +1,26 @@
 /**
  * Puts the node-sdk's A2A layer on this app's Fastify instance as raw routes (no Nest pipeline on
- * the card path), wired to NodeSync's current bundle, the finance handlers, the usage reporter
- * and the tool gateway.
+ * the card path), wired to NodeSync's current bundle, the finance handlers, the usage reporter,
+ * the tool gateway and the Redis task store (finance-a2a.ts).
  */
-import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { FastifyInstance } from 'fastify';
-import { a2aVerifier } from '@cp/auth';
 import type { Redis } from 'ioredis';
-import { InjectConfig, InjectRedis, type AppConfig } from '@cp/common';
-import {
-  ExecutionLimits,
-  HandlerRegistry,
-  HttpTokenExchanger,
-  NodeSync,
-  RedisBudgetStore,
-  registerA2AServer,
-  ToolGateway,
-  UsageReporter,
-  type A2AServer,
-} from '@cp/node-sdk';
-import { createErpTool, ERP_TOOL } from './finance/erp-tool';
-import { registerFinanceHandlers } from './finance/finance-handlers';
+import { createRedis, InjectConfig, InjectRedis, type AppConfig } from '@cp/common';
+import { NodeSync, UsageReporter, type A2AServer } from '@cp/node-sdk';
+import { registerFinanceA2A } from './finance-a2a';
 import { NodeIdentityToken, type NodeIdentity } from './node-identity';
 
-/** Interface paths the finance card lists (financeAgentExample: `${base}/a2a/jsonrpc`, `${base}/a2a/rest`). */
-export const JSON_RPC_PATH = '/a2a/jsonrpc';
-export const REST_BASE = '/a2a/rest';
+export { JSON_RPC_PATH, REST_BASE } from './finance-a2a';
 
 @Injectable()
-export class A2AEndpoints implements OnModuleInit {
+export class A2AEndpoints implements OnModuleInit, OnApplicationShutdown {
   server?: A2AServer;
+  private subscriber?: Redis;
 
   constructor(
-    private readonly adapterHost: HttpAdapterHost,
+    @Inject(HttpAdapterHost) private readonly adapterHost: HttpAdapterHost,
     @InjectConfig() private readonly config: AppConfig,
     @Inject(NodeSync) private readonly sync: NodeSync,
     @Inject(UsageReporter) private readonly usage: UsageReporter,
@@ -42,37 +29,27 @@ export class A2AEndpoints implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    const app = this.adapterHost.httpAdapter.getInstance<FastifyInstance>();
     const logger = new Logger('A2A');
-    const log = {
-      info: (f: Record<string, unknown>, m: string) => logger.log({ ...f, msg: m }),
-      warn: (f: Record<string, unknown>, m: string) => logger.warn({ ...f, msg: m }),
-      error: (f: Record<string, unknown>, m: string) => logger.error({ ...f, msg: m }),
-    };
     const identity = this.identity;
-    const tools = new ToolGateway(
-      new HttpTokenExchanger(this.config.CONTROL_PLANE_URL, () => identity.nodeToken),
-      new Map([[ERP_TOOL, createErpTool(this.config)]]),
-      log,
-    );
-    const handlers = registerFinanceHandlers(new HandlerRegistry());
-    // The inventory goes out at register (NodeSync starts after every module's init) and every heartbeat.
-    this.sync.useHandlers(() => handlers.inventory());
-    this.server = registerA2AServer(app, {
+    this.subscriber = createRedis(this.config, 'a2a-task-events');
+    this.server = registerFinanceA2A(this.adapterHost.httpAdapter.getInstance<FastifyInstance>(), this.config, {
       bundle: () => this.sync.current(),
-      verifier: a2aVerifier(this.config),
-      handlers,
-      // cost_class budgets are shared by every replica of the agent through Redis.
-      limits: new ExecutionLimits({
-        budgets: new RedisBudgetStore(this.redis, this.config.REDIS_KEY_PREFIX),
-        onBudgetUnavailable: (e) => logger.warn({ err: e.message, msg: 'budget check unavailable; call let through' }),
-      }),
-      tools,
-      log,
+      redis: this.redis,
+      subscriber: this.subscriber,
+      nodeToken: () => identity.nodeToken,
+      // The inventory goes out at register (NodeSync starts after every module's init) and every heartbeat.
+      useHandlers: (inventory) => this.sync.useHandlers(inventory),
+      onBudgetUnavailable: (e) => logger.warn({ err: e.message, msg: 'budget check unavailable; call let through' }),
       usage: this.usage,
-      jsonRpcPath: JSON_RPC_PATH,
-      restBase: REST_BASE,
-      maxBodyBytes: this.config.MAX_BODY_BYTES,
+      log: {
+        info: (f, m) => logger.log({ ...f, msg: m }),
+        warn: (f, m) => logger.warn({ ...f, msg: m }),
+        error: (f, m) => logger.error({ ...f, msg: m }),
+      },
     });
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.subscriber?.quit().catch(() => this.subscriber?.disconnect());
   }
 }

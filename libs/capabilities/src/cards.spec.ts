@@ -24,9 +24,17 @@ describe('the seed worked example', () => {
   it('the public card is a valid A2A 1.0 card declaring an extended card', () => {
     const card = buildPublicCard(financeSnapshot());
     expect(checkAgentCard(card)).toEqual([]);
-    expect(card.capabilities).toEqual({ streaming: false, pushNotifications: false, extensions: [], extendedAgentCard: true });
+    expect(card.capabilities).toEqual({ streaming: true, pushNotifications: false, extensions: [], extendedAgentCard: true });
     expect(card.supportedInterfaces.map((i) => i.protocolBinding)).toEqual(['JSONRPC', 'HTTP+JSON']);
     expect(card.securitySchemes).toEqual({ bearer: { httpAuthSecurityScheme: { scheme: 'Bearer', bearerFormat: 'JWT' } } });
+  });
+
+  it('securityRequirements say anonymous calls are accepted (an empty alternative) exactly when a public capability is live', () => {
+    const snap = financeSnapshot();
+    expect(buildPublicCard(snap).securityRequirements).toEqual([{ schemes: { bearer: { list: [] } } }, {}]);
+    expect(buildExtendedCard(snap, finance.callers.partner).securityRequirements).toEqual([{ schemes: { bearer: { list: [] } } }, {}]);
+    const noPublic = { ...snap, manifests: snap.manifests.filter((m) => m.visibility !== 'public') };
+    expect(buildPublicCard(noPublic).securityRequirements).toEqual([{ schemes: { bearer: { list: [] } } }]);
   });
 });
 

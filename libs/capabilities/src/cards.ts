@@ -47,8 +47,26 @@ export function assembleCard(snapshot: RegistrySnapshot, skills: AgentSkill[], e
   if (a.documentationUrl !== undefined) card.documentationUrl = a.documentationUrl;
   if (a.iconUrl !== undefined) card.iconUrl = a.iconUrl;
   if (a.securitySchemes !== undefined) card.securitySchemes = structuredClone(a.securitySchemes);
-  if (a.securityRequirements !== undefined) card.securityRequirements = structuredClone(a.securityRequirements);
+  if (a.securityRequirements !== undefined) card.securityRequirements = securityRequirementsOf(snapshot);
   return card;
+}
+
+/**
+ * What agent nodes really accept: the agent's requirements, plus an empty alternative when some
+ * live capability is public, because nodes then serve callers without a token (A2A: a request
+ * satisfies securityRequirements when it satisfies any one entry; `{}` requires nothing).
+ */
+export function securityRequirementsOf(snapshot: RegistrySnapshot): unknown[] {
+  const declared = structuredClone(snapshot.agent.securityRequirements ?? []);
+  const anonymousServed = manifestsForCaller(snapshot, null).length > 0;
+  const hasEmpty = declared.some((r) => isEmptyRequirement(r));
+  return anonymousServed && !hasEmpty ? [...declared, {}] : declared;
+}
+
+function isEmptyRequirement(r: unknown): boolean {
+  if (typeof r !== 'object' || r === null) return false;
+  const schemes = (r as { schemes?: unknown }).schemes;
+  return Object.keys(r).length === 0 || (typeof schemes === 'object' && schemes !== null && Object.keys(schemes).length === 0);
 }
 
 /** Served unauthenticated at /.well-known/agent-card.json: only what any caller may know. */

@@ -64,7 +64,7 @@ describe('diffCards', () => {
 
   it('classifies capability flags, interfaces and security', () => {
     const b = base();
-    const flags = { ...b, capabilities: { ...b.capabilities, streaming: true, extendedAgentCard: false } };
+    const flags = { ...b, capabilities: { ...b.capabilities, pushNotifications: true, extendedAgentCard: false } };
     expect(kinds(b, flags)).toEqual([
       ['capability-enabled', false],
       ['capability-disabled', true],

@@ -65,7 +65,10 @@ export async function reconcileInvoice(ctx: HandlerContext<typeof RECONCILE_LIMI
   const pages = pdfs.reduce((sum, p) => sum + Math.max(1, Math.ceil(((p.raw?.length ?? 0) * 3) / 4 / 4096)), 0);
   if (typeof maxPages === 'number' && pages > maxPages)
     return { state: 'rejected', text: `the PDF has about ${pages} pages; this capability accepts at most ${maxPages}` };
+  // Progress is stored on the task and streamed to SendStreamingMessage / SubscribeToTask callers.
+  await ctx.updates.progress(`fetching the purchase order for ${invoiceNumber} from the ERP`);
   const erp = await ctx.tools.call<ErpAnswer>(ERP_TOOL, { invoiceNumber });
+  await ctx.updates.progress(`matching ${erp.lines.length} invoice lines against ${erp.purchaseOrder}`);
   const n = digits(invoiceNumber);
   // The invoice differs from the PO on one line, chosen by the invoice number.
   const differences = erp.lines

@@ -30,10 +30,10 @@ export const agentBaseSchema = z.object({
   securityRequirements: z.array(z.unknown()).optional(),
   defaultInputModes: z.array(mimeType).min(1, 'at least one mode is required'),
   defaultOutputModes: z.array(mimeType).min(1, 'at least one mode is required'),
-  // Agent nodes of this release serve neither streaming nor push notifications; a card that
-  // declared them would promise operations that answer UnsupportedOperationError.
+  // The card must declare exactly what agent nodes serve: node-sdk serves streaming (SSE on both
+  // bindings) when the switch is on and refuses it when off; it serves no push notifications.
   protocol: z.object({
-    streaming: z.literal(false, { error: 'agent nodes do not serve SendStreamingMessage yet; streaming must stay false' }),
+    streaming: z.boolean(),
     pushNotifications: z.literal(false, {
       error: 'agent nodes do not serve push notification configs yet; pushNotifications must stay false',
     }),

@@ -100,6 +100,20 @@ const configFields = z.object({
   /** How often an agent node closes a usage window and reports it. */
   USAGE_FLUSH_INTERVAL_MS: z.coerce.number().int().min(100).default(60_000),
   NODE_TOKEN: z.string().optional(),
+  /** A2A tasks (shared Redis store): how long a task lives after its last update, and byte bounds. */
+  A2A_TASK_RETENTION_SECONDS: z.coerce.number().int().min(60).default(86_400),
+  /** Stored bytes of one task (history, artifacts, status); a save past it is refused. */
+  A2A_TASK_MAX_BYTES: z.coerce.number().int().min(4096).default(2_097_152),
+  /** Stored bytes of one owner's tasks; all anonymous callers share one such budget. */
+  A2A_OWNER_MAX_BYTES: z.coerce.number().int().min(4096).default(33_554_432),
+  /** A message part larger than this is refused in a request. */
+  A2A_PART_MAX_BYTES: z.coerce.number().int().min(1024).default(1_048_576),
+  /** A part larger than this is handed to the handler but replaced by a stub in stored history. */
+  A2A_HISTORY_PART_MAX_BYTES: z.coerce.number().int().min(256).default(16_384),
+  /** Deepest JSON nesting accepted in params, metadata and data parts. */
+  A2A_MAX_JSON_DEPTH: z.coerce.number().int().min(4).max(256).default(32),
+  /** Open SSE streams one node serves at once; past it a stream request is refused (503). */
+  A2A_MAX_STREAMS: z.coerce.number().int().min(1).default(2000),
   /** Retirement job. */
   RETIREMENT_CRON: z.string().default('0 3 * * *'),
   RETIREMENT_WINDOW_DAYS: z.coerce.number().int().min(1).default(30),

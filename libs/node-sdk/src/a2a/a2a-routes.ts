@@ -1,10 +1,12 @@
 /**
  * The A2A 1.0 bindings as raw Fastify routes (an encapsulated plugin with its own body parser and
  * error handler, so malformed or oversized bodies get A2A-shaped answers):
- *   JSON-RPC   POST {jsonRpcPath}  SendMessage, GetTask, CancelTask, ListTasks, GetExtendedAgentCard
- *   HTTP+JSON  {restBase}/message:send, /tasks, /tasks/{id}, /tasks/{id}:cancel, /extendedAgentCard
- * Streaming and push-config operations answer UnsupportedOperationError /
- * PushNotificationNotSupportedError: this node serves neither.
+ *   JSON-RPC   POST {jsonRpcPath}  SendMessage, SendStreamingMessage, GetTask, CancelTask, ListTasks,
+ *              SubscribeToTask, GetExtendedAgentCard
+ *   HTTP+JSON  {restBase}/message:send, /message:stream, /tasks, /tasks/{id}, /tasks/{id}:cancel,
+ *              /tasks/{id}:subscribe, /extendedAgentCard
+ * Streams are Server-Sent Events (one StreamResponse per event; JSON-RPC wraps each in a response
+ * envelope). Push-config operations answer PushNotificationNotSupportedError.
  */
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -15,6 +17,9 @@ import { A2AError, A2AErrorName } from './a2a-errors';
 import type { A2AAuthenticator } from './a2a-authenticator';
 import type { A2AService, A2ALog, RequestContext } from './a2a-service';
 import { etagMatches } from './card-route';
+import type { StreamEvent } from './task-events';
+import type { TaskStream } from './task-stream';
+import { checkDepth } from './validate-params';
 import { checkVersion } from './version';
 
 export interface A2ARoutesOptions {
@@ -23,7 +28,10 @@ export interface A2ARoutesOptions {
   jsonRpcPath: string;
   restBase: string;
   maxBodyBytes: number;
+  maxJsonDepth: number;
   log: A2ALog;
+  /** Comment lines on idle streams keep proxies from closing them (default 15 s). */
+  heartbeatMs?: number;
 }
 
 const JSON_TYPE = 'application/json';
@@ -93,19 +101,34 @@ export function registerA2ARoutes(app: FastifyInstance, options: A2ARoutesOption
         }
       };
     };
+    /** Same checks as `rest`, then the answer is an SSE stream of bare StreamResponse objects. */
+    const restStream = (open: (request: FastifyRequest, rc: RequestContext, active: string[]) => Promise<TaskStream>) => {
+      return async (request: FastifyRequest, reply: FastifyReply) => {
+        let stream: TaskStream;
+        let active: string[];
+        try {
+          checkVersion(request.headers['a2a-version'], (request.query as Record<string, unknown>)['A2A-Version']);
+          const { caller, token } = await options.authenticator.authenticate(request.headers, false);
+          const rc: RequestContext = { caller, token, extensions: request.headers['a2a-extensions'] };
+          active = options.service.negotiate(rc);
+          stream = await open(request, rc, active);
+        } catch (error) {
+          return sendRestError(reply, toA2AError(error, options.log));
+        }
+        return sendStream(reply, stream, active, options, (e) => `data: ${JSON.stringify(e)}\n\n`);
+      };
+    };
     const cfg = { config: { binding: 'rest' as Binding } };
     const svc = options.service;
     scope.post(
       `${base}/message::send`,
       cfg,
-      rest(async (req, rc, active) => json(await svc.sendMessage(parseRestBody(req.body), rc, active))),
+      rest(async (req, rc, active) => json(await svc.sendMessage(parseRestBody(req.body, options.maxJsonDepth), rc, active))),
     );
     scope.post(
       `${base}/message::stream`,
       cfg,
-      rest(async () => {
-        throw unsupported('streaming (SendStreamingMessage)');
-      }),
+      restStream((req, rc, active) => svc.sendStreamingMessage(parseRestBody(req.body, options.maxJsonDepth), rc, active)),
     );
     scope.get(
       `${base}/extendedAgentCard`,
@@ -122,28 +145,32 @@ export function registerA2ARoutes(app: FastifyInstance, options: A2ARoutesOption
     scope.get(
       `${base}/tasks`,
       cfg,
-      rest(async (req, rc) => json(svc.listTasks(req.query, rc))),
+      rest(async (req, rc) => json(await svc.listTasks(req.query, rc))),
     );
-    scope.get(
-      `${base}/tasks/*`,
-      cfg,
-      rest(async (req, rc) => {
-        // Fastify has already percent-decoded the wildcard: decoding again broke ids with "%" (500).
-        const rest = undeclaredTaskOperation((req.params as { '*': string })['*']);
-        if (!/^[^/:]+$/.test(rest)) throw new A2AError(A2AErrorName.MethodNotFound, `no operation at GET ${req.url}`);
-        return json(svc.getTask({ id: rest, historyLength: optionalInt((req.query as Record<string, unknown>).historyLength) }, rc));
-      }),
-    );
-    scope.post(
-      `${base}/tasks/*`,
-      cfg,
-      rest(async (req, rc) => {
-        const rest = undeclaredTaskOperation((req.params as { '*': string })['*']);
-        const m = /^([^/:]+):cancel$/.exec(rest);
-        if (!m) throw new A2AError(A2AErrorName.MethodNotFound, `no operation at POST ${req.url}`);
-        return json(svc.cancelTask({ id: m[1] }, rc));
-      }),
-    );
+    const getTask = rest(async (req, rc) => {
+      const rest = undeclaredTaskOperation((req.params as { '*': string })['*']);
+      if (!/^[^/:]+$/.test(rest)) throw new A2AError(A2AErrorName.MethodNotFound, `no operation at GET ${req.url}`);
+      return json(
+        await svc.getTask(
+          { id: taskIdFromPath(rest), historyLength: optionalInt((req.query as Record<string, unknown>).historyLength) },
+          rc,
+        ),
+      );
+    });
+    scope.get(`${base}/tasks/*`, cfg, (req, reply) => (isSubscribe(req) ? subscribe(req, reply) : getTask(req, reply)));
+    // The spec's text says POST for :subscribe and its proto says GET: both are served.
+    const subscribe = restStream(async (req, rc) => {
+      const m = /^([^/:]+):subscribe$/.exec(undeclaredTaskOperation((req.params as { '*': string })['*']));
+      return svc.subscribeToTask({ id: taskIdFromPath(m![1]) }, rc);
+    });
+    const isSubscribe = (req: FastifyRequest) => /^[^/:]+:subscribe$/.test((req.params as { '*': string })['*']);
+    const cancel = rest(async (req, rc) => {
+      const rest = undeclaredTaskOperation((req.params as { '*': string })['*']);
+      const m = /^([^/:]+):cancel$/.exec(rest);
+      if (!m) throw new A2AError(A2AErrorName.MethodNotFound, `no operation at POST ${req.url}`);
+      return json(await svc.cancelTask({ id: taskIdFromPath(m[1]) }, rc));
+    });
+    scope.post(`${base}/tasks/*`, cfg, (req, reply) => (isSubscribe(req) ? subscribe(req, reply) : cancel(req, reply)));
     scope.delete(
       `${base}/tasks/*`,
       cfg,
@@ -160,7 +187,6 @@ interface RestAnswer {
 }
 
 const json = (value: unknown): RestAnswer => ({ body: JSON.stringify(value) });
-const unsupported = (what: string) => new A2AError(A2AErrorName.UnsupportedOperation, `this agent does not serve ${what}`);
 const pushNotSupported = () => new A2AError(A2AErrorName.PushNotificationNotSupported, 'this agent does not declare push notifications');
 
 function optionalInt(v: unknown): number | undefined {
@@ -169,12 +195,60 @@ function optionalInt(v: unknown): number | undefined {
   return Number.isFinite(n) ? n : (v as number);
 }
 
-function parseRestBody(body: unknown): unknown {
+function parseRestBody(body: unknown, maxDepth: number): unknown {
   const text = Buffer.isBuffer(body) ? body.toString('utf8') : '';
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch {
     throw new A2AError(A2AErrorName.InvalidParams, 'the request body is not valid JSON', {}, 'PARSE_ERROR');
+  }
+  checkDepth(value, maxDepth);
+  return value;
+}
+
+/**
+ * Writes the stream as SSE on the raw response until it ends or the client goes away; either way
+ * the stream is closed, which removes its listener.
+ */
+async function sendStream(
+  reply: FastifyReply,
+  stream: TaskStream,
+  active: string[],
+  options: A2ARoutesOptions,
+  frame: (event: StreamEvent) => string,
+): Promise<void> {
+  void reply.hijack();
+  const raw = reply.raw;
+  const headers: Record<string, string> = {
+    'content-type': 'text/event-stream',
+    'cache-control': 'no-cache',
+    connection: 'keep-alive',
+    'x-accel-buffering': 'no',
+  };
+  const ext = extensionsResponseHeader(active);
+  if (ext) headers[EXTENSIONS_HEADER.toLowerCase()] = ext;
+  raw.writeHead(200, headers);
+  let gone = false;
+  const onClose = () => {
+    gone = true;
+    stream.close();
+  };
+  raw.on('close', onClose);
+  const heartbeat = setInterval(() => raw.write(': keep-alive\n\n'), options.heartbeatMs ?? 15_000);
+  heartbeat.unref();
+  try {
+    for await (const event of stream) {
+      if (gone) break;
+      if (!raw.write(frame(event))) await new Promise<void>((resolve) => raw.once('drain', resolve).once('close', resolve));
+    }
+  } catch (error) {
+    options.log.error({ err: (error as Error).message }, 'stream failed');
+  } finally {
+    clearInterval(heartbeat);
+    raw.off('close', onClose);
+    stream.close();
+    if (!gone) raw.end();
   }
 }
 
@@ -201,6 +275,7 @@ async function jsonRpc(request: FastifyRequest, reply: FastifyReply, options: A2
     if (e.params !== undefined && (typeof e.params !== 'object' || e.params === null || Array.isArray(e.params))) {
       throw new A2AError(A2AErrorName.InvalidParams, 'params must be an object');
     }
+    if (e.params !== undefined) checkDepth(e.params, options.maxJsonDepth);
     const method = e.method;
     if (!METHODS.has(method)) throw new A2AError(A2AErrorName.MethodNotFound, `method "${method}" does not exist`, { method });
     checkVersion(request.headers['a2a-version'], (request.query as Record<string, unknown>)['A2A-Version']);
@@ -217,24 +292,27 @@ async function jsonRpc(request: FastifyRequest, reply: FastifyReply, options: A2
         .send(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${card.body}}`);
     }
     const active = svc.negotiate(rc);
+    if (method === 'SendStreamingMessage' || method === 'SubscribeToTask') {
+      const stream =
+        method === 'SendStreamingMessage' ? await svc.sendStreamingMessage(e.params, rc, active) : await svc.subscribeToTask(e.params, rc);
+      const prefix = `data: {"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":`;
+      await sendStream(reply, stream, active, options, (event) => `${prefix}${JSON.stringify(event)}}\n\n`);
+      return reply;
+    }
     let result: unknown;
     switch (method) {
       case 'SendMessage':
         result = await svc.sendMessage(e.params, rc, active);
         break;
       case 'GetTask':
-        result = svc.getTask(e.params, rc);
+        result = await svc.getTask(e.params, rc);
         break;
       case 'CancelTask':
-        result = svc.cancelTask(e.params, rc);
+        result = await svc.cancelTask(e.params, rc);
         break;
       case 'ListTasks':
-        result = svc.listTasks(e.params, rc);
+        result = await svc.listTasks(e.params, rc);
         break;
-      case 'SendStreamingMessage':
-        throw unsupported('streaming (SendStreamingMessage)');
-      case 'SubscribeToTask':
-        throw unsupported('streaming (SubscribeToTask)');
       default:
         throw pushNotSupported();
     }
@@ -286,6 +364,12 @@ function authenticateHeader(reply: FastifyReply, error: A2AError): void {
 /** Task sub-paths for operations the card never declares answer their protocol errors, not 404. */
 function undeclaredTaskOperation(rest: string): string {
   if (rest.includes('/pushNotificationConfigs')) throw pushNotSupported();
-  if (rest.endsWith(':subscribe')) throw unsupported('streaming (SubscribeToTask)');
   return rest;
+}
+
+/** A malformed percent-encoding in the path is the caller's error, not a 500. */
+function taskIdFromPath(segment: string): string {
+  // Fastify has already percent-decoded the wildcard (and answers 400 to malformed encoding):
+  // decoding again broke ids holding "%" (a 500 the fuzz suite found).
+  return segment;
 }

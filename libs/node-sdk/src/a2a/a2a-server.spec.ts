@@ -8,6 +8,8 @@ import { ToolGateway } from '../tools/tool-gateway';
 import { HandlerRegistry } from './handler-registry';
 import { registerA2AServer } from './a2a-server';
 import type { ServedBundle } from './served-bundle';
+import { InMemoryTaskEvents } from './task-events';
+import { InMemoryTaskStore } from './task-store';
 
 const config = loadConfig({ NODE_ENV: 'test' });
 const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
@@ -45,6 +47,8 @@ async function serve(bundle: () => ServedBundle | undefined): Promise<{ app: Fas
     tools: new ToolGateway({ exchange: async () => ({ accessToken: 't', expiresAt: Date.now() + 60_000, scopes: [] }) }, new Map(), silent),
     log: silent,
     usage: { record: (c, t) => usage.push(`${c}/${t}`) },
+    tasks: new InMemoryTaskStore(),
+    events: new InMemoryTaskEvents(),
   });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const addr = app.server.address() as { port: number };

@@ -10,12 +10,13 @@ import type { Classifier } from '@cp/capabilities';
 import type { ToolGateway } from '../tools/tool-gateway';
 import { A2AAuthenticator } from './a2a-authenticator';
 import { registerA2ARoutes } from './a2a-routes';
-import { A2AService, type A2ALog, type UsageSink } from './a2a-service';
+import { A2AService, DEFAULT_A2A_LIMITS, type A2ALimits, type A2ALog, type UsageSink } from './a2a-service';
 import { registerCardRoute } from './card-route';
 import type { ExecutionLimits } from './execution-limits';
 import type { HandlerRegistry } from './handler-registry';
 import type { ServedBundle } from './served-bundle';
-import { InMemoryTaskStore } from './task-store';
+import type { TaskEvents } from './task-events';
+import type { TaskStore } from './task-store';
 
 export interface A2AServerOptions {
   bundle: () => ServedBundle | undefined;
@@ -25,9 +26,13 @@ export interface A2AServerOptions {
   log: A2ALog;
   usage?: UsageSink;
   classifier?: Classifier;
-  tasks?: InMemoryTaskStore;
+  /** Where tasks live: RedisTaskStore on nodes (shared by replicas), InMemoryTaskStore in unit tests. */
+  tasks: TaskStore;
+  /** How task updates reach streams: RedisTaskEvents on nodes, InMemoryTaskEvents in unit tests. */
+  events: TaskEvents;
+  limits?: Partial<A2ALimits>;
   /** Generic limits around handlers; pass one with a RedisBudgetStore to enforce cost_class budgets. */
-  limits?: ExecutionLimits;
+  executionLimits?: ExecutionLimits;
   /** Paths of the interfaces the card lists (default /a2a/jsonrpc and /a2a/rest). */
   jsonRpcPath?: string;
   restBase?: string;
@@ -37,19 +42,23 @@ export interface A2AServerOptions {
 
 export interface A2AServer {
   service: A2AService;
-  tasks: InMemoryTaskStore;
+  tasks: TaskStore;
+  events: TaskEvents;
 }
 
 export function registerA2AServer(app: FastifyInstance, options: A2AServerOptions): A2AServer {
-  const tasks = options.tasks ?? new InMemoryTaskStore();
+  const { tasks, events } = options;
+  const limits = { ...DEFAULT_A2A_LIMITS, ...options.limits };
   const service = new A2AService({
     bundle: options.bundle,
     handlers: options.handlers,
     tasks,
+    events,
+    limits,
     tools: options.tools,
     usage: options.usage,
     classifier: options.classifier,
-    limits: options.limits,
+    executionLimits: options.executionLimits,
     log: options.log,
   });
   registerCardRoute(app, options.bundle, options.cardMaxAgeSeconds ?? 60);
@@ -59,7 +68,8 @@ export function registerA2AServer(app: FastifyInstance, options: A2AServerOption
     jsonRpcPath: options.jsonRpcPath ?? '/a2a/jsonrpc',
     restBase: options.restBase ?? '/a2a/rest',
     maxBodyBytes: options.maxBodyBytes ?? 1_048_576,
+    maxJsonDepth: limits.maxJsonDepth,
     log: options.log,
   });
-  return { service, tasks };
+  return { service, tasks, events };
 }

@@ -5,6 +5,7 @@ import { ToolGateway } from '../tools/tool-gateway';
 import { A2AError, A2AErrorName } from './a2a-errors';
 import { A2AService } from './a2a-service';
 import { HandlerRegistry, type HandlerContext } from './handler-registry';
+import { InMemoryTaskEvents } from './task-events';
 import { InMemoryTaskStore } from './task-store';
 
 const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
@@ -21,6 +22,7 @@ function service(handlers: HandlerRegistry, limits: Record<string, number | stri
     bundle: () => bundle,
     handlers,
     tasks: new InMemoryTaskStore(),
+    events: new InMemoryTaskEvents(),
     tools: new ToolGateway({ exchange: () => Promise.reject(new Error('no tools')) }, new Map(), silent),
     log: silent,
     usage: { record: (c, t) => usage.push(`${c}/${t}`) },

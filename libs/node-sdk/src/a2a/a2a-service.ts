@@ -12,16 +12,28 @@ import {
   typedLimits,
   type Caller,
   type Classifier,
+  type PolicyEntry,
   type RouteFailure,
 } from '@cp/capabilities';
 import type { ToolGateway } from '../tools/tool-gateway';
 import { A2AError, A2AErrorName } from './a2a-errors';
-import { ExecutionLimits, LimitExceededError } from './execution-limits';
-import type { HandlerRegistry, HandlerResult, LimitDeclaration, TypedLimits } from './handler-registry';
+import { ExecutionLimits, type Admission } from './execution-limits';
+import type { HandlerRegistration, HandlerRegistry, HandlerResult, LimitDeclaration, TypedLimits } from './handler-registry';
 import { declaredBy, type ServedBundle, type ServedCard } from './served-bundle';
-import { ownerKey, type InMemoryTaskStore, type TaskRecord } from './task-store';
-import { listTasksParams, sendMessageParams, taskIdParam } from './validate-params';
-import { TERMINAL_STATES, type TaskState, type WireMessage, type WireTask } from './wire-types';
+import type { TaskEvents } from './task-events';
+import { endsStream, nowIso, statusUpdate, TaskRun } from './task-run';
+import { ownerKey, type TaskRecord, type TaskStore } from './task-store';
+import { TaskStream } from './task-stream';
+import {
+  DEFAULT_PARAM_LIMITS,
+  encodeCursor,
+  forHistory,
+  listTasksParams,
+  sendMessageParams,
+  taskIdParam,
+  type ParamLimits,
+} from './validate-params';
+import { TERMINAL_STATES, type SendMessageParams, type TaskState, type WireMessage, type WireTask } from './wire-types';
 
 export interface RequestContext {
   caller: Caller;
@@ -44,14 +56,50 @@ export interface A2ALog {
 export interface A2AServiceDeps {
   bundle: () => ServedBundle | undefined;
   handlers: HandlerRegistry;
-  tasks: InMemoryTaskStore;
+  tasks: TaskStore;
+  /** Task updates to every stream on every replica. */
+  events: TaskEvents;
   tools: ToolGateway;
+  limits?: Partial<A2ALimits>;
   usage?: UsageSink;
   classifier?: Classifier;
   /** Generic limits around the handler (default: enforced without rate budgets). */
-  limits?: ExecutionLimits;
+  executionLimits?: ExecutionLimits;
   log: A2ALog;
 }
+
+export interface A2ALimits extends ParamLimits {
+  /** Parts larger than this are stubbed in stored history. */
+  historyPartMaxBytes: number;
+  /** Open streams this node serves at once. */
+  maxStreams: number;
+}
+
+export const DEFAULT_A2A_LIMITS: A2ALimits = { ...DEFAULT_PARAM_LIMITS, historyPartMaxBytes: 16_384, maxStreams: 2000 };
+
+/** A message that passed validation, routing and entitlement: only its handler remains to run. */
+interface Prepared {
+  params: SendMessageParams;
+  rc: RequestContext;
+  active: readonly string[];
+  owner: string;
+  /** The task as stored before the handler runs (the inbound message already in its history). */
+  record: TaskRecord;
+  inbound: WireMessage;
+  /** undefined: the router asked the caller to clarify; the stored task is input-required. */
+  execution?: {
+    capabilityId: string;
+    registration: HandlerRegistration;
+    policy: PolicyEntry;
+    decision: Routed;
+    metadata: Record<string, unknown>;
+    limits: Record<string, unknown>;
+    /** Taken in prepare (concurrency slot, budget); released when the handler ends. */
+    admission: Admission;
+  };
+}
+
+type Routed = Extract<ReturnType<typeof route>, { kind: 'routed' }>;
 
 /** Usage rows need a tenant; anonymous calls are counted under this one. */
 export const ANONYMOUS_TENANT = 'anonymous';
@@ -64,10 +112,18 @@ const STATE: Record<HandlerResult['state'], TaskState> = {
 };
 
 export class A2AService {
-  private readonly limits: ExecutionLimits;
+  private readonly limits: A2ALimits;
+  private readonly executionLimits: ExecutionLimits;
+  private streams = 0;
 
   constructor(private readonly deps: A2AServiceDeps) {
-    this.limits = deps.limits ?? new ExecutionLimits();
+    this.limits = { ...DEFAULT_A2A_LIMITS, ...deps.limits };
+    this.executionLimits = deps.executionLimits ?? new ExecutionLimits();
+  }
+
+  /** Open SSE streams on this node (leak checks, metrics). */
+  get openStreams(): number {
+    return this.streams;
   }
 
   /** The bundle, or Unavailable while the node has none applied (never half-serves). */
@@ -105,7 +161,143 @@ export class A2AService {
   }
 
   async sendMessage(rawParams: unknown, rc: RequestContext, active: readonly string[]): Promise<{ task: WireTask }> {
-    const params = sendMessageParams(rawParams);
+    const prepared = await this.prepare(rawParams, rc, active);
+    const task = await this.execute(prepared);
+    return { task: trimHistory(task, prepared.params.configuration?.historyLength) };
+  }
+
+  /**
+   * SendStreamingMessage: every check SendMessage makes (validation, routing, entitlement, byte
+   * limits) runs before this resolves, so a refusal is an ordinary error response, never an event.
+   */
+  async sendStreamingMessage(rawParams: unknown, rc: RequestContext, active: readonly string[]): Promise<TaskStream> {
+    this.requireStreaming();
+    this.requireStreamCapacity();
+    const prepared = await this.prepare(rawParams, rc, active);
+    let stream: TaskStream;
+    try {
+      stream = await this.openStream(prepared.record.task.id);
+    } catch (error) {
+      // The task is stored: run it anyway, so it does not stay submitted forever.
+      if (prepared.execution) void this.execute(prepared).catch(() => undefined);
+      throw error;
+    }
+    const r = prepared.record;
+    stream.first({ task: trimHistory(r.task, prepared.params.configuration?.historyLength) }, r.seq, endsStream(r.task.status.state));
+    if (prepared.execution) {
+      // The handler runs on even if the client goes away; the task is stored either way.
+      void this.execute(prepared).catch((error: unknown) =>
+        this.deps.log.error({ taskId: r.task.id, err: (error as Error).message }, 'streamed message failed'),
+      );
+    }
+    return stream;
+  }
+
+  /** SubscribeToTask: the current Task first, then every update until a terminal or interrupted state. */
+  async subscribeToTask(rawParams: unknown, rc: RequestContext): Promise<TaskStream> {
+    this.requireStreaming();
+    const { id } = taskIdParam(rawParams, 'id', this.limits.maxJsonDepth);
+    const owner = ownerKey(rc.caller);
+    const known = await this.deps.tasks.get(id, owner);
+    if (!known) throw taskNotFound(id);
+    if (TERMINAL_STATES.has(known.task.status.state)) throw terminalSubscribe(known);
+    const stream = await this.openStream(id);
+    try {
+      const record = await this.deps.tasks.get(id, owner);
+      if (!record) throw taskNotFound(id);
+      stream.first({ task: record.task }, record.seq, TERMINAL_STATES.has(record.task.status.state));
+      return stream;
+    } catch (error) {
+      stream.close();
+      throw error;
+    }
+  }
+
+  async getTask(rawParams: unknown, rc: RequestContext): Promise<WireTask> {
+    const { id, historyLength } = taskIdParam(rawParams, 'id', this.limits.maxJsonDepth);
+    const record = await this.deps.tasks.get(id, ownerKey(rc.caller));
+    if (!record) throw taskNotFound(id);
+    return trimHistory(record.task, historyLength);
+  }
+
+  async cancelTask(rawParams: unknown, rc: RequestContext): Promise<WireTask> {
+    const { id } = taskIdParam(rawParams, 'id', this.limits.maxJsonDepth);
+    const record = await this.deps.tasks.get(id, ownerKey(rc.caller));
+    if (!record) throw taskNotFound(id);
+    if (TERMINAL_STATES.has(record.task.status.state)) {
+      throw new A2AError(A2AErrorName.TaskNotCancelable, `task ${id} is ${record.task.status.state} and cannot be canceled`, {
+        taskId: id,
+      });
+    }
+    const next: WireTask = { ...record.task, status: { state: 'TASK_STATE_CANCELED', timestamp: nowIso() } };
+    await new TaskRun(record, this.deps.tasks, this.deps.events).commit(next, statusUpdate(next));
+    return next;
+  }
+
+  /** Authenticated callers only: anonymous tasks are reachable by their id alone (ADR 80). */
+  async listTasks(
+    rawParams: unknown,
+    rc: RequestContext,
+  ): Promise<{ tasks: WireTask[]; nextPageToken: string; pageSize: number; totalSize: number }> {
+    const p = listTasksParams(rawParams, this.limits.maxJsonDepth);
+    if (rc.caller === null) {
+      throw new A2AError(
+        A2AErrorName.Unauthenticated,
+        'ListTasks needs a bearer token: anonymous tasks are reachable only by their id',
+        { authError: 'TOKEN_MISSING' },
+        'TOKEN_MISSING',
+      );
+    }
+    const page = await this.deps.tasks.list(ownerKey(rc.caller), {
+      contextId: p.contextId,
+      state: p.status,
+      after: p.statusTimestampAfter,
+      pageSize: p.pageSize,
+      cursor: p.cursor,
+    });
+    const tasks = page.records.map((r) => {
+      const t = trimHistory(r.task, p.historyLength);
+      if (p.includeArtifacts) return t;
+      const { artifacts: _artifacts, ...rest } = t;
+      return rest;
+    });
+    return { tasks, nextPageToken: page.next ? encodeCursor(page.next) : '', pageSize: p.pageSize, totalSize: page.total };
+  }
+
+  private requireStreaming(): void {
+    if (!declaredBy(this.current()).streaming) {
+      throw new A2AError(A2AErrorName.UnsupportedOperation, 'this agent does not declare streaming (capabilities.streaming)');
+    }
+  }
+
+  private requireStreamCapacity(): void {
+    if (this.streams >= this.limits.maxStreams) {
+      throw new A2AError(
+        A2AErrorName.Unavailable,
+        `this node serves at most ${this.limits.maxStreams} streams at once; retry later`,
+        {},
+        'TOO_MANY_STREAMS',
+      );
+    }
+  }
+
+  private async openStream(taskId: string): Promise<TaskStream> {
+    this.requireStreamCapacity();
+    this.streams++;
+    try {
+      return await TaskStream.open(this.deps.events, taskId, () => this.streams--);
+    } catch (error) {
+      this.streams--;
+      throw error;
+    }
+  }
+
+  /**
+   * Validation, routing and entitlement, then the task stored with the inbound message (which
+   * also applies the byte limits): every refusal happens here and changes nothing.
+   */
+  private async prepare(rawParams: unknown, rc: RequestContext, active: readonly string[]): Promise<Prepared> {
+    const params = sendMessageParams(rawParams, this.limits);
     const bundle = this.current();
     if (params.configuration?.taskPushNotificationConfig !== undefined && !declaredBy(bundle).pushNotifications) {
       throw new A2AError(A2AErrorName.PushNotificationNotSupported, 'this agent does not declare push notifications');
@@ -114,7 +306,7 @@ export class A2AService {
     const owner = ownerKey(rc.caller);
     let record: TaskRecord | undefined;
     if (message.taskId !== undefined) {
-      record = this.deps.tasks.get(message.taskId, owner);
+      record = await this.deps.tasks.get(message.taskId, owner);
       if (!record) throw taskNotFound(message.taskId);
       if (message.contextId !== undefined && message.contextId !== record.task.contextId) {
         throw new A2AError(
@@ -132,7 +324,7 @@ export class A2AService {
     const task: WireTask = record?.task ?? {
       id: randomUUID(),
       contextId: message.contextId ?? randomUUID(),
-      status: { state: 'TASK_STATE_SUBMITTED', timestamp: now() },
+      status: { state: 'TASK_STATE_SUBMITTED', timestamp: nowIso() },
       history: [],
     };
     const inbound: WireMessage = { ...message, taskId: task.id, contextId: task.contextId };
@@ -146,18 +338,13 @@ export class A2AService {
       classifier: this.deps.classifier,
     });
     if (decision.kind === 'failed') throw routeError(decision);
+    const base = { owner, tenant: rc.caller?.tenant ?? ANONYMOUS_TENANT, seq: record?.seq ?? 0 };
     if (decision.kind === 'input-required') {
       const next = this.transition(task, inbound, 'TASK_STATE_INPUT_REQUIRED', decision.message, [], {
         routing: { layer: 'clarification', confidence: decision.confidence, candidates: decision.candidates },
       });
-      this.deps.tasks.save({
-        task: next,
-        capabilityId: undefined,
-        owner,
-        tenant: rc.caller?.tenant ?? ANONYMOUS_TENANT,
-        updatedAt: Date.now(),
-      });
-      return { task: trimHistory(next, params.configuration?.historyLength) };
+      const saved = await this.store({ ...base, task: next, capabilityId: undefined }, record);
+      return { params, rc, active, owner, record: saved, inbound };
     }
 
     // Enforcement at execution: the CURRENT policy, the core's entitlement function. A capability
@@ -194,107 +381,131 @@ export class A2AService {
     if (notices.length > 0) metadata.notices = notices;
     if (deprecation) metadata.deprecation = { message: deprecation.message, replacedBy: deprecation.replacedBy ?? null };
 
+    const submitted: WireTask = {
+      ...task,
+      status: { state: 'TASK_STATE_SUBMITTED', timestamp: nowIso() },
+      history: [...(task.history ?? []), forHistory(inbound, this.limits.historyPartMaxBytes)],
+      metadata,
+    };
+    // Generic limits (input size, concurrency, the tenant's cost-class budget) refuse here, before
+    // anything is stored or streamed; the admission is released when the handler ends.
     const limits = typedLimits(policy.limits, registration.limits);
+    const admission = await this.executionLimits.admit({
+      agentId: live.policy.agentId,
+      capabilityId,
+      tenant,
+      limits,
+      budgets: live.costBudgets,
+      message: inbound,
+    });
+    let saved: TaskRecord;
+    try {
+      saved = await this.store({ ...base, task: submitted, capabilityId }, record);
+    } catch (error) {
+      admission.release();
+      throw error;
+    }
+    return {
+      params,
+      rc,
+      active,
+      owner,
+      record: saved,
+      inbound,
+      execution: { capabilityId, registration, policy, decision, metadata, limits, admission },
+    };
+  }
+
+  /** Saves a new task (seq 1) or the next state of a known one, publishing the change. */
+  private async store(record: Omit<TaskRecord, 'updatedAt'>, known: TaskRecord | undefined): Promise<TaskRecord> {
+    const run = new TaskRun(known ?? { ...record, seq: 0, updatedAt: 0 }, this.deps.tasks, this.deps.events);
+    await run.commit(record.task, known ? statusUpdate(record.task) : { task: record.task }, { capabilityId: record.capabilityId });
+    return run.current;
+  }
+
+  /** Runs the handler; its updates and its result are stored and streamed. Returns the final task. */
+  private async execute(p: Prepared): Promise<WireTask> {
+    if (!p.execution) return p.record.task;
+    const { capabilityId, registration, policy, decision, metadata, limits, admission } = p.execution;
+    const run = new TaskRun(p.record, this.deps.tasks, this.deps.events);
+    const task = p.record.task;
+    const working: WireTask = { ...task, status: { state: 'TASK_STATE_WORKING', timestamp: nowIso() } };
+    await run.commit(working, statusUpdate(working));
     let result: HandlerResult;
     try {
-      const outcome = await this.limits.run(
-        { agentId: live.policy.agentId, capabilityId, tenant, limits, budgets: live.costBudgets, message: inbound },
-        (signal) =>
-          registration.handle({
-            caller: rc.caller,
-            capability: { id: capabilityId, handler: policy.handler, state: policy.state, limits: limits as TypedLimits<LimitDeclaration> },
-            signal,
-            message: inbound,
-            text: messageText(message),
-            task: { id: task.id, contextId: task.contextId },
-            outputMode: decision.outputMode,
-            acceptedOutputModes: accepted,
-            activeExtensions: active,
-            tools: this.deps.tools.forCall({ caller: rc.caller, callerToken: rc.token, capabilityId }),
-            metadata: params.metadata ?? {},
-          }),
+      const outcome = await admission.run((signal) =>
+        registration.handle({
+          caller: p.rc.caller,
+          capability: { id: capabilityId, handler: policy.handler, state: policy.state, limits: limits as TypedLimits<LimitDeclaration> },
+          signal,
+          message: p.inbound,
+          text: messageText(p.params.message),
+          task: { id: task.id, contextId: task.contextId },
+          outputMode: decision.outputMode,
+          acceptedOutputModes: p.params.configuration?.acceptedOutputModes ?? [],
+          activeExtensions: p.active,
+          tools: this.deps.tools.forCall({ caller: p.rc.caller, callerToken: p.rc.token, capabilityId }),
+          metadata: p.params.metadata ?? {},
+          updates: run.updates(),
+        }),
       );
       result = outcome.timedOut
         ? { state: 'failed', text: `the capability did not finish within its time limit (timeout_s ${String(limits.timeout_s)})` }
         : outcome.value;
     } catch (error) {
-      if (error instanceof LimitExceededError) throw error; // refused before the handler ran
       // Handlers' internals never reach the caller; the log has them with the task id.
       this.deps.log.error({ taskId: task.id, capability: capabilityId, err: (error as Error).message }, 'handler failed');
       result = { state: 'failed', text: 'the capability failed while handling this message' };
     }
     if (!result || !(result.state in STATE)) {
-      throw new A2AError(A2AErrorName.InvalidAgentResponse, `handler "${policy.handler}" returned an invalid result`);
+      this.deps.log.error({ taskId: task.id, capability: capabilityId }, `handler "${policy.handler}" returned an invalid result`);
+      result = { state: 'failed', text: 'the capability returned an invalid result' };
     }
-    const artifacts = result.state === 'completed' ? result.artifacts.map((a) => ({ artifactId: randomUUID(), ...a })) : [];
-    const next = this.transition(
-      task,
-      inbound,
-      STATE[result.state],
-      result.state === 'completed' ? result.text : result.text,
-      artifacts,
-      metadata,
-    );
-    this.deps.tasks.save({ task: next, capabilityId, owner, tenant, updatedAt: Date.now() });
+    // A task canceled meanwhile (on any replica) stays canceled.
+    const latest = await this.deps.tasks.get(task.id, p.owner);
+    if (latest && TERMINAL_STATES.has(latest.task.status.state)) return latest.task;
+    try {
+      if (result.state === 'completed') {
+        for (const a of result.artifacts) await run.updates().artifact(a, { lastChunk: true });
+      }
+      const next = this.transition(run.current.task, undefined, STATE[result.state], result.text, [], metadata);
+      await run.commit(next, statusUpdate(next));
+    } catch (error) {
+      if (!(error instanceof A2AError) || error.kind !== A2AErrorName.PayloadTooLarge) throw error;
+      const next = this.transition(
+        run.current.task,
+        undefined,
+        'TASK_STATE_FAILED',
+        `the result was not kept: ${error.message}`,
+        [],
+        metadata,
+      );
+      await run.commit(next, statusUpdate(next));
+    }
     this.deps.log.info(
       {
         taskId: task.id,
         capability: capabilityId,
-        principal: rc.caller?.principal ?? 'anonymous',
-        state: next.status.state,
+        principal: p.rc.caller?.principal ?? 'anonymous',
+        state: run.current.task.status.state,
         layer: decision.layer,
       },
       'message handled',
     );
-    return { task: trimHistory(next, params.configuration?.historyLength) };
-  }
-
-  getTask(rawParams: unknown, rc: RequestContext): WireTask {
-    const { id, historyLength } = taskIdParam(rawParams);
-    const record = this.deps.tasks.get(id, ownerKey(rc.caller));
-    if (!record) throw taskNotFound(id);
-    return trimHistory(record.task, historyLength);
-  }
-
-  cancelTask(rawParams: unknown, rc: RequestContext): WireTask {
-    const { id } = taskIdParam(rawParams);
-    const owner = ownerKey(rc.caller);
-    const record = this.deps.tasks.get(id, owner);
-    if (!record) throw taskNotFound(id);
-    if (TERMINAL_STATES.has(record.task.status.state)) {
-      throw new A2AError(A2AErrorName.TaskNotCancelable, `task ${id} is ${record.task.status.state} and cannot be canceled`, {
-        taskId: id,
-      });
-    }
-    const next: WireTask = { ...record.task, status: { state: 'TASK_STATE_CANCELED', timestamp: now() } };
-    this.deps.tasks.save({ ...record, task: next, updatedAt: Date.now() });
-    return next;
-  }
-
-  listTasks(rawParams: unknown, rc: RequestContext): { tasks: WireTask[]; nextPageToken: string; pageSize: number; totalSize: number } {
-    const p = listTasksParams(rawParams);
-    const all = this.deps.tasks.list(ownerKey(rc.caller), { contextId: p.contextId, state: p.status });
-    const start = p.pageToken === '' ? 0 : Number(p.pageToken);
-    const page = all.slice(start, start + p.pageSize).map((r) => {
-      const t = trimHistory(r.task, p.historyLength);
-      if (p.includeArtifacts) return t;
-      const { artifacts: _artifacts, ...rest } = t;
-      return rest;
-    });
-    const end = start + page.length;
-    return { tasks: page, nextPageToken: end < all.length ? String(end) : '', pageSize: p.pageSize, totalSize: all.length };
+    return run.current.task;
   }
 
   private transition(
     task: WireTask,
-    inbound: WireMessage,
+    inbound: WireMessage | undefined,
     state: TaskState,
     text: string | undefined,
     artifacts: WireTask['artifacts'],
     metadata: Record<string, unknown>,
   ): WireTask {
-    const status: WireTask['status'] = { state, timestamp: now() };
-    const history = [...(task.history ?? []), inbound];
+    const status: WireTask['status'] = { state, timestamp: nowIso() };
+    const history = [...(task.history ?? [])];
+    if (inbound) history.push(forHistory(inbound, this.limits.historyPartMaxBytes));
     if (text) {
       status.message = { messageId: randomUUID(), role: 'ROLE_AGENT', parts: [{ text }], taskId: task.id, contextId: task.contextId };
       history.push(status.message);
@@ -306,7 +517,13 @@ export class A2AService {
   }
 }
 
-const now = () => new Date().toISOString();
+function terminalSubscribe(record: TaskRecord): A2AError {
+  return new A2AError(
+    A2AErrorName.UnsupportedOperation,
+    `task ${record.task.id} is ${record.task.status.state}; there is nothing left to subscribe to`,
+    { taskId: record.task.id },
+  );
+}
 
 function taskNotFound(id: string): A2AError {
   return new A2AError(A2AErrorName.TaskNotFound, `task ${id} was not found`, { taskId: id });

@@ -82,6 +82,14 @@ export interface ExecutionLimitsOptions {
 /** A limit refused the call before the handler ran (the caller gets it as is). */
 export class LimitExceededError extends A2AError {}
 
+export type TimedResult<T> = { timedOut: false; value: T } | { timedOut: true };
+
+/** A call that passed the limits: it holds a concurrency slot until it runs or is released. */
+export interface Admission {
+  run<T>(work: (signal: AbortSignal) => Promise<T>): Promise<TimedResult<T>>;
+  release(): void;
+}
+
 export class ExecutionLimits {
   private readonly running = new Map<string, number>();
 
@@ -96,7 +104,17 @@ export class ExecutionLimits {
    * Checks the call, then runs `work` with an abort signal that fires at timeout_s. Throws the
    * A2A error of the limit that refused it; resolves `{ timedOut: true }` when the time ran out.
    */
-  async run<T>(call: LimitedCall, work: (signal: AbortSignal) => Promise<T>): Promise<{ timedOut: false; value: T } | { timedOut: true }> {
+  /** Admits, runs and releases in one step (the admission's whole life). */
+  async run<T>(call: LimitedCall, work: (signal: AbortSignal) => Promise<T>): Promise<TimedResult<T>> {
+    return (await this.admit(call)).run(work);
+  }
+
+  /**
+   * Input size, concurrency and the cost-class budget, checked before anything is stored or
+   * streamed: throws the refusal, or returns an admission holding the tenant's concurrency slot
+   * until `run` ends or `release` is called (the caller must do one of them).
+   */
+  async admit(call: LimitedCall): Promise<Admission> {
     checkInput(call);
     const max = call.limits.max_concurrent_tasks;
     const current = this.inFlight(call.tenant);
@@ -109,14 +127,30 @@ export class ExecutionLimits {
     }
     // Counted before the first await, so concurrent calls see each other.
     this.running.set(call.tenant, current + 1);
-    try {
-      await this.takeBudget(call);
-      return await withTimeout(call.limits.timeout_s, work);
-    } finally {
+    let released = false;
+    const release = (): void => {
+      if (released) return;
+      released = true;
       const left = this.inFlight(call.tenant) - 1;
       if (left <= 0) this.running.delete(call.tenant);
       else this.running.set(call.tenant, left);
+    };
+    try {
+      await this.takeBudget(call);
+    } catch (error) {
+      release();
+      throw error;
     }
+    return {
+      release,
+      run: async <T>(work: (signal: AbortSignal) => Promise<T>): Promise<TimedResult<T>> => {
+        try {
+          return await withTimeout(call.limits.timeout_s, work);
+        } finally {
+          release();
+        }
+      },
+    };
   }
 
   private async takeBudget(call: LimitedCall): Promise<void> {

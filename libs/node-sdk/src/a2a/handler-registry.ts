@@ -39,6 +39,25 @@ export interface HandlerContext<L extends LimitDeclaration = LimitDeclaration> {
   tools: ToolInvoker;
   /** Request metadata (SendMessageRequest.metadata). */
   metadata: Record<string, unknown>;
+  /** Progress and artifact chunks, stored on the task and streamed to every subscriber. */
+  updates: TaskUpdates;
+}
+
+/**
+ * What a handler reports while it works. Each call is stored on the task and published to every
+ * stream on it (on any replica) before the promise resolves; await them to keep their order.
+ */
+export interface TaskUpdates {
+  /** A working status with this text as the agent's status message. */
+  progress(text: string): Promise<void>;
+  /**
+   * An artifact, or a chunk of one: `append` adds the parts to the artifact with the same id,
+   * `lastChunk` marks it whole. Returns the artifact id (generated when not given).
+   */
+  artifact(
+    artifact: Omit<WireArtifact, 'artifactId'> & { artifactId?: string },
+    chunk?: { append?: boolean; lastChunk?: boolean },
+  ): Promise<string>;
 }
 
 export type HandlerResult =

@@ -1,7 +1,7 @@
 export { registerA2AServer } from './a2a-server';
 export type { A2AServerOptions, A2AServer } from './a2a-server';
-export { A2AService, ANONYMOUS_TENANT } from './a2a-service';
-export type { RequestContext, UsageSink, A2ALog } from './a2a-service';
+export { A2AService, ANONYMOUS_TENANT, DEFAULT_A2A_LIMITS } from './a2a-service';
+export type { RequestContext, UsageSink, A2ALog, A2ALimits } from './a2a-service';
 export { A2AError, A2AErrorName, A2A_ERRORS } from './a2a-errors';
 export { A2AAuthenticator } from './a2a-authenticator';
 export type { Authenticated } from './a2a-authenticator';
@@ -15,10 +15,16 @@ export type {
   LimitDeclaration,
   GenericLimits,
   TypedLimits,
+  TaskUpdates,
 } from './handler-registry';
 export { ExecutionLimits, LimitExceededError, RedisBudgetStore } from './execution-limits';
-export type { BudgetStore, ExecutionLimitsOptions, LimitedCall } from './execution-limits';
-export { InMemoryTaskStore } from './task-store';
+export type { Admission, BudgetStore, ExecutionLimitsOptions, LimitedCall } from './execution-limits';
+export { InMemoryTaskStore, ANONYMOUS_OWNER, ownerKey, DEFAULT_TASK_LIMITS } from './task-store';
+export type { TaskStore, TaskRecord, TaskStoreLimits, TaskQuery, TaskPage } from './task-store';
+export { RedisTaskStore } from './redis-task-store';
+export { InMemoryTaskEvents, RedisTaskEvents } from './task-events';
+export type { TaskEvents, TaskEvent, StreamEvent } from './task-events';
+export type { TaskStream } from './task-stream';
 export { AGENT_CARD_PATH, etagMatches, registerCardRoute } from './card-route';
 export { checkVersion, SUPPORTED_VERSIONS } from './version';
 export type { ServedBundle, ServedCard } from './served-bundle';

@@ -1,8 +1,10 @@
 /**
- * In-memory tasks, each bound to the capability that handles it and to the principal that
- * created it (another caller's task id answers TaskNotFound, exactly like an unknown id).
- * Bounded: past `maxTasks` the oldest are dropped.
+ * Where A2A tasks live: each bound to the capability that handles it and to the owner that
+ * created it (another owner's task id answers TaskNotFound, exactly like an unknown id). Bounded
+ * by bytes per task and per owner, and by a retention after the last update. The Redis store
+ * (redis-task-store.ts) is what nodes use; the in-memory one here is for unit tests.
  */
+import { A2AError, A2AErrorName } from './a2a-errors';
 import type { WireTask } from './wire-types';
 
 export interface TaskRecord {
@@ -11,42 +13,160 @@ export interface TaskRecord {
   capabilityId?: string;
   owner: string;
   tenant: string;
+  /** Status time in ms: the sort key of ListTasks and of its cursor. */
   updatedAt: number;
+  /** Bumped on every save; stream subscribers drop events their snapshot already holds. */
+  seq: number;
 }
 
+/** Every anonymous caller's tasks share this owner: reachable by id only, never listed (ADR 80). */
+export const ANONYMOUS_OWNER = 'anonymous';
+
+/**
+ * Unambiguous: a JSON array cannot be confused with another pair (tenant `acme/x` + subject `y`
+ * is `["acme/x","y"]`, tenant `acme` + subject `x/y` is `["acme","x/y"]`), and never equals the
+ * anonymous owner.
+ */
 export const ownerKey = (caller: { principal: string; tenant: string } | null) =>
-  caller === null ? 'anonymous' : `${caller.tenant}/${caller.principal}`;
+  caller === null ? ANONYMOUS_OWNER : JSON.stringify([caller.tenant, caller.principal]);
 
-export class InMemoryTaskStore {
-  private readonly tasks = new Map<string, TaskRecord>();
+export interface TaskCursor {
+  at: number;
+  id: string;
+}
 
-  constructor(private readonly maxTasks = 10_000) {}
+export interface TaskQuery {
+  contextId?: string;
+  state?: string;
+  /** Only tasks whose status time is after this (ms). */
+  after?: number;
+  pageSize: number;
+  /** Start after this position (newest first: smaller time, then smaller id). */
+  cursor?: TaskCursor;
+}
 
-  save(record: TaskRecord): void {
-    this.tasks.delete(record.task.id);
-    this.tasks.set(record.task.id, record);
-    while (this.tasks.size > this.maxTasks) this.tasks.delete(this.tasks.keys().next().value!);
-  }
+export interface TaskPage {
+  records: TaskRecord[];
+  /** Position of the last record when more follow. */
+  next?: TaskCursor;
+  total: number;
+}
 
+export interface TaskStoreLimits {
+  /** Stored bytes of one task. */
+  maxTaskBytes: number;
+  /** Stored bytes of all of one owner's tasks. */
+  maxOwnerBytes: number;
+  /** A task is forgotten this long after its last update. */
+  retentionMs: number;
+}
+
+export const DEFAULT_TASK_LIMITS: TaskStoreLimits = { maxTaskBytes: 2_097_152, maxOwnerBytes: 33_554_432, retentionMs: 86_400_000 };
+
+export interface TaskStore {
   /** The task if it exists AND belongs to this owner. */
-  get(id: string, owner: string): TaskRecord | undefined {
-    const r = this.tasks.get(id);
-    return r && r.owner === owner ? r : undefined;
+  get(id: string, owner: string): Promise<TaskRecord | undefined>;
+  /** Refuses (PayloadTooLarge, nothing written) past the per-task or per-owner byte limit. */
+  save(record: TaskRecord): Promise<void>;
+  /** Newest first (status time, then id), filtered, one page after the cursor. */
+  list(owner: string, query: TaskQuery): Promise<TaskPage>;
+}
+
+export const taskTooLarge = (bytes: number, limit: number) =>
+  new A2AError(
+    A2AErrorName.PayloadTooLarge,
+    `the task would hold ${bytes} bytes; a task may hold at most ${limit}`,
+    { limit: String(limit) },
+    'TASK_TOO_LARGE',
+  );
+
+export const ownerQuotaExceeded = (limit: number) =>
+  new A2AError(
+    A2AErrorName.PayloadTooLarge,
+    `your tasks would exceed ${limit} stored bytes; wait for older tasks to expire`,
+    { limit: String(limit) },
+    'OWNER_QUOTA_EXCEEDED',
+  );
+
+export const recordBytes = (json: string) => Buffer.byteLength(json, 'utf8');
+
+/** Sort order shared by both stores: newest first, then by id (descending). */
+export function before(a: TaskCursor, b: TaskCursor): boolean {
+  return a.at > b.at || (a.at === b.at && a.id > b.id);
+}
+
+export function matches(r: TaskRecord, q: TaskQuery): boolean {
+  return (
+    (q.contextId === undefined || r.task.contextId === q.contextId) &&
+    (q.state === undefined || r.task.status.state === q.state) &&
+    (q.after === undefined || r.updatedAt > q.after)
+  );
+}
+
+/** One page of already sorted, filtered records. */
+export function pageOf(sorted: TaskRecord[], q: TaskQuery): TaskPage {
+  const start = q.cursor ? sorted.findIndex((r) => before(q.cursor!, { at: r.updatedAt, id: r.task.id })) : 0;
+  const from = start < 0 ? sorted.length : start;
+  const records = sorted.slice(from, from + q.pageSize);
+  const last = records.at(-1);
+  const more = from + records.length < sorted.length;
+  return { records, next: more && last ? { at: last.updatedAt, id: last.task.id } : undefined, total: sorted.length };
+}
+
+export class InMemoryTaskStore implements TaskStore {
+  private readonly tasks = new Map<string, { record: string; bytes: number; owner: string; at: number }>();
+  private readonly ownerBytes = new Map<string, number>();
+
+  constructor(
+    private readonly limits: TaskStoreLimits = DEFAULT_TASK_LIMITS,
+    private readonly clock: () => number = Date.now,
+  ) {}
+
+  async save(record: TaskRecord): Promise<void> {
+    this.expire();
+    const json = JSON.stringify(record);
+    const bytes = recordBytes(json);
+    if (bytes > this.limits.maxTaskBytes) throw taskTooLarge(bytes, this.limits.maxTaskBytes);
+    const old = this.tasks.get(record.task.id);
+    const used = (this.ownerBytes.get(record.owner) ?? 0) - (old?.bytes ?? 0) + bytes;
+    if (used > this.limits.maxOwnerBytes) throw ownerQuotaExceeded(this.limits.maxOwnerBytes);
+    this.tasks.delete(record.task.id);
+    this.tasks.set(record.task.id, { record: json, bytes, owner: record.owner, at: this.clock() });
+    this.ownerBytes.set(record.owner, used);
   }
 
-  /** Newest first (by status time), then by id. */
-  list(owner: string, filter: { contextId?: string; state?: string } = {}): TaskRecord[] {
-    return [...this.tasks.values()]
-      .filter(
-        (r) =>
-          r.owner === owner &&
-          (!filter.contextId || r.task.contextId === filter.contextId) &&
-          (!filter.state || r.task.status.state === filter.state),
-      )
-      .sort((a, b) => b.updatedAt - a.updatedAt || (a.task.id < b.task.id ? -1 : 1));
+  async get(id: string, owner: string): Promise<TaskRecord | undefined> {
+    this.expire();
+    const r = this.tasks.get(id);
+    return r && r.owner === owner ? (JSON.parse(r.record) as TaskRecord) : undefined;
+  }
+
+  async list(owner: string, query: TaskQuery): Promise<TaskPage> {
+    this.expire();
+    const mine = [...this.tasks.values()]
+      .filter((r) => r.owner === owner)
+      .map((r) => JSON.parse(r.record) as TaskRecord)
+      .filter((r) => matches(r, query))
+      .sort((a, b) => (before({ at: a.updatedAt, id: a.task.id }, { at: b.updatedAt, id: b.task.id }) ? -1 : 1));
+    return pageOf(mine, query);
+  }
+
+  /** Stored bytes of one owner (tests read it). */
+  bytesOf(owner: string): number {
+    return this.ownerBytes.get(owner) ?? 0;
   }
 
   get size(): number {
     return this.tasks.size;
+  }
+
+  /** Insertion order is save order, so expired entries are at the front. */
+  private expire(): void {
+    const oldest = this.clock() - this.limits.retentionMs;
+    for (const [id, r] of this.tasks) {
+      if (r.at > oldest) break;
+      this.tasks.delete(id);
+      this.ownerBytes.set(r.owner, (this.ownerBytes.get(r.owner) ?? 0) - r.bytes);
+    }
   }
 }

@@ -1,0 +1,80 @@
+/**
+ * The finance agent's A2A server on a Fastify instance, without Nest: the app (A2AEndpoints) and
+ * the multi-process e2e tests run exactly this wiring. Tasks live in Redis under the agent's own
+ * prefix, so every replica of this agent's node serves the same tasks and streams (and a restart
+ * loses none); another agent's nodes never see them.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { Redis } from 'ioredis';
+import { a2aVerifier } from '@cp/auth';
+import type { HandlerDeclaration } from '@cp/capabilities';
+import type { AppConfig } from '@cp/common';
+import {
+  ExecutionLimits,
+  HandlerRegistry,
+  HttpTokenExchanger,
+  RedisBudgetStore,
+  RedisTaskEvents,
+  RedisTaskStore,
+  registerA2AServer,
+  ToolGateway,
+  type A2ALog,
+  type A2AServer,
+  type ServedBundle,
+  type UsageSink,
+} from '@cp/node-sdk';
+import { createErpTool, ERP_TOOL } from './finance/erp-tool';
+import { registerFinanceHandlers } from './finance/finance-handlers';
+
+/** Interface paths the finance card lists (financeAgentExample: `${base}/a2a/jsonrpc`, `${base}/a2a/rest`). */
+export const JSON_RPC_PATH = '/a2a/jsonrpc';
+export const REST_BASE = '/a2a/rest';
+
+export interface FinanceA2ADeps {
+  bundle: () => ServedBundle | undefined;
+  /** Shared command connection. */
+  redis: Redis;
+  /** A connection of its own for task-event subscriptions. */
+  subscriber: Redis;
+  nodeToken: () => string;
+  log: A2ALog;
+  usage?: UsageSink;
+  /** Receives the handler inventory NodeSync reports at register and every heartbeat (issue 14). */
+  useHandlers?: (inventory: () => HandlerDeclaration[]) => void;
+  /** Called when the shared budget store cannot answer (the call is let through). */
+  onBudgetUnavailable?: (error: Error) => void;
+}
+
+export function registerFinanceA2A(app: FastifyInstance, c: AppConfig, deps: FinanceA2ADeps): A2AServer {
+  const prefix = `${c.REDIS_KEY_PREFIX}agent:${c.AGENT_ID}:`;
+  const handlers = registerFinanceHandlers(new HandlerRegistry());
+  deps.useHandlers?.(() => handlers.inventory());
+  return registerA2AServer(app, {
+    bundle: deps.bundle,
+    verifier: a2aVerifier(c),
+    handlers,
+    // cost_class budgets are shared by every replica of the agent through Redis.
+    executionLimits: new ExecutionLimits({
+      budgets: new RedisBudgetStore(deps.redis, c.REDIS_KEY_PREFIX),
+      onBudgetUnavailable: deps.onBudgetUnavailable,
+    }),
+    tools: new ToolGateway(new HttpTokenExchanger(c.CONTROL_PLANE_URL, deps.nodeToken), new Map([[ERP_TOOL, createErpTool(c)]]), deps.log),
+    log: deps.log,
+    usage: deps.usage,
+    tasks: new RedisTaskStore(deps.redis, prefix, {
+      maxTaskBytes: c.A2A_TASK_MAX_BYTES,
+      maxOwnerBytes: c.A2A_OWNER_MAX_BYTES,
+      retentionMs: c.A2A_TASK_RETENTION_SECONDS * 1000,
+    }),
+    events: new RedisTaskEvents(deps.redis, deps.subscriber, prefix),
+    limits: {
+      maxJsonDepth: c.A2A_MAX_JSON_DEPTH,
+      maxPartBytes: c.A2A_PART_MAX_BYTES,
+      historyPartMaxBytes: c.A2A_HISTORY_PART_MAX_BYTES,
+      maxStreams: c.A2A_MAX_STREAMS,
+    },
+    jsonRpcPath: JSON_RPC_PATH,
+    restBase: REST_BASE,
+    maxBodyBytes: c.MAX_BODY_BYTES,
+  });
+}

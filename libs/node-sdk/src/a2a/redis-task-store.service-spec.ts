@@ -1,0 +1,133 @@
+/**
+ * The Redis task store and event bus against the machine's Redis, as two replicas would use
+ * them: separate connections, one key prefix.
+ */
+import { Redis } from 'ioredis';
+import { RedisTaskStore } from './redis-task-store';
+import { RedisTaskEvents, type TaskEvent } from './task-events';
+import { ANONYMOUS_OWNER, ownerKey, type TaskRecord } from './task-store';
+
+const PREFIX = `spec-rts-${process.pid}-${Date.now()}:`;
+const limits = { maxTaskBytes: 4096, maxOwnerBytes: 10_000, retentionMs: 60_000 };
+
+const record = (id: string, owner: string, at: number, extra: Partial<TaskRecord['task']> = {}): TaskRecord => ({
+  task: { id, contextId: 'ctx', status: { state: 'TASK_STATE_COMPLETED', timestamp: new Date(at).toISOString() }, history: [], ...extra },
+  owner,
+  tenant: 't',
+  updatedAt: at,
+  seq: 1,
+  capabilityId: 'invoice-lookup',
+});
+
+describe('RedisTaskStore and RedisTaskEvents', () => {
+  const connections: Redis[] = [];
+  const connect = () => {
+    const r = new Redis('redis://127.0.0.1:6379', { lazyConnect: false, maxRetriesPerRequest: 2 });
+    connections.push(r);
+    return r;
+  };
+  let a: RedisTaskStore;
+  let b: RedisTaskStore;
+  beforeAll(() => {
+    a = new RedisTaskStore(connect(), PREFIX, limits);
+    b = new RedisTaskStore(connect(), PREFIX, limits);
+  });
+  afterAll(async () => {
+    const keys = await connections[0].keys(`${PREFIX}*`);
+    if (keys.length > 0) await connections[0].del(...keys);
+    for (const c of connections) c.disconnect();
+  });
+
+  it('a task saved through one replica is read, listed and updated through the other; other owners get nothing', async () => {
+    const alice = ownerKey({ tenant: 'acme', principal: 'alice' });
+    await a.save(record('t-1', alice, 1000));
+    expect((await b.get('t-1', alice))?.task.id).toBe('t-1');
+    expect(await b.get('t-1', ownerKey({ tenant: 'acme', principal: 'bob' }))).toBeUndefined();
+    expect(await b.get('t-1', ANONYMOUS_OWNER)).toBeUndefined();
+    await b.save({ ...record('t-1', alice, 2000), seq: 2 });
+    expect((await a.get('t-1', alice))?.seq).toBe(2);
+    expect((await a.list(alice, { pageSize: 10 })).records.map((r) => r.updatedAt)).toEqual([2000]);
+  });
+
+  it('owner keys that would collide as "tenant/subject" strings stay apart', async () => {
+    const one = ownerKey({ tenant: 'acme/x', principal: 'y' });
+    const two = ownerKey({ tenant: 'acme', principal: 'x/y' });
+    expect(one).not.toBe(two);
+    await a.save(record('t-collide', one, 1000));
+    expect(await b.get('t-collide', two)).toBeUndefined();
+    expect((await b.list(two, { pageSize: 10 })).total).toBe(0);
+  });
+
+  it('pages newest first by cursor, filters by time, state and context', async () => {
+    const owner = ownerKey({ tenant: 'acme', principal: 'pager' });
+    for (const [id, at] of [
+      ['p-a', 100],
+      ['p-b', 200],
+      ['p-c', 200],
+      ['p-d', 300],
+    ] as const)
+      await a.save(record(id, owner, at));
+    const first = await b.list(owner, { pageSize: 2 });
+    expect(first.records.map((r) => r.task.id)).toEqual(['p-d', 'p-c']);
+    expect(first.total).toBe(4);
+    await a.save(record('p-new', owner, 400));
+    const second = await b.list(owner, { pageSize: 2, cursor: first.next });
+    expect(second.records.map((r) => r.task.id)).toEqual(['p-b', 'p-a']);
+    expect(second.next).toBeUndefined();
+    expect((await b.list(owner, { pageSize: 10, after: 200 })).records.map((r) => r.task.id)).toEqual(['p-new', 'p-d']);
+    expect((await b.list(owner, { pageSize: 10, state: 'TASK_STATE_WORKING' })).total).toBe(0);
+    expect((await b.list(owner, { pageSize: 10, contextId: 'other' })).total).toBe(0);
+  });
+
+  it('refuses a task over the per-task limit and an owner over its byte budget, writing nothing', async () => {
+    const owner = ownerKey({ tenant: 'acme', principal: 'big' });
+    const huge = record('too-big', owner, 1, { metadata: { blob: 'x'.repeat(5000) } });
+    await expect(a.save(huge)).rejects.toMatchObject({ reason: 'TASK_TOO_LARGE' });
+    expect(await b.get('too-big', owner)).toBeUndefined();
+    const chunk = (id: string) => record(id, owner, 5, { metadata: { blob: 'y'.repeat(3000) } });
+    await a.save(chunk('q-1'));
+    await b.save(chunk('q-2'));
+    await a.save(chunk('q-3'));
+    await expect(b.save(chunk('q-4'))).rejects.toMatchObject({ reason: 'OWNER_QUOTA_EXCEEDED' });
+    expect(await a.get('q-4', owner)).toBeUndefined();
+    expect(await a.bytesOf(owner)).toBeLessThanOrEqual(limits.maxOwnerBytes);
+    // Re-saving a task replaces its bytes instead of adding to them.
+    await a.save({ ...chunk('q-3'), seq: 2 });
+  });
+
+  it('forgets tasks after the retention, and their bytes no longer count against the owner', async () => {
+    const short = new RedisTaskStore(connect(), `${PREFIX}short:`, { ...limits, retentionMs: 150 });
+    const owner = ownerKey({ tenant: 'acme', principal: 'brief' });
+    const chunk = (id: string) => record(id, owner, 5, { metadata: { blob: 'z'.repeat(3000) } });
+    for (const id of ['e-1', 'e-2', 'e-3']) await short.save(chunk(id));
+    await expect(short.save(chunk('e-4'))).rejects.toMatchObject({ reason: 'OWNER_QUOTA_EXCEEDED' });
+    await new Promise((r) => setTimeout(r, 250));
+    expect(await short.get('e-1', owner)).toBeUndefined();
+    await short.save(chunk('e-5'));
+    expect((await short.list(owner, { pageSize: 10 })).records.map((r) => r.task.id)).toEqual(['e-5']);
+  });
+
+  it('events published on one replica reach listeners on another, in order; unsubscribing leaves no channel behind', async () => {
+    const one = new RedisTaskEvents(connect(), connect(), PREFIX);
+    const two = new RedisTaskEvents(connect(), connect(), PREFIX);
+    const got: TaskEvent[] = [];
+    const off = await two.subscribe('t-ev', (e) => got.push(e));
+    const offToo = await two.subscribe('t-ev', () => undefined);
+    expect(two.listenerCount).toBe(2);
+    for (let seq = 1; seq <= 20; seq++) {
+      await one.publish('t-ev', {
+        seq,
+        final: seq === 20,
+        event: { statusUpdate: { taskId: 't-ev', contextId: 'c', status: { state: 'TASK_STATE_WORKING', timestamp: 'x' } } },
+      });
+    }
+    const deadline = Date.now() + 3000;
+    while (got.length < 20 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    expect(got.map((e) => e.seq)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+    await off();
+    await offToo();
+    expect(two.listenerCount).toBe(0);
+    const [, subscribers] = (await connections[0].pubsub('NUMSUB', `${PREFIX}a2a:task-events:t-ev`)) as [string, number];
+    expect(subscribers).toBe(0);
+  });
+});

@@ -1,0 +1,140 @@
+/**
+ * Tasks in Redis, shared by every replica of an agent's node and surviving restarts:
+ *   {prefix}a2a:task:{id}            the record as JSON, expiring `retentionMs` after its last save
+ *   {prefix}a2a:owner:{hash}:index   sorted set id → status time (ListTasks, newest first)
+ *   {prefix}a2a:owner:{hash}:sizes   hash id → stored bytes
+ *   {prefix}a2a:owner:{hash}:bytes   the owner's stored bytes
+ * A save is one Lua script, so the byte limits hold across replicas. Expired tasks leave their
+ * index entries behind; a save over the owner limit and ListTasks forget them.
+ */
+import { createHash } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import {
+  before,
+  DEFAULT_TASK_LIMITS,
+  matches,
+  ownerQuotaExceeded,
+  pageOf,
+  taskTooLarge,
+  type TaskPage,
+  type TaskQuery,
+  type TaskRecord,
+  type TaskStore,
+  type TaskStoreLimits,
+} from './task-store';
+
+// Returns {0, bytes} saved, {1, bytes} task too large, {2, bytes} owner over its limit.
+const SAVE = `
+local size = string.len(ARGV[2])
+if size > tonumber(ARGV[5]) then return {1, size} end
+local old = tonumber(redis.call('HGET', KEYS[3], ARGV[1]) or '0')
+local total = tonumber(redis.call('GET', KEYS[4]) or '0') - old + size
+if total > tonumber(ARGV[6]) then
+  local all = redis.call('HGETALL', KEYS[3])
+  for i = 1, #all, 2 do
+    if all[i] ~= ARGV[1] and redis.call('EXISTS', ARGV[7] .. all[i]) == 0 then
+      total = total - tonumber(all[i + 1])
+      redis.call('HDEL', KEYS[3], all[i])
+      redis.call('ZREM', KEYS[2], all[i])
+    end
+  end
+  if total > tonumber(ARGV[6]) then
+    redis.call('SET', KEYS[4], total - size + old, 'KEEPTTL')
+    return {2, total}
+  end
+end
+redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[4])
+redis.call('HSET', KEYS[3], ARGV[1], size)
+redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1])
+redis.call('SET', KEYS[4], total, 'PX', ARGV[4])
+redis.call('PEXPIRE', KEYS[2], ARGV[4])
+redis.call('PEXPIRE', KEYS[3], ARGV[4])
+return {0, size}
+`;
+
+// Forgets index entries whose task expired: KEYS index, sizes, bytes; ARGV ids.
+const FORGET = `
+local freed = 0
+for i = 1, #ARGV do
+  freed = freed + tonumber(redis.call('HGET', KEYS[2], ARGV[i]) or '0')
+  redis.call('HDEL', KEYS[2], ARGV[i])
+  redis.call('ZREM', KEYS[1], ARGV[i])
+end
+if freed > 0 and redis.call('EXISTS', KEYS[3]) == 1 then redis.call('DECRBY', KEYS[3], freed) end
+return freed
+`;
+
+const CHUNK = 200;
+
+export class RedisTaskStore implements TaskStore {
+  constructor(
+    private readonly redis: Redis,
+    private readonly prefix: string,
+    private readonly limits: TaskStoreLimits = DEFAULT_TASK_LIMITS,
+  ) {}
+
+  async save(record: TaskRecord): Promise<void> {
+    const o = this.ownerKeys(record.owner);
+    const [code, bytes] = (await this.redis.eval(
+      SAVE,
+      4,
+      this.taskKey(record.task.id),
+      o.index,
+      o.sizes,
+      o.bytes,
+      record.task.id,
+      JSON.stringify(record),
+      String(record.updatedAt),
+      String(this.limits.retentionMs),
+      String(this.limits.maxTaskBytes),
+      String(this.limits.maxOwnerBytes),
+      this.taskKey(''),
+    )) as [number, number];
+    if (code === 1) throw taskTooLarge(bytes, this.limits.maxTaskBytes);
+    if (code === 2) throw ownerQuotaExceeded(this.limits.maxOwnerBytes);
+  }
+
+  async get(id: string, owner: string): Promise<TaskRecord | undefined> {
+    const json = await this.redis.get(this.taskKey(id));
+    if (json === null) return undefined;
+    const record = JSON.parse(json) as TaskRecord;
+    return record.owner === owner ? record : undefined;
+  }
+
+  async list(owner: string, query: TaskQuery): Promise<TaskPage> {
+    const o = this.ownerKeys(owner);
+    const min = query.after === undefined ? '-inf' : `(${query.after}`;
+    const ids = await this.redis.zrevrangebyscore(o.index, '+inf', min);
+    const records: TaskRecord[] = [];
+    const gone: string[] = [];
+    for (let i = 0; i < ids.length; i += CHUNK) {
+      const slice = ids.slice(i, i + CHUNK);
+      const jsons = await this.redis.mget(slice.map((id) => this.taskKey(id)));
+      jsons.forEach((json, j) => {
+        if (json === null) gone.push(slice[j]);
+        else records.push(JSON.parse(json) as TaskRecord);
+      });
+    }
+    if (gone.length > 0) await this.redis.eval(FORGET, 3, o.index, o.sizes, o.bytes, ...gone);
+    const sorted = records
+      .filter((r) => r.owner === owner && matches(r, query))
+      .sort((a, b) => (before({ at: a.updatedAt, id: a.task.id }, { at: b.updatedAt, id: b.task.id }) ? -1 : 1));
+    return pageOf(sorted, query);
+  }
+
+  /** The owner's stored bytes as the limit sees them (tests and metrics). */
+  async bytesOf(owner: string): Promise<number> {
+    return Number((await this.redis.get(this.ownerKeys(owner).bytes)) ?? 0);
+  }
+
+  private taskKey(id: string): string {
+    return `${this.prefix}a2a:task:${id}`;
+  }
+
+  private ownerKeys(owner: string): { index: string; sizes: string; bytes: string } {
+    // Hashed: owner keys hold caller-controlled text; the hash keeps Redis keys short and plain.
+    const h = createHash('sha256').update(owner).digest('base64url').slice(0, 32);
+    const base = `${this.prefix}a2a:owner:${h}`;
+    return { index: `${base}:index`, sizes: `${base}:sizes`, bytes: `${base}:bytes` };
+  }
+}
