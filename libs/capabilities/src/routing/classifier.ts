@@ -50,6 +50,7 @@ const FIELDS = {
 } as const;
 type Field = keyof typeof FIELDS;
 const FIELD_NAMES = Object.keys(FIELDS) as Field[];
+const FIELD_COUNT = FIELD_NAMES.length;
 const K1 = 1.2;
 /** Softmax sharpness over BM25F scores; chosen on the evaluation set (docs/performance.md): 0.6 clarified the registry's own example, 0.75 let wrong routes pass 4% */
 const SHARPNESS = 0.7;
@@ -119,40 +120,51 @@ function compile(entry: RouterEntry): Compiled {
 export class LexicalClassifier implements Classifier {
   // Router entries are frozen per (revision, entitlement class): compile each once.
   private readonly compiled = new WeakMap<RouterEntry, Compiled>();
+  // The corpus view of the last candidate list seen with a given first entry (a node routes
+  // through the same few lists over and over): compiled docs, average field lengths.
+  private readonly corpora = new WeakMap<RouterEntry, Corpus>();
 
   classify(text: string, candidates: readonly RouterEntry[]): ClassifierResult {
     const unigrams = terms(text);
-    const query = [...new Set([...unigrams, ...bigrams(unigrams)])];
-    if (query.length === 0 || candidates.length === 0)
+    if (unigrams.length === 0 || candidates.length === 0)
       return { id: null, confidence: 0, ranking: [], plausible: [], reason: 'the message has no words to route by' };
-    const docs = candidates.map((c) => this.vector(c));
+    const { docs, avg, withNegatives } = this.corpus(candidates);
     const n = candidates.length;
-    const avg = FIELD_NAMES.map((_, f) => docs.reduce((s, d) => s + d.length[f], 0) / n || 1);
-    const idf = query.map((t) => {
-      let df = 0;
-      for (const d of docs) if (d.tf.has(t)) df++;
-      return df === 0 ? 0 : Math.log(1 + (n - df + 0.5) / (df + 0.5));
-    });
-    const knownWords = query.filter((_, q) => idf[q] > 0).length;
+    // Postings of the message's distinct words; a phrase can only be where both its words are.
+    const postings = new Map<string, number[]>();
+    for (const t of new Set(unigrams)) {
+      const hits: number[] = [];
+      for (let i = 0; i < n; i++) if (docs[i].tf.has(t)) hits.push(i);
+      if (hits.length > 0) postings.set(t, hits);
+    }
+    for (const phrase of new Set(bigrams(unigrams))) {
+      const first = postings.get(phrase.slice(0, phrase.indexOf(' ')));
+      if (!first || !postings.has(phrase.slice(phrase.indexOf(' ') + 1))) continue;
+      const hits = first.filter((i) => docs[i].tf.has(phrase));
+      if (hits.length > 0) postings.set(phrase, hits);
+    }
+    const knownWords = postings.size;
+    const excluded = new Set<number>();
+    for (const i of withNegatives) for (const t of unigrams.concat(bigrams(unigrams))) if (docs[i].negative.has(t)) excluded.add(i);
 
-    const scored: { i: number; score: number }[] = [];
-    for (let i = 0; i < n; i++) {
-      const d = docs[i];
-      if (d.negative.size > 0 && query.some((t) => d.negative.has(t))) continue;
-      let score = 0;
-      for (let q = 0; q < query.length; q++) {
-        const row = d.tf.get(query[q]);
-        if (!row) continue;
+    const scores = new Float64Array(n);
+    for (const [t, hits] of postings) {
+      const idf = Math.log(1 + (n - hits.length + 0.5) / (hits.length + 0.5));
+      for (const i of hits) {
+        const row = docs[i].tf.get(t) as number[];
         let pseudo = 0;
-        for (let f = 0; f < FIELD_NAMES.length; f++) {
+        for (let f = 0; f < FIELD_COUNT; f++) {
           if (row[f] === 0) continue;
           const { weight, b } = FIELDS[FIELD_NAMES[f]];
-          pseudo += (weight * row[f]) / (1 - b + (b * d.length[f]) / avg[f]);
+          pseudo += (weight * row[f]) / (1 - b + (b * docs[i].length[f]) / avg[f]);
         }
-        score += idf[q] * (pseudo / (K1 + pseudo));
+        scores[i] += idf * (pseudo / (K1 + pseudo));
       }
-      if (score > 0) scored.push({ i, score });
     }
+    const scored: { i: number; score: number }[] = [];
+    const touched = new Set<number>();
+    for (const hits of postings.values()) for (const i of hits) touched.add(i);
+    for (const i of touched) if (!excluded.has(i) && scores[i] > 0) scored.push({ i, score: scores[i] });
     if (scored.length === 0)
       return { id: null, confidence: 0, ranking: [], plausible: [], reason: 'no word of the message is known to any candidate' };
     scored.sort((a, b) => b.score - a.score || (candidates[a.i].id < candidates[b.i].id ? -1 : 1));
@@ -160,21 +172,33 @@ export class LexicalClassifier implements Classifier {
     // The winner's softmax share among the candidates that matched: a gap in score (evidence the
     // others lack) raises it; words nobody knows add no score to anyone and change nothing.
     let z = 0;
-    for (const s of scored) z += Math.exp(SHARPNESS * (s.score - top.score));
+    for (const x of scored) z += Math.exp(SHARPNESS * (x.score - top.score));
     let confidence = 1 / z;
     const generic = knownWords < MIN_KNOWN_TERMS;
     if (generic) confidence = Math.min(confidence, GENERIC_CAP);
     const winner = candidates[top.i].id;
-    const ranking = scored.slice(0, RANKING_SIZE).map((s) => ({ id: candidates[s.i].id, score: round(s.score) }));
+    const ranking = scored.slice(0, RANKING_SIZE).map((x) => ({ id: candidates[x.i].id, score: round(x.score) }));
     const plausible = scored
-      .filter((s) => s.score >= top.score * PLAUSIBLE_RATIO)
+      .filter((x) => x.score >= top.score * PLAUSIBLE_RATIO)
       .slice(0, MAX_OFFERED)
-      .map((s) => candidates[s.i].id);
-    const matched = query.filter((t) => docs[top.i].tf.has(t));
+      .map((x) => candidates[x.i].id);
+    const matched = [...postings.keys()].filter((t) => docs[top.i].tf.has(t));
     const reason = generic
       ? `the message is too generic to decide (${knownWords} known word${knownWords === 1 ? '' : 's'})`
       : `"${winner}" matched ${matched.map((t) => `"${t}"`).join(', ')}; ${next ? `score ${round(top.score)} against ${round(next.score)} for "${candidates[next.i].id}"` : 'no other candidate matched'}`;
     return { id: winner, confidence: round(confidence), ranking, plausible, reason };
+  }
+
+  private corpus(candidates: readonly RouterEntry[]): Corpus {
+    const n = candidates.length;
+    const cached = this.corpora.get(candidates[0]);
+    if (cached && cached.docs.length === n && cached.entries.every((e, i) => e === candidates[i])) return cached;
+    const docs = candidates.map((c) => this.vector(c));
+    const avg = FIELD_NAMES.map((_, f) => docs.reduce((sum, d) => sum + d.length[f], 0) / n || 1);
+    const withNegatives = docs.flatMap((d, i) => (d.negative.size > 0 ? [i] : []));
+    const corpus = { entries: [...candidates], docs, avg, withNegatives };
+    this.corpora.set(candidates[0], corpus);
+    return corpus;
   }
 
   private vector(entry: RouterEntry): Compiled {
@@ -185,6 +209,13 @@ export class LexicalClassifier implements Classifier {
     }
     return v;
   }
+}
+
+interface Corpus {
+  entries: RouterEntry[];
+  docs: Compiled[];
+  avg: number[];
+  withNegatives: number[];
 }
 
 const round = (x: number) => Math.round(x * 1e3) / 1e3;
