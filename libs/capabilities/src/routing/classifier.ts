@@ -137,7 +137,9 @@ export class LexicalClassifier implements Classifier {
       for (let i = 0; i < n; i++) if (docs[i].tf.has(t)) hits.push(i);
       if (hits.length > 0) postings.set(t, hits);
     }
-    for (const phrase of new Set(bigrams(unigrams))) {
+    // Phrases over the KNOWN words only, so a name or number in between changes nothing.
+    const phrases = bigrams(unigrams.filter((t) => postings.has(t)));
+    for (const phrase of new Set(phrases)) {
       const first = postings.get(phrase.slice(0, phrase.indexOf(' ')));
       if (!first || !postings.has(phrase.slice(phrase.indexOf(' ') + 1))) continue;
       const hits = first.filter((i) => docs[i].tf.has(phrase));
@@ -145,7 +147,7 @@ export class LexicalClassifier implements Classifier {
     }
     const knownWords = postings.size;
     const excluded = new Set<number>();
-    for (const i of withNegatives) for (const t of unigrams.concat(bigrams(unigrams))) if (docs[i].negative.has(t)) excluded.add(i);
+    for (const i of withNegatives) for (const t of unigrams.concat(phrases)) if (docs[i].negative.has(t)) excluded.add(i);
 
     const scores = new Float64Array(n);
     for (const [t, hits] of postings) {
