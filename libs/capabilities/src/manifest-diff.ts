@@ -2,7 +2,18 @@
 import { canonicalJson } from './canonical-json';
 import type { CapabilityManifest } from './types';
 
-const TOP = ['state', 'visibility', 'requiresScopes', 'tenants', 'handler', 'limits', 'owner', 'replacedBy', 'deprecationReason'] as const;
+const TOP = [
+  'state',
+  'visibility',
+  'requiresScopes',
+  'tenants',
+  'handler',
+  'limits',
+  'owner',
+  'replacedBy',
+  'deprecationReason',
+  'routing',
+] as const;
 const SKILL = ['name', 'description', 'tags', 'examples', 'inputModes', 'outputModes'] as const;
 
 const norm = (v: unknown) => canonicalJson(v ?? null);
