@@ -8,7 +8,16 @@ import { HttpAdapterHost } from '@nestjs/core';
 import type { FastifyInstance } from 'fastify';
 import { a2aVerifier } from '@cp/auth';
 import { AppConfigToken, type AppConfig } from '@cp/common';
-import { HandlerRegistry, HttpTokenExchanger, NodeSync, registerA2AServer, ToolGateway, UsageReporter, type A2AServer } from '@cp/node-sdk';
+import {
+  EmbeddingsClassifier,
+  HandlerRegistry,
+  HttpTokenExchanger,
+  NodeSync,
+  registerA2AServer,
+  ToolGateway,
+  UsageReporter,
+  type A2AServer,
+} from '@cp/node-sdk';
 import { createErpTool, ERP_TOOL } from './finance/erp-tool';
 import { registerFinanceHandlers } from './finance/finance-handlers';
 import { NodeIdentityToken, type NodeIdentity } from './node-identity';
@@ -50,6 +59,16 @@ export class A2AEndpoints implements OnModuleInit {
       tools,
       log,
       usage: this.usage,
+      // The semantic router when the deployment configures an embeddings endpoint (ADR 0093).
+      classifier: this.config.EMBEDDINGS_URL
+        ? new EmbeddingsClassifier({
+            url: this.config.EMBEDDINGS_URL,
+            model: this.config.EMBEDDINGS_MODEL,
+            apiKey: this.config.EMBEDDINGS_API_KEY,
+            timeoutMs: this.config.EMBEDDINGS_TIMEOUT_MS,
+            log,
+          })
+        : undefined,
       jsonRpcPath: JSON_RPC_PATH,
       restBase: REST_BASE,
       maxBodyBytes: this.config.MAX_BODY_BYTES,

@@ -27,6 +27,11 @@ export interface ClassifierResult {
 
 export interface Classifier {
   classify(text: string, candidates: readonly RouterEntry[]): ClassifierResult;
+  /**
+   * Optional: a classifier that must ask something outside the process (an embeddings endpoint)
+   * answers here; `routeAsync` prefers it. It must still only ever name one of `candidates`.
+   */
+  classifyAsync?(text: string, candidates: readonly RouterEntry[]): Promise<ClassifierResult>;
 }
 
 /** Routing-only hints a manifest may carry (never in any card): synonyms/jargon, and words that mean "not this one". */

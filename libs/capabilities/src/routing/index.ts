@@ -1,4 +1,4 @@
-export { route, prepareRoute, decide, DEFAULT_CONFIDENCE_THRESHOLD, SKILL_HINT_KEY } from './route';
+export { route, routeAsync, prepareRoute, decide, DEFAULT_CONFIDENCE_THRESHOLD, SKILL_HINT_KEY } from './route';
 export type {
   RouteOptions,
   RouteResult,

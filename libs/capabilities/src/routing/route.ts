@@ -121,6 +121,17 @@ export function route(message: WireMessage, caller: Caller, index: RouterIndex, 
   return decide(result, prepared.fits, options, prepared.notices);
 }
 
+/** `route` for classifiers that answer asynchronously (Classifier.classifyAsync); same layers, same rules. */
+export async function routeAsync(message: WireMessage, caller: Caller, index: RouterIndex, options: RouteOptions = {}): Promise<RouteResult> {
+  const prepared = prepareRoute(message, caller, index, options);
+  if (prepared.kind !== 'classify') return prepared;
+  const classifier: Classifier = options.classifier ?? defaultClassifier;
+  const result = classifier.classifyAsync
+    ? await classifier.classifyAsync(prepared.text, prepared.fits)
+    : classifier.classify(prepared.text, prepared.fits);
+  return decide(result, prepared.fits, options, prepared.notices);
+}
+
 /** Every layer but the classifier; `route` = this, then the classifier, then `decide`. */
 export function prepareRoute(
   message: WireMessage,

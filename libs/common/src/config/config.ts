@@ -70,6 +70,12 @@ export const configSchema = z
     /** How often an agent node closes a usage window and reports it. */
     USAGE_FLUSH_INTERVAL_MS: z.coerce.number().int().min(100).default(60_000),
     NODE_TOKEN: z.string().optional(),
+    /** Semantic router (ADR 0093): an OpenAI-compatible embeddings API; unset = the lexical router only. */
+    EMBEDDINGS_URL: url(['http:', 'https:']).optional(),
+    EMBEDDINGS_MODEL: z.string().min(1).default('text-embedding-3-small'),
+    EMBEDDINGS_API_KEY: z.string().min(1).optional(),
+    /** Past this the lexical router decides for that message. */
+    EMBEDDINGS_TIMEOUT_MS: z.coerce.number().int().min(10).max(60_000).default(800),
     /** Retirement job. */
     RETIREMENT_CRON: z.string().default('0 3 * * *'),
     RETIREMENT_WINDOW_DAYS: z.coerce.number().int().min(1).default(30),

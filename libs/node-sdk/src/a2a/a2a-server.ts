@@ -10,7 +10,7 @@ import type { Classifier } from '@cp/capabilities';
 import type { ToolGateway } from '../tools/tool-gateway';
 import { A2AAuthenticator } from './a2a-authenticator';
 import { registerA2ARoutes } from './a2a-routes';
-import { A2AService, type A2ALog, type UsageSink } from './a2a-service';
+import { A2AService, type A2ALog, type ClarificationSink, type UsageSink } from './a2a-service';
 import { registerCardRoute } from './card-route';
 import type { HandlerRegistry } from './handler-registry';
 import type { ServedBundle } from './served-bundle';
@@ -24,6 +24,8 @@ export interface A2AServerOptions {
   log: A2ALog;
   usage?: UsageSink;
   classifier?: Classifier;
+  /** Where resolved clarifications go (ADR 0094). */
+  clarifications?: ClarificationSink;
   tasks?: InMemoryTaskStore;
   /** Paths of the interfaces the card lists (default /a2a/jsonrpc and /a2a/rest). */
   jsonRpcPath?: string;
@@ -46,6 +48,7 @@ export function registerA2AServer(app: FastifyInstance, options: A2AServerOption
     tools: options.tools,
     usage: options.usage,
     classifier: options.classifier,
+    clarifications: options.clarifications,
     log: options.log,
   });
   registerCardRoute(app, options.bundle, options.cardMaxAgeSeconds ?? 60);

@@ -4,7 +4,7 @@
  * one right before the handler runs, re-checking entitlement with the core's function.
  */
 import { randomUUID } from 'node:crypto';
-import { isEntitled, messageText, negotiateExtensions, route, type Caller, type Classifier, type RouteFailure } from '@cp/capabilities';
+import { isEntitled, messageText, negotiateExtensions, routeAsync, type Caller, type Classifier, type RouteFailure } from '@cp/capabilities';
 import type { ToolGateway } from '../tools/tool-gateway';
 import { A2AError, A2AErrorName } from './a2a-errors';
 import type { HandlerRegistry, HandlerResult } from './handler-registry';
@@ -25,6 +25,21 @@ export interface UsageSink {
   record(capabilityId: string, tenant: string): void;
 }
 
+/**
+ * A caller resolved a clarification: the task asked which capability was meant and the caller
+ * continued it naming one (metadata.skillId). Recorded for review and promotion (ADR 0094).
+ */
+export interface ClarificationChoice {
+  /** The text of the message that needed clarifying. */
+  text: string;
+  capabilityId: string;
+  tenant: string;
+}
+
+export interface ClarificationSink {
+  record(choice: ClarificationChoice): void;
+}
+
 export interface A2ALog {
   info(fields: Record<string, unknown>, message: string): void;
   warn(fields: Record<string, unknown>, message: string): void;
@@ -38,6 +53,7 @@ export interface A2AServiceDeps {
   tools: ToolGateway;
   usage?: UsageSink;
   classifier?: Classifier;
+  clarifications?: ClarificationSink;
   log: A2ALog;
 }
 
@@ -122,7 +138,7 @@ export class A2AService {
     const inbound: WireMessage = { ...message, taskId: task.id, contextId: task.contextId };
     const accepted = params.configuration?.acceptedOutputModes ?? [];
 
-    const decision = route(message, rc.caller, bundle.routerIndexFor(rc.caller), {
+    const decision = await routeAsync(message, rc.caller, bundle.routerIndexFor(rc.caller), {
       boundCapabilityId: record?.capabilityId,
       acceptedOutputModes: accepted,
       requestMetadata: params.metadata,
@@ -132,7 +148,7 @@ export class A2AService {
     if (decision.kind === 'failed') throw routeError(decision);
     if (decision.kind === 'input-required') {
       const next = this.transition(task, inbound, 'TASK_STATE_INPUT_REQUIRED', decision.message, [], {
-        routing: { layer: 'clarification', confidence: decision.confidence, candidates: decision.candidates },
+        routing: { layer: 'clarification', confidence: decision.confidence, candidates: decision.candidates, explanation: decision.explanation },
       });
       this.deps.tasks.save({
         task: next,
@@ -161,8 +177,19 @@ export class A2AService {
     if (!registration) throw new A2AError(A2AErrorName.Internal, `no handler "${policy.handler}" is registered on this node`);
 
     this.deps.usage?.record(capabilityId, rc.caller?.tenant ?? ANONYMOUS_TENANT);
+    if (record?.capabilityId === undefined && record?.task.status.state === 'TASK_STATE_INPUT_REQUIRED' && decision.layer === 'hint') {
+      const asked = record.task.history?.find((m) => m.role === 'ROLE_USER');
+      const text = asked ? messageText(asked) : '';
+      if (text !== '') this.deps.clarifications?.record({ text, capabilityId, tenant: rc.caller?.tenant ?? ANONYMOUS_TENANT });
+    }
     const notices = decision.notices;
-    const routing = { capabilityId, layer: decision.layer, confidence: decision.confidence, outputMode: decision.outputMode };
+    const routing = {
+      capabilityId,
+      layer: decision.layer,
+      confidence: decision.confidence,
+      outputMode: decision.outputMode,
+      explanation: decision.explanation,
+    };
     const deprecation = notices.find((n) => n.code === 'deprecated');
     const metadata: Record<string, unknown> = { routing };
     if (notices.length > 0) metadata.notices = notices;

@@ -1,0 +1,2 @@
+export { EmbeddingsClassifier, capabilityText } from './embeddings-classifier';
+export type { EmbeddingsClassifierOptions } from './embeddings-classifier';
