@@ -16,6 +16,7 @@ import { UsageIngestModule } from './usage-ingest/usage-ingest.module';
 import { RetirementModule } from './retirement/retirement.module';
 import { TokenExchangeModule } from './token-exchange/token-exchange.module';
 import { SyncModule } from './sync/sync.module';
+import { RoutingFeedbackModule } from './routing-feedback/routing-feedback.module';
 
 @Module({
   imports: [
@@ -39,6 +40,7 @@ import { SyncModule } from './sync/sync.module';
     RetirementModule,
     TokenExchangeModule,
     SyncModule,
+    RoutingFeedbackModule,
   ],
 })
 export class AppModule {}

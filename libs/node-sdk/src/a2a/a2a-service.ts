@@ -4,7 +4,15 @@
  * one right before the handler runs, re-checking entitlement with the core's function.
  */
 import { randomUUID } from 'node:crypto';
-import { isEntitled, messageText, negotiateExtensions, routeAsync, type Caller, type Classifier, type RouteFailure } from '@cp/capabilities';
+import {
+  isEntitled,
+  messageText,
+  negotiateExtensions,
+  routeAsync,
+  type Caller,
+  type Classifier,
+  type RouteFailure,
+} from '@cp/capabilities';
 import type { ToolGateway } from '../tools/tool-gateway';
 import { A2AError, A2AErrorName } from './a2a-errors';
 import type { HandlerRegistry, HandlerResult } from './handler-registry';
@@ -148,7 +156,12 @@ export class A2AService {
     if (decision.kind === 'failed') throw routeError(decision);
     if (decision.kind === 'input-required') {
       const next = this.transition(task, inbound, 'TASK_STATE_INPUT_REQUIRED', decision.message, [], {
-        routing: { layer: 'clarification', confidence: decision.confidence, candidates: decision.candidates, explanation: decision.explanation },
+        routing: {
+          layer: 'clarification',
+          confidence: decision.confidence,
+          candidates: decision.candidates,
+          explanation: decision.explanation,
+        },
       });
       this.deps.tasks.save({
         task: next,

@@ -23,14 +23,20 @@ describe('routing metadata and clarification choices on the node', () => {
 
   beforeAll(async () => {
     const f = financeAgentExample();
-    const bundle = new ActiveBundle(buildNodeBundle({ agentId: 'finance-agent', revision: 1, agent: f.agent, manifests: f.manifests, previewTenants: [] }));
+    const bundle = new ActiveBundle(
+      buildNodeBundle({ agentId: 'finance-agent', revision: 1, agent: f.agent, manifests: f.manifests, previewTenants: [] }),
+    );
     app = Fastify();
     const done = async () => ({ state: 'completed' as const, artifacts: [{ parts: [{ data: { ok: true } }] }] });
     registerA2AServer(app, {
       bundle: () => bundle,
       verifier: a2aVerifier(config),
       handlers: new HandlerRegistry().register('invoices.v1.lookup', done).register('recon.v3.reconcile', done),
-      tools: new ToolGateway({ exchange: async () => ({ accessToken: 't', expiresAt: Date.now() + 60_000, scopes: [] }) }, new Map(), silent),
+      tools: new ToolGateway(
+        { exchange: async () => ({ accessToken: 't', expiresAt: Date.now() + 60_000, scopes: [] }) },
+        new Map(),
+        silent,
+      ),
       log: silent,
       clarifications: { record: (c) => choices.push(c) },
     });
@@ -43,9 +49,16 @@ describe('routing metadata and clarification choices on the node', () => {
     const res = await fetch(`${url}/a2a/jsonrpc`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'a2a-version': '1.0', authorization: `Bearer ${token}` },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message: { role: 'ROLE_USER', ...message }, metadata } }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'SendMessage',
+        params: { message: { role: 'ROLE_USER', ...message }, metadata },
+      }),
     });
-    return (await res.json()) as { result: { task: { id: string; status: { state: string }; metadata: { routing: Record<string, any> } } } }; // eslint-disable-line @typescript-eslint/no-explicit-any
+    return (await res.json()) as {
+      result: { task: { id: string; status: { state: string }; metadata: { routing: Record<string, any> } } };
+    }; // eslint-disable-line @typescript-eslint/no-explicit-any
   };
   const partner = mintA2AToken(config, 'p@acme', 'acme-partner', ['recon.run']);
   const noScope = mintA2AToken(config, 'q@acme', 'acme-partner', []);
@@ -68,7 +81,11 @@ describe('routing metadata and clarification choices on the node', () => {
     expect(asked.result.task.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
     expect(asked.result.task.metadata.routing.explanation.layer).toBe('clarification');
     const before = choices.length;
-    const resolved = await send(partner, { messageId: 'd', taskId: asked.result.task.id, parts: [{ text: 'the second one' }] }, { skillId: 'reconcile-invoice' });
+    const resolved = await send(
+      partner,
+      { messageId: 'd', taskId: asked.result.task.id, parts: [{ text: 'the second one' }] },
+      { skillId: 'reconcile-invoice' },
+    );
     expect(resolved.result.task.metadata.routing).toMatchObject({ capabilityId: 'reconcile-invoice', layer: 'hint' });
     expect(choices.slice(before)).toEqual([{ text: 'invoice please', capabilityId: 'reconcile-invoice', tenant: 'acme-partner' }]);
     // A fresh message with a hint is no clarification: nothing recorded.

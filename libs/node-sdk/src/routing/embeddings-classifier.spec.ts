@@ -54,9 +54,22 @@ async function fakeEmbeddings(): Promise<Fake> {
 }
 
 const snapshot = given.snapshot([
-  given.manifest({ id: 'book-flight', skill: { name: 'Book a flight', description: 'Books a flight.', tags: ['travel'] }, routing: { terms: ['plane', 'fly', 'airline'], negativeTerms: [] } }),
-  given.manifest({ id: 'book-hotel', skill: { name: 'Book a hotel', description: 'Books a hotel room.', tags: ['travel'] }, routing: { terms: ['accommodation', 'stay'], negativeTerms: [] } }),
-  given.manifest({ id: 'secret-payroll', visibility: 'extended', requiresScopes: ['admin.all'], skill: { name: 'Run payroll', description: 'Pays salaries.', tags: ['payroll'] } }),
+  given.manifest({
+    id: 'book-flight',
+    skill: { name: 'Book a flight', description: 'Books a flight.', tags: ['travel'] },
+    routing: { terms: ['plane', 'fly', 'airline'], negativeTerms: [] },
+  }),
+  given.manifest({
+    id: 'book-hotel',
+    skill: { name: 'Book a hotel', description: 'Books a hotel room.', tags: ['travel'] },
+    routing: { terms: ['accommodation', 'stay'], negativeTerms: [] },
+  }),
+  given.manifest({
+    id: 'secret-payroll',
+    visibility: 'extended',
+    requiresScopes: ['admin.all'],
+    skill: { name: 'Run payroll', description: 'Pays salaries.', tags: ['payroll'] },
+  }),
 ]);
 const caller = { principal: 'p', tenant: 'acme', scopes: [] };
 const entries: RouterEntry[] = buildRouterIndex(snapshot, caller).entries;
@@ -90,20 +103,23 @@ describe('EmbeddingsClassifier', () => {
     expect(fake.inputs.flat().join(' ')).not.toContain('Run payroll');
   });
 
-  it.each<Mode>(['error', 'slow', 'nan', 'short'])('falls back to the lexical router when the endpoint answers %s, then cools down', async (mode) => {
-    fake.mode = mode;
-    const c = make(100);
-    const r = await c.classifyAsync('book a hotel room, I need accommodation', entries);
-    expect(r.id).toBe('book-hotel');
-    expect(r.reason).toMatch(/lexical fallback/);
-    const asked = fake.inputs.length;
-    fake.mode = 'ok';
-    const again = await c.classifyAsync('book a hotel room, I need accommodation', entries);
-    expect(again.reason).toMatch(/cooling down/);
-    expect(fake.inputs.length).toBe(asked);
-    clock = 5000;
-    expect((await c.classifyAsync('book a hotel room, I need accommodation', entries)).reason).toMatch(/^embeddings/);
-  });
+  it.each<Mode>(['error', 'slow', 'nan', 'short'])(
+    'falls back to the lexical router when the endpoint answers %s, then cools down',
+    async (mode) => {
+      fake.mode = mode;
+      const c = make(100);
+      const r = await c.classifyAsync('book a hotel room, I need accommodation', entries);
+      expect(r.id).toBe('book-hotel');
+      expect(r.reason).toMatch(/lexical fallback/);
+      const asked = fake.inputs.length;
+      fake.mode = 'ok';
+      const again = await c.classifyAsync('book a hotel room, I need accommodation', entries);
+      expect(again.reason).toMatch(/cooling down/);
+      expect(fake.inputs.length).toBe(asked);
+      clock = 5000;
+      expect((await c.classifyAsync('book a hotel room, I need accommodation', entries)).reason).toMatch(/^embeddings/);
+    },
+  );
 
   it('falls back when the endpoint is unreachable', async () => {
     const c = make();

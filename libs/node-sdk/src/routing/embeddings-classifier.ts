@@ -71,7 +71,10 @@ export class EmbeddingsClassifier implements Classifier {
         id: top.id,
         confidence,
         ranking: scored.slice(0, 5).map((x) => ({ id: x.id, score: Math.round(x.score * 1e3) / 1e3 })),
-        plausible: scored.filter((x) => x.score >= top.score - 0.05).slice(0, 5).map((x) => x.id),
+        plausible: scored
+          .filter((x) => x.score >= top.score - 0.05)
+          .slice(0, 5)
+          .map((x) => x.id),
         reason: `embeddings: "${top.id}" is closest to the message (cosine ${top.score.toFixed(3)}${next ? `, next "${next.id}" ${next.score.toFixed(3)}` : ''})`,
       };
     } catch (error) {
@@ -113,7 +116,8 @@ export class EmbeddingsClassifier implements Classifier {
       if (!Number.isInteger(i) || i < 0 || i >= input.length || out[i] || !Array.isArray(e) || e.length === 0 || e.length > 16_384)
         throw new Error('malformed embeddings response');
       if (dim === -1) dim = e.length;
-      if (e.length !== dim || !e.every((x) => typeof x === 'number' && Number.isFinite(x))) throw new Error('malformed embeddings response');
+      if (e.length !== dim || !e.every((x) => typeof x === 'number' && Number.isFinite(x)))
+        throw new Error('malformed embeddings response');
       out[i] = Float64Array.from(e as number[]);
     }
     return out;
