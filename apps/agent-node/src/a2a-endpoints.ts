@@ -11,6 +11,7 @@ import { AppConfigToken, type AppConfig } from '@cp/common';
 import {
   EmbeddingsClassifier,
   HandlerRegistry,
+  HttpClarificationSink,
   HttpTokenExchanger,
   NodeSync,
   registerA2AServer,
@@ -69,6 +70,7 @@ export class A2AEndpoints implements OnModuleInit {
             log,
           })
         : undefined,
+      clarifications: new HttpClarificationSink(this.config.CONTROL_PLANE_URL, () => identity.nodeToken, log),
       jsonRpcPath: JSON_RPC_PATH,
       restBase: REST_BASE,
       maxBodyBytes: this.config.MAX_BODY_BYTES,
