@@ -17,6 +17,7 @@ import { RetirementModule } from './retirement/retirement.module';
 import { TokenExchangeModule } from './token-exchange/token-exchange.module';
 import { SyncModule } from './sync/sync.module';
 import { RoutingFeedbackModule } from './routing-feedback/routing-feedback.module';
+import { RouteTestModule } from './route-test/route-test.module';
 
 @Module({
   imports: [
@@ -41,6 +42,7 @@ import { RoutingFeedbackModule } from './routing-feedback/routing-feedback.modul
     TokenExchangeModule,
     SyncModule,
     RoutingFeedbackModule,
+    RouteTestModule,
   ],
 })
 export class AppModule {}

@@ -1,9 +1,11 @@
 /**
- * Learning from clarifications (issue 13, ADR 0094): nodes report resolved clarifications; admins
- * review and promote them into the manifest through the audited update path (new revision).
+ * Routing through the admin API (issue 13): routeTest (ADR 0092), and learning from
+ * clarifications (ADR 0094): nodes report resolved clarifications; admins review and promote
+ * them into the manifest through the audited update path (new revision).
  */
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { mintAdminToken, mintNodeToken } from '@cp/auth';
+import { financeAgentExample, toManifestDocument } from '@cp/capabilities';
 import type { AppConfig } from '@cp/common';
 import { AppModule } from '../../apps/control-plane/src/app.module';
 import { bootApp } from '../support/boot';
@@ -14,9 +16,12 @@ import { createTestDatabase, type TestDatabase } from '../support/test-database'
 
 const LIST = `query($agentId: String!, $status: String) { routingClarifications(agentId: $agentId, status: $status) { id tenant capabilityId text count status } }`;
 const PROMOTE = `mutation($input: PromoteClarificationInput!) { promoteRoutingClarification(input: $input) { revision clarification { id status } } }`;
+const ROUTE_TEST = `query($input: RouteTestInput!) { routeTest(input: $input) {
+  revision total correct accuracy minAccuracy wrongRoutes falseClarifications correctClarifications passed
+  results { index text expect got confidence correct wrong } changes { index expect before after } } }`;
 const DISMISS = `mutation($id: ID!) { dismissRoutingClarification(id: $id) { id status } }`;
 
-describe('routing clarifications: node report → review → promotion', () => {
+describe('admin API routing: clarifications (node report → review → promotion) and routeTest', () => {
   let db: TestDatabase;
   let app: NestFastifyApplication;
   let url: string;
@@ -119,5 +124,48 @@ describe('routing clarifications: node report → review → promotion', () => {
     expect(codeOf(await gql(url, stranger, DISMISS, { id: row.id }))).toBe('NOT_FOUND');
     expect(codeOf(await gql(url, admin, DISMISS, { id: 'no-such-id' }))).toBe('NOT_FOUND');
     expect((await gqlOk(url, admin, DISMISS, { id: row.id })).dismissRoutingClarification.status).toBe('dismissed');
+  });
+
+  describe('routeTest', () => {
+    const tests = {
+      min_accuracy: 0.5,
+      tests: [
+        { text: 'What is the status of invoice INV-20931?', expect: 'invoice-lookup' },
+        { text: 'reconcile invoice INV-1 against its purchase order', expect: 'reconcile-invoice' },
+        { text: 'hello', expect: 'clarify' },
+      ],
+    };
+
+    it('routes labelled messages through the current registry', async () => {
+      const r = (await gqlOk(url, admin, ROUTE_TEST, { input: { agentId, tests } })).routeTest;
+      expect(r).toMatchObject({ total: 3, correct: 3, wrongRoutes: 0, passed: true, changes: [] });
+      expect(r.results.map((x: { got: string }) => x.got)).toEqual(['invoice-lookup', 'reconcile-invoice', 'clarify']);
+    });
+
+    it('routes through proposed manifests and lists the messages whose route changes', async () => {
+      const docs = financeAgentExample().manifests.map(toManifestDocument);
+      // The proposal tells invoice-lookup that "status" is not for it: a wrong route the gate must catch.
+      docs[0] = { ...docs[0], routing: { negative_terms: ['status'] } };
+      const r = (await gqlOk(url, admin, ROUTE_TEST, { input: { agentId, tests, manifests: docs } })).routeTest;
+      expect(r.passed).toBe(false);
+      expect(r.wrongRoutes).toBeGreaterThanOrEqual(1);
+      expect(r.changes).toEqual([expect.objectContaining({ index: 0, before: 'invoice-lookup' })]);
+    });
+
+    it('refuses malformed tests and manifests with paths, and hides agents the caller cannot read', async () => {
+      const bad = await gql(url, admin, ROUTE_TEST, {
+        input: { agentId, tests: { tests: [{ text: 'x', expect: 'another-agents-capability' }] } },
+      });
+      expect(codeOf(bad)).toBe('BAD_USER_INPUT');
+      expect(JSON.stringify(bad.errors)).toContain('$.tests.tests[0].expect');
+      const badManifest = await gql(url, admin, ROUTE_TEST, { input: { agentId, tests, manifests: [{ id: 'Bad Id' }] } });
+      expect(codeOf(badManifest)).toBe('BAD_USER_INPUT');
+      const huge = await gql(url, admin, ROUTE_TEST, {
+        input: { agentId, tests: { tests: Array.from({ length: 2001 }, () => ({ text: 'x', expect: 'clarify' })) } },
+      });
+      expect(codeOf(huge)).toBe('BAD_USER_INPUT');
+      const stranger = mintAdminToken(config, 'other-team', ['team-admin'], ['some-other-team']);
+      expect(codeOf(await gql(url, stranger, ROUTE_TEST, { input: { agentId, tests } }))).toBe('NOT_FOUND');
+    });
   });
 });
