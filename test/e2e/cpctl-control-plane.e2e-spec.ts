@@ -253,4 +253,26 @@ describe('cpctl against the control plane', () => {
       card: changed.json<{ card: unknown }>().card,
     });
   });
+
+  it('plan lists the labelled messages (routing-tests.yaml) whose route the change would move', async () => {
+    const dir = await exported('routing');
+    writeFileSync(
+      join(dir, 'routing-tests.yaml'),
+      YAML.stringify({
+        tests: [
+          { text: 'What is the status of invoice INV-20931?', expect: 'invoice-lookup' },
+          { text: 'reconcile invoice INV-1 against its purchase order', expect: 'reconcile-invoice' },
+        ],
+      }),
+    );
+    const same = await cpctl(['plan', dir, '--json'], env);
+    expect(same.code).toBe(0);
+    expect(same.json<{ routing: { correct: number; changes: unknown[] } }>().routing).toMatchObject({ correct: 2, changes: [] });
+    editYaml(join(dir, 'invoice-lookup.yaml'), (d) => (d.routing = { negative_terms: ['status'] }));
+    const plan = await cpctl(['plan', dir], env);
+    expect(plan.code).toBe(0);
+    expect(plan.stdout).toContain('Changed:\n  ~ invoice-lookup (routing)');
+    expect(plan.stdout).toMatch(/Route changes:\n  ~ tests\[0\] invoice-lookup → \S+ \(expected invoice-lookup\)/);
+    expect((await cpctl(['route', 'test', dir], env)).code).toBe(11);
+  });
 });

@@ -5,14 +5,14 @@
  */
 import { access } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
-import { parseRoutingTests, runRoutingTests, type RegistrySnapshot } from '@cp/capabilities';
+import { parseRoutingTests, runRoutingTests, type RegistrySnapshot, type RoutingTestSuite } from '@cp/capabilities';
 import type { CommandContext } from '../context';
 import { CpctlError, CpctlErrorCode } from '../cpctl.errors';
 import { ExitCode } from '../exit-codes';
 import { loadManifestDir, ROUTING_TEST_FILES } from '../files/manifest-dir';
 import { readDocument } from '../files/read-document';
 
-async function findTestsFile(dir: string): Promise<string> {
+async function findTestsFile(dir: string): Promise<string | undefined> {
   for (const name of ROUTING_TEST_FILES) {
     const file = join(dir, name);
     try {
@@ -22,23 +22,34 @@ async function findTestsFile(dir: string): Promise<string> {
       // try the next spelling
     }
   }
-  throw new CpctlError(CpctlErrorCode.Usage, `${dir} has no ${ROUTING_TEST_FILES.join(' / ')}: nothing to test`);
+  return undefined;
 }
 
-export async function routeTestCommand(ctx: CommandContext, dir: string, opts: { minAccuracy?: number } = {}): Promise<ExitCode> {
-  const { reporter: r } = ctx;
-  const read = await loadManifestDir(dir);
+/** The directory's routing tests (raw document and parsed suite), or undefined when it has none. */
+export async function readRoutingTests(
+  dir: string,
+  ids: ReadonlySet<string>,
+): Promise<{ file: string; raw: unknown; suite: RoutingTestSuite } | undefined> {
   const file = await findTestsFile(dir);
+  if (!file) return undefined;
   const doc = await readDocument(file);
   if (!doc.ok) throw new CpctlError(CpctlErrorCode.InvalidFiles, `${file}: cannot be read`, doc.issues);
-  const parsed = parseRoutingTests(doc.value, new Set(read.manifests.map((m) => m.id)));
+  const parsed = parseRoutingTests(doc.value, ids);
   if (!parsed.ok)
     throw new CpctlError(
       CpctlErrorCode.InvalidFiles,
       `${file}: ${parsed.errors.length} problem(s)`,
       parsed.errors.map((e) => ({ file, ...e })),
     );
-  const suite = opts.minAccuracy === undefined ? parsed.suite : { ...parsed.suite, minAccuracy: opts.minAccuracy };
+  return { file, raw: doc.value, suite: parsed.suite };
+}
+
+export async function routeTestCommand(ctx: CommandContext, dir: string, opts: { minAccuracy?: number } = {}): Promise<ExitCode> {
+  const { reporter: r } = ctx;
+  const read = await loadManifestDir(dir);
+  const tests = await readRoutingTests(dir, new Set(read.manifests.map((m) => m.id)));
+  if (!tests) throw new CpctlError(CpctlErrorCode.Usage, `${dir} has no ${ROUTING_TEST_FILES.join(' / ')}: nothing to test`);
+  const suite = opts.minAccuracy === undefined ? tests.suite : { ...tests.suite, minAccuracy: opts.minAccuracy };
   const snapshot: RegistrySnapshot = {
     agentId: read.agent?.id ?? basename(resolve(dir)),
     revision: 0,
