@@ -272,7 +272,7 @@ describe('cpctl against the control plane', () => {
     const plan = await cpctl(['plan', dir], env);
     expect(plan.code).toBe(0);
     expect(plan.stdout).toContain('Changed:\n  ~ invoice-lookup (routing)');
-    expect(plan.stdout).toMatch(/Route changes:\n  ~ tests\[0\] invoice-lookup → \S+ \(expected invoice-lookup\)/);
+    expect(plan.stdout).toMatch(/Route changes:\n {2}~ tests\[0\] invoice-lookup → \S+ \(expected invoice-lookup\)/);
     expect((await cpctl(['route', 'test', dir], env)).code).toBe(11);
   });
 });

@@ -23,6 +23,7 @@ describe('text analysis', () => {
     expect(stem('approved')).toBe(stem('approve'));
     expect(stem('paid')).toBe(stem('pay'));
     expect(stem('payment')).toBe(stem('pay'));
+    expect(stem('payments')).toBe(stem('pay'));
     expect(stem('reimbursement')).toBe(stem('reimbursed'));
     expect(stem('catalogue')).toBe(stem('catalog'));
   });

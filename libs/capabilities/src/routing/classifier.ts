@@ -133,7 +133,7 @@ export class LexicalClassifier implements Classifier {
     const unigrams = terms(text);
     if (unigrams.length === 0 || candidates.length === 0)
       return { id: null, confidence: 0, ranking: [], plausible: [], reason: 'the message has no words to route by' };
-    const { docs, avg, withNegatives } = this.corpus(candidates);
+    const { docs, saturated, withNegatives } = this.corpus(candidates);
     const n = candidates.length;
     // Postings of the message's distinct words; a phrase can only be where both its words are.
     const postings = new Map<string, number[]>();
@@ -157,42 +157,44 @@ export class LexicalClassifier implements Classifier {
     const scores = new Float64Array(n);
     for (const [t, hits] of postings) {
       const idf = Math.log(1 + (n - hits.length + 0.5) / (hits.length + 0.5));
-      for (const i of hits) {
-        const row = docs[i].tf.get(t) as number[];
-        let pseudo = 0;
-        for (let f = 0; f < FIELD_COUNT; f++) {
-          if (row[f] === 0) continue;
-          const { weight, b } = FIELDS[FIELD_NAMES[f]];
-          pseudo += (weight * row[f]) / (1 - b + (b * docs[i].length[f]) / avg[f]);
-        }
-        scores[i] += idf * (pseudo / (K1 + pseudo));
+      for (const i of hits) scores[i] += idf * (saturated[i].get(t) as number);
+    }
+    // Ties break by id, so the answer never depends on candidate order.
+    const before = (a: number, b: number) => scores[a] > scores[b] || (scores[a] === scores[b] && candidates[a].id < candidates[b].id);
+    const top: number[] = []; // the best RANKING_SIZE, best first (insertion: n × 5 at most)
+    let count = 0;
+    for (let i = 0; i < n; i++) {
+      if (scores[i] <= 0 || excluded.has(i)) continue;
+      count++;
+      if (top.length === RANKING_SIZE && !before(i, top[RANKING_SIZE - 1])) continue;
+      let k = Math.min(top.length, RANKING_SIZE - 1);
+      top[k] = i;
+      while (k > 0 && before(i, top[k - 1])) {
+        top[k] = top[k - 1];
+        top[--k] = i;
       }
     }
-    const scored: { i: number; score: number }[] = [];
-    const touched = new Set<number>();
-    for (const hits of postings.values()) for (const i of hits) touched.add(i);
-    for (const i of touched) if (!excluded.has(i) && scores[i] > 0) scored.push({ i, score: scores[i] });
-    if (scored.length === 0)
+    if (count === 0)
       return { id: null, confidence: 0, ranking: [], plausible: [], reason: 'no word of the message is known to any candidate' };
-    scored.sort((a, b) => b.score - a.score || (candidates[a.i].id < candidates[b.i].id ? -1 : 1));
-    const [top, next] = scored;
+    const best = top[0];
+    const next = top[1];
     // The winner's softmax share among the candidates that matched: a gap in score (evidence the
     // others lack) raises it; words nobody knows add no score to anyone and change nothing.
     let z = 0;
-    for (const x of scored) z += Math.exp(SHARPNESS * (x.score - top.score));
+    for (let i = 0; i < n; i++) if (scores[i] > 0 && !excluded.has(i)) z += Math.exp(SHARPNESS * (scores[i] - scores[best]));
     let confidence = 1 / z;
     const generic = knownWords < MIN_KNOWN_TERMS;
     if (generic) confidence = Math.min(confidence, GENERIC_CAP);
-    const winner = candidates[top.i].id;
-    const ranking = scored.slice(0, RANKING_SIZE).map((x) => ({ id: candidates[x.i].id, score: round(x.score) }));
-    const plausible = scored
-      .filter((x) => x.score >= top.score * PLAUSIBLE_RATIO)
+    const winner = candidates[best].id;
+    const ranking = top.map((i) => ({ id: candidates[i].id, score: round(scores[i]) }));
+    const plausible = top
+      .filter((i) => scores[i] >= scores[best] * PLAUSIBLE_RATIO)
       .slice(0, MAX_OFFERED)
-      .map((x) => candidates[x.i].id);
-    const matched = [...postings.keys()].filter((t) => docs[top.i].tf.has(t));
+      .map((i) => candidates[i].id);
+    const matched = [...postings.keys()].filter((t) => docs[best].tf.has(t));
     const reason = generic
       ? `the message is too generic to decide (${knownWords} known word${knownWords === 1 ? '' : 's'})`
-      : `"${winner}" matched ${matched.map((t) => `"${t}"`).join(', ')}; ${next ? `score ${round(top.score)} against ${round(next.score)} for "${candidates[next.i].id}"` : 'no other candidate matched'}`;
+      : `"${winner}" matched ${matched.map((t) => `"${t}"`).join(', ')}; ${next !== undefined ? `score ${round(scores[best])} against ${round(scores[next])} for "${candidates[next].id}"` : 'no other candidate matched'}`;
     return { id: winner, confidence: round(confidence), ranking, plausible, reason };
   }
 
@@ -202,8 +204,20 @@ export class LexicalClassifier implements Classifier {
     if (cached && cached.docs.length === n && cached.entries.every((e, i) => e === candidates[i])) return cached;
     const docs = candidates.map((c) => this.vector(c));
     const avg = FIELD_NAMES.map((_, f) => docs.reduce((sum, d) => sum + d.length[f], 0) / n || 1);
+    // BM25F per candidate and term, fixed for this candidate list: the pseudo term frequency
+    // Σ_f weight_f × tf_f / (1 − b_f + b_f × len_f / avg_f), saturated as tf / (k1 + tf).
+    const saturated = docs.map((d) => {
+      const c = FIELD_NAMES.map((name, f) => FIELDS[name].weight / (1 - FIELDS[name].b + (FIELDS[name].b * d.length[f]) / avg[f]));
+      const out = new Map<string, number>();
+      for (const [t, row] of d.tf) {
+        let pseudo = 0;
+        for (let f = 0; f < FIELD_COUNT; f++) if (row[f] !== 0) pseudo += row[f] * c[f];
+        out.set(t, pseudo / (K1 + pseudo));
+      }
+      return out;
+    });
     const withNegatives = docs.flatMap((d, i) => (d.negative.size > 0 ? [i] : []));
-    const corpus = { entries: [...candidates], docs, avg, withNegatives };
+    const corpus = { entries: [...candidates], docs, saturated, withNegatives };
     this.corpora.set(candidates[0], corpus);
     return corpus;
   }
@@ -221,7 +235,7 @@ export class LexicalClassifier implements Classifier {
 interface Corpus {
   entries: RouterEntry[];
   docs: Compiled[];
-  avg: number[];
+  saturated: Map<string, number>[];
   withNegatives: number[];
 }
 

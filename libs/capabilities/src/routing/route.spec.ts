@@ -244,7 +244,12 @@ describe('route (explanations, issue 13)', () => {
     const set = given.snapshot([
       given.manifest({ id: 'public-a', visibility: 'public', skill: { name: 'Alpha', description: 'Alpha things.', tags: ['a'] } }),
       given.manifest({ id: 'public-b', visibility: 'public', skill: { name: 'Beta', description: 'Beta things.', tags: ['b'] } }),
-      given.manifest({ id: 'secret-c', visibility: 'extended', requiresScopes: ['recon.run'], skill: { name: 'Gamma', description: 'Gamma.', tags: ['c'] } }),
+      given.manifest({
+        id: 'secret-c',
+        visibility: 'extended',
+        requiresScopes: ['recon.run'],
+        skill: { name: 'Gamma', description: 'Gamma.', tags: ['c'] },
+      }),
     ]);
     const index = buildRouterIndex(set, null);
     const rogue: Classifier = {

@@ -122,7 +122,12 @@ export function route(message: WireMessage, caller: Caller, index: RouterIndex, 
 }
 
 /** `route` for classifiers that answer asynchronously (Classifier.classifyAsync); same layers, same rules. */
-export async function routeAsync(message: WireMessage, caller: Caller, index: RouterIndex, options: RouteOptions = {}): Promise<RouteResult> {
+export async function routeAsync(
+  message: WireMessage,
+  caller: Caller,
+  index: RouterIndex,
+  options: RouteOptions = {},
+): Promise<RouteResult> {
   const prepared = prepareRoute(message, caller, index, options);
   if (prepared.kind !== 'classify') return prepared;
   const classifier: Classifier = options.classifier ?? defaultClassifier;

@@ -38,7 +38,10 @@ describe('routing hints', () => {
       expect(body).not.toContain('quokka');
     }
     const index = buildRouterIndex(snapshot, caller);
-    expect(index.entries.find((e) => e.id === 'credit-note-request')?.routing).toEqual({ terms: [SECRET_TERM], negativeTerms: [SECRET_NEGATIVE] });
+    expect(index.entries.find((e) => e.id === 'credit-note-request')?.routing).toEqual({
+      terms: [SECRET_TERM],
+      negativeTerms: [SECRET_NEGATIVE],
+    });
     const bundle = buildNodeBundle(snapshot);
     expect(JSON.stringify(bundle.publicCard)).not.toContain('zebra');
     for (const c of bundle.classes) expect(c.extendedCard.body).not.toContain('zebra');
@@ -46,7 +49,11 @@ describe('routing hints', () => {
   });
 
   it('are ignored by the leak guard: a private routing term the public card happens to contain is no leak', () => {
-    const pub = given.manifest({ id: 'public-one', visibility: 'public', skill: { name: 'Credit memo desk', description: 'Handles every credit memo.', tags: ['finance'] } });
+    const pub = given.manifest({
+      id: 'public-one',
+      visibility: 'public',
+      skill: { name: 'Credit memo desk', description: 'Handles every credit memo.', tags: ['finance'] },
+    });
     const priv = given.manifest({
       id: 'private-two',
       visibility: 'extended',
@@ -77,25 +84,40 @@ describe('routing hints', () => {
     expect(v.ok).toBe(false);
     const paths = v.ok ? [] : v.errors.map((e) => e.path);
     expect(paths).toEqual(
-      expect.arrayContaining(['$.routing.terms[1]', '$.routing.terms[2]', '$.routing.terms[3]', '$.routing.terms[4]', '$.routing.negative_terms', '$.routing.weights']),
+      expect.arrayContaining([
+        '$.routing.terms[1]',
+        '$.routing.terms[2]',
+        '$.routing.terms[3]',
+        '$.routing.terms[4]',
+        '$.routing.negative_terms',
+        '$.routing.weights',
+      ]),
     );
     expect(validateManifest({ ...toManifestDocument(given.manifest({ id: 'deep' })), routing: 'cut a po' }).ok).toBe(false);
   });
 
   it('never widen entitlement: hints naming any word cannot route outside the caller set', () => {
     fc.assert(
-      fc.property(snapshotArb(30), callerArb, fc.array(fc.constantFrom('invoice', 'reconcile', 'payroll', 'secret', 'cut a po'), { minLength: 1, maxLength: 4 }), (snapshot, c, words) => {
-        // Every manifest (entitled or not) learns every word: only the entitled ones may ever win.
-        const learned = { ...snapshot, manifests: snapshot.manifests.map((m) => ({ ...m, routing: { terms: words, negativeTerms: [] } })) };
-        const index = buildRouterIndex(learned, c);
-        const entitled = new Set(index.entries.map((e) => e.id));
-        const r = route({ messageId: 'm', role: 'ROLE_USER', parts: [{ text: words.join(' ') }] }, c, index);
-        if (r.kind === 'routed') expect(entitled.has(r.entry.id)).toBe(true);
-        if (r.kind === 'input-required') {
-          for (const x of r.candidates) expect(entitled.has(x.id)).toBe(true);
-          for (const x of r.explanation.candidates) expect(entitled.has(x.id)).toBe(true);
-        }
-      }),
+      fc.property(
+        snapshotArb(30),
+        callerArb,
+        fc.array(fc.constantFrom('invoice', 'reconcile', 'payroll', 'secret', 'cut a po'), { minLength: 1, maxLength: 4 }),
+        (snapshot, c, words) => {
+          // Every manifest (entitled or not) learns every word: only the entitled ones may ever win.
+          const learned = {
+            ...snapshot,
+            manifests: snapshot.manifests.map((m) => ({ ...m, routing: { terms: words, negativeTerms: [] } })),
+          };
+          const index = buildRouterIndex(learned, c);
+          const entitled = new Set(index.entries.map((e) => e.id));
+          const r = route({ messageId: 'm', role: 'ROLE_USER', parts: [{ text: words.join(' ') }] }, c, index);
+          if (r.kind === 'routed') expect(entitled.has(r.entry.id)).toBe(true);
+          if (r.kind === 'input-required') {
+            for (const x of r.candidates) expect(entitled.has(x.id)).toBe(true);
+            for (const x of r.explanation.candidates) expect(entitled.has(x.id)).toBe(true);
+          }
+        },
+      ),
       { numRuns: 100 },
     );
   });

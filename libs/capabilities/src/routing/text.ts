@@ -42,7 +42,8 @@ const LEMMAS: Readonly<Record<string, string>> = {
  */
 export function stem(word: string): string {
   let w = LEMMAS[word] ?? word;
-  if (w.length >= 7 && w.endsWith('ment')) w = w.slice(0, -4);
+  if (w.length >= 8 && w.endsWith('ments')) w = w.slice(0, -5);
+  else if (w.length >= 7 && w.endsWith('ment')) w = w.slice(0, -4);
   return porter2(w);
 }
 

@@ -16,6 +16,12 @@ import { HandlerRegistry } from './handler-registry';
 const config = loadConfig({ NODE_ENV: 'test' });
 const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
+interface Routing {
+  capabilityId?: string;
+  layer: string;
+  explanation: { layer: string; candidates: { id: string; score: number }[]; reason: string };
+}
+
 describe('routing metadata and clarification choices on the node', () => {
   let app: FastifyInstance;
   let url = '';
@@ -56,9 +62,7 @@ describe('routing metadata and clarification choices on the node', () => {
         params: { message: { role: 'ROLE_USER', ...message }, metadata },
       }),
     });
-    return (await res.json()) as {
-      result: { task: { id: string; status: { state: string }; metadata: { routing: Record<string, any> } } };
-    }; // eslint-disable-line @typescript-eslint/no-explicit-any
+    return (await res.json()) as { result: { task: { id: string; status: { state: string }; metadata: { routing: Routing } } } };
   };
   const partner = mintA2AToken(config, 'p@acme', 'acme-partner', ['recon.run']);
   const noScope = mintA2AToken(config, 'q@acme', 'acme-partner', []);
@@ -67,7 +71,7 @@ describe('routing metadata and clarification choices on the node', () => {
     const r = await send(partner, { messageId: 'a', parts: [{ text: 'What is the status of invoice INV-20931?' }] });
     const routing = r.result.task.metadata.routing;
     expect(routing).toMatchObject({ capabilityId: 'invoice-lookup', layer: 'classifier' });
-    expect(routing.explanation.candidates.map((c: { id: string }) => c.id)).toEqual(['invoice-lookup', 'reconcile-invoice']);
+    expect(routing.explanation.candidates.map((c) => c.id)).toEqual(['invoice-lookup', 'reconcile-invoice']);
     expect(routing.explanation.reason).toContain('invoice-lookup');
   });
 
