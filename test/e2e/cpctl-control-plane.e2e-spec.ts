@@ -260,8 +260,8 @@ describe('cpctl against the control plane', () => {
       join(dir, 'routing-tests.yaml'),
       YAML.stringify({
         tests: [
-          { text: 'What is the status of invoice INV-20931?', expect: 'invoice-lookup' },
-          { text: 'reconcile invoice INV-1 against its purchase order', expect: 'reconcile-invoice' },
+          { text: 'Look up invoice INV-20931: its status, amounts and due date', expect: 'invoice-lookup' },
+          { text: 'hello there', expect: 'clarify' },
         ],
       }),
     );
