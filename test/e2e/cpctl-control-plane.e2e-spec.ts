@@ -254,4 +254,26 @@ describe('cpctl against the control plane', () => {
       card: changed.json<{ card: unknown }>().card,
     });
   });
+
+  it('plan lists the labelled messages (routing-tests.yaml) whose route the change would move', async () => {
+    const dir = await exported('routing');
+    writeFileSync(
+      join(dir, 'routing-tests.yaml'),
+      YAML.stringify({
+        tests: [
+          { text: 'Look up invoice INV-20931: its status, amounts and due date', expect: 'invoice-lookup' },
+          { text: 'hello there', expect: 'clarify' },
+        ],
+      }),
+    );
+    const same = await cpctl(['plan', dir, '--json'], env);
+    expect(same.code).toBe(0);
+    expect(same.json<{ routing: { correct: number; changes: unknown[] } }>().routing).toMatchObject({ correct: 2, changes: [] });
+    editYaml(join(dir, 'invoice-lookup.yaml'), (d) => (d.routing = { negative_terms: ['status'] }));
+    const plan = await cpctl(['plan', dir], env);
+    expect(plan.code).toBe(0);
+    expect(plan.stdout).toContain('Changed:\n  ~ invoice-lookup (routing)');
+    expect(plan.stdout).toMatch(/Route changes:\n {2}~ tests\[0\] invoice-lookup → \S+ \(expected invoice-lookup\)/);
+    expect((await cpctl(['route', 'test', dir], env)).code).toBe(11);
+  });
 });

@@ -8,7 +8,7 @@ import { HttpAdapterHost } from '@nestjs/core';
 import type { FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
 import { createRedis, InjectConfig, InjectRedis, type AppConfig } from '@cp/common';
-import { NodeSync, UsageReporter, type A2AServer } from '@cp/node-sdk';
+import { EmbeddingsClassifier, HttpClarificationSink, NodeSync, UsageReporter, type A2AServer } from '@cp/node-sdk';
 import { registerFinanceA2A } from './finance-a2a';
 import { NodeIdentityToken, type NodeIdentity } from './node-identity';
 
@@ -31,6 +31,11 @@ export class A2AEndpoints implements OnModuleInit, OnApplicationShutdown {
   onModuleInit(): void {
     const logger = new Logger('A2A');
     const identity = this.identity;
+    const log = {
+      info: (f: Record<string, unknown>, m: string) => logger.log({ ...f, msg: m }),
+      warn: (f: Record<string, unknown>, m: string) => logger.warn({ ...f, msg: m }),
+      error: (f: Record<string, unknown>, m: string) => logger.error({ ...f, msg: m }),
+    };
     this.subscriber = createRedis(this.config, 'a2a-task-events');
     this.server = registerFinanceA2A(this.adapterHost.httpAdapter.getInstance<FastifyInstance>(), this.config, {
       bundle: () => this.sync.current(),
@@ -41,11 +46,18 @@ export class A2AEndpoints implements OnModuleInit, OnApplicationShutdown {
       useHandlers: (inventory) => this.sync.useHandlers(inventory),
       onBudgetUnavailable: (e) => logger.warn({ err: e.message, msg: 'budget check unavailable; call let through' }),
       usage: this.usage,
-      log: {
-        info: (f, m) => logger.log({ ...f, msg: m }),
-        warn: (f, m) => logger.warn({ ...f, msg: m }),
-        error: (f, m) => logger.error({ ...f, msg: m }),
-      },
+      log,
+      // The semantic router when the deployment configures an embeddings endpoint (ADR 0093).
+      classifier: this.config.EMBEDDINGS_URL
+        ? new EmbeddingsClassifier({
+            url: this.config.EMBEDDINGS_URL,
+            model: this.config.EMBEDDINGS_MODEL,
+            apiKey: this.config.EMBEDDINGS_API_KEY,
+            timeoutMs: this.config.EMBEDDINGS_TIMEOUT_MS,
+            log,
+          })
+        : undefined,
+      clarifications: new HttpClarificationSink(this.config.CONTROL_PLANE_URL, () => identity.nodeToken, log),
     });
   }
 

@@ -7,7 +7,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
 import { a2aVerifier } from '@cp/auth';
-import type { HandlerDeclaration } from '@cp/capabilities';
+import type { Classifier, HandlerDeclaration } from '@cp/capabilities';
 import type { AppConfig } from '@cp/common';
 import {
   ExecutionLimits,
@@ -19,6 +19,7 @@ import {
   registerA2AServer,
   ToolGateway,
   type A2ALog,
+  type ClarificationSink,
   type A2AServer,
   type ServedBundle,
   type UsageSink,
@@ -43,6 +44,10 @@ export interface FinanceA2ADeps {
   useHandlers?: (inventory: () => HandlerDeclaration[]) => void;
   /** Called when the shared budget store cannot answer (the call is let through). */
   onBudgetUnavailable?: (error: Error) => void;
+  /** The semantic router (ADR 0093); the lexical router alone when absent. */
+  classifier?: Classifier;
+  /** Where resolved clarifications go (ADR 0094). */
+  clarifications?: ClarificationSink;
 }
 
 export function registerFinanceA2A(app: FastifyInstance, c: AppConfig, deps: FinanceA2ADeps): A2AServer {
@@ -61,6 +66,8 @@ export function registerFinanceA2A(app: FastifyInstance, c: AppConfig, deps: Fin
     tools: new ToolGateway(new HttpTokenExchanger(c.CONTROL_PLANE_URL, deps.nodeToken), new Map([[ERP_TOOL, createErpTool(c)]]), deps.log),
     log: deps.log,
     usage: deps.usage,
+    classifier: deps.classifier,
+    clarifications: deps.clarifications,
     tasks: new RedisTaskStore(deps.redis, prefix, {
       maxTaskBytes: c.A2A_TASK_MAX_BYTES,
       maxOwnerBytes: c.A2A_OWNER_MAX_BYTES,

@@ -18,6 +18,8 @@ import { RetirementModule } from './retirement/retirement.module';
 import { TokenExchangeModule } from './token-exchange/token-exchange.module';
 import { SyncModule } from './sync/sync.module';
 import { CostBudgetsModule } from './cost-budgets/cost-budgets.module';
+import { RoutingFeedbackModule } from './routing-feedback/routing-feedback.module';
+import { RouteTestModule } from './route-test/route-test.module';
 
 @Module({
   imports: [
@@ -45,6 +47,8 @@ import { CostBudgetsModule } from './cost-budgets/cost-budgets.module';
     TokenExchangeModule,
     SyncModule,
     CostBudgetsModule,
+    RoutingFeedbackModule,
+    RouteTestModule,
   ],
 })
 export class AppModule {}

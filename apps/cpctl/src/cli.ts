@@ -6,6 +6,7 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { cardDiffCommand, cardShowCommand } from './commands/card.command';
 import { exportCommand } from './commands/export.command';
 import { planCommand } from './commands/plan.command';
+import { routeTestCommand } from './commands/route-test.command';
 import { validateCommand } from './commands/validate.command';
 import { DEFAULT_URL, type CommandContext, type GlobalOptions } from './context';
 import { CpctlError, CpctlErrorCode } from './cpctl.errors';
@@ -18,6 +19,12 @@ const VERSION = '0.1.0';
 function revisionArg(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('must be a non-negative integer');
+  return n;
+}
+
+function accuracyArg(value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < 0 || n > 1) throw new InvalidArgumentError('must be a number from 0 to 1');
   return n;
 }
 
@@ -117,6 +124,17 @@ export async function run(argv: readonly string[], io: Io): Promise<ExitCode> {
     .option('--agent <id>', 'fetch it from the control plane')
     .option('--out <file>', 'write it to a file instead of stdout')
     .action(action('card show', (ctx, dir: string | undefined, opts: { agent?: string; out?: string }) => cardShowCommand(ctx, dir, opts)));
+
+  program
+    .command('route')
+    .description('routing checks')
+    .command('test')
+    .description(
+      'offline: route the labelled messages of <dir>/routing-tests.yaml; non-zero on any wrong route or accuracy below the minimum',
+    )
+    .argument('<dir>', 'manifest directory holding routing-tests.yaml')
+    .addOption(new Option('--min-accuracy <x>', "override the file's min_accuracy (0..1)").argParser(accuracyArg))
+    .action(action('route test', (ctx, dir: string, opts: { minAccuracy?: number }) => routeTestCommand(ctx, dir, opts)));
 
   program
     .command('export')

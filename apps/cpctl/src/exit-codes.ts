@@ -24,4 +24,6 @@ export enum ExitCode {
   NotFound = 9,
   /** Anything else the control plane or the file system reported. */
   Failure = 10,
+  /** route test: a labelled message was routed to the wrong capability, or accuracy is below min_accuracy. */
+  RoutingTestFailed = 11,
 }

@@ -17,6 +17,8 @@ export interface ManifestDocument {
   owner: string;
   replaced_by?: string | null;
   deprecation_reason?: string | null;
+  /** Routing-only hints; absent when there are none. */
+  routing?: { terms?: string[]; negative_terms?: string[] };
 }
 
 function copySkill(s: SkillBlock): SkillBlock {
@@ -43,6 +45,11 @@ export function toManifestDocument(m: CapabilityManifest): ManifestDocument {
   if (m.tools?.length) doc.tools = [...m.tools];
   if (m.replacedBy !== undefined) doc.replaced_by = m.replacedBy;
   if (m.deprecationReason !== undefined) doc.deprecation_reason = m.deprecationReason;
+  if (m.routing) {
+    doc.routing = {};
+    if (m.routing.terms.length > 0) doc.routing.terms = [...m.routing.terms];
+    if (m.routing.negativeTerms.length > 0) doc.routing.negative_terms = [...m.routing.negativeTerms];
+  }
   return doc;
 }
 
@@ -62,5 +69,9 @@ export function fromManifestDocument(doc: ManifestDocument): CapabilityManifest 
   if (doc.tools?.length) m.tools = [...doc.tools];
   if (doc.replaced_by !== undefined) m.replacedBy = doc.replaced_by;
   if (doc.deprecation_reason !== undefined) m.deprecationReason = doc.deprecation_reason;
+  const terms = doc.routing?.terms ?? [];
+  const negativeTerms = doc.routing?.negative_terms ?? [];
+  // No hints and an empty block are the same manifest: keep one form so diffs and hashes agree.
+  if (terms.length + negativeTerms.length > 0) m.routing = { terms: [...terms], negativeTerms: [...negativeTerms] };
   return m;
 }

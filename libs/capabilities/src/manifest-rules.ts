@@ -40,6 +40,18 @@ export function manifestRuleIssues(doc: unknown): ValidationIssue[] {
   if (isObject(doc.skill)) {
     for (const key of ['tags', 'examples', 'inputModes', 'outputModes'] as const) duplicates(doc.skill[key], ['skill', key], 'entry', out);
   }
+  if (isObject(doc.routing)) {
+    for (const key of ['terms', 'negative_terms'] as const) duplicates(doc.routing[key], ['routing', key], 'term', out);
+    // A word both pulling towards and pushing away from a capability is a mistake either way.
+    const pull = Array.isArray(doc.routing.terms)
+      ? new Set(doc.routing.terms.map((t) => String(t).trim().toLowerCase()))
+      : new Set<string>();
+    if (Array.isArray(doc.routing.negative_terms))
+      doc.routing.negative_terms.forEach((t, i) => {
+        if (pull.has(String(t).trim().toLowerCase()))
+          out.push({ path: jsonPath(['routing', 'negative_terms', i]), message: `${JSON.stringify(t)} is also a routing term` });
+      });
+  }
   if (isObject(doc.limits)) {
     for (const key of Object.keys(doc.limits)) {
       if (!LIMIT_KEY.test(key)) out.push({ path: jsonPath(['limits', key]), message: 'limit names must be snake_case' });

@@ -47,6 +47,13 @@ export const limitsSchema = z
   .object({ cost_class: z.enum(COST_CLASSES).optional() })
   .catchall(z.number().min(0, 'must be a non-negative number'));
 
+/** Routing-only hints (ADR 0091): never in a card. Bounded so a manifest cannot bloat every router index. */
+export const MAX_ROUTING_TERMS = 50;
+export const routingHintsSchema = z.strictObject({
+  terms: z.array(text(100)).max(MAX_ROUTING_TERMS, `must list at most ${MAX_ROUTING_TERMS} terms`).optional(),
+  negative_terms: z.array(text(100)).max(MAX_ROUTING_TERMS, `must list at most ${MAX_ROUTING_TERMS} terms`).optional(),
+});
+
 export const manifestDocumentSchema = z.strictObject({
   id: capabilityId,
   state: z.enum(CAPABILITY_STATES as [string, ...string[]]),
@@ -72,6 +79,7 @@ export const manifestDocumentSchema = z.strictObject({
   owner: slug('team'),
   replaced_by: capabilityId.nullable().optional(),
   deprecation_reason: text(1000).nullable().optional(),
+  routing: routingHintsSchema.optional(),
 });
 
 export const tenantSlug = slug('tenant');

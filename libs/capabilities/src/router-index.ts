@@ -13,6 +13,8 @@ export interface RouterEntry {
   outputModes: string[];
   /** What the classifier reads; the description is the card's (deprecation suffix included). */
   skill: { name: string; description: string; tags: string[]; examples: string[] };
+  /** The manifest's routing-only hints, when it has any (never in a card). */
+  routing?: { terms: string[]; negativeTerms: string[] };
 }
 
 /** A removed capability: the router fails naming the replacement instead of falling through. */
@@ -50,14 +52,18 @@ export function buildRouterIndex(snapshot: RegistrySnapshot, caller: Caller): Ro
   const agent = snapshot.agent;
   const selected = manifestsForCaller(snapshot, caller);
   const ids = new Set(selected.map((m) => m.id));
-  const entries: RouterEntry[] = selected.map((m) => ({
-    id: m.id,
-    handler: m.handler,
-    state: m.state as RouterEntry['state'],
-    inputModes: [...(m.skill.inputModes ?? agent.defaultInputModes)],
-    outputModes: [...(m.skill.outputModes ?? agent.defaultOutputModes)],
-    skill: { name: m.skill.name, description: describe(m, ids), tags: [...m.skill.tags], examples: [...(m.skill.examples ?? [])] },
-  }));
+  const entries: RouterEntry[] = selected.map((m) => {
+    const entry: RouterEntry = {
+      id: m.id,
+      handler: m.handler,
+      state: m.state as RouterEntry['state'],
+      inputModes: [...(m.skill.inputModes ?? agent.defaultInputModes)],
+      outputModes: [...(m.skill.outputModes ?? agent.defaultOutputModes)],
+      skill: { name: m.skill.name, description: describe(m, ids), tags: [...m.skill.tags], examples: [...(m.skill.examples ?? [])] },
+    };
+    if (m.routing) entry.routing = { terms: [...m.routing.terms], negativeTerms: [...m.routing.negativeTerms] };
+    return entry;
+  });
   // A tombstone only for what this caller could have used: it must not reveal other callers' ids.
   // A removed preview counts as a preview: only opted-in tenants' callers could have used it.
   const ctx = entitlementContext(snapshot);

@@ -27,6 +27,16 @@ export interface ManifestLimits {
   [key: string]: number | string | undefined;
 }
 
+/**
+ * Routing-only hints (ADR 0091): words that should route here (synonyms, jargon such as "credit
+ * memo" or "cut a PO") and words that mean "not this one". Read by the router only: no card, no
+ * projection a caller sees carries them.
+ */
+export interface RoutingHintsBlock {
+  terms: string[];
+  negativeTerms: string[];
+}
+
 export interface CapabilityManifest {
   id: string;
   state: CapabilityState;
@@ -51,6 +61,8 @@ export interface CapabilityManifest {
    * Derived by the registry from its lifecycle timestamps; not part of manifest documents.
    */
   removedFromPreview?: boolean;
+  /** Absent when the manifest has none. */
+  routing?: RoutingHintsBlock;
 }
 
 /** null = anonymous (no verified token). */

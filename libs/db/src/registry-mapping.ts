@@ -1,5 +1,13 @@
-import type { AgentBase, AgentExtension, AgentInterface, CapabilityManifest, ManifestLimits, SkillBlock } from '@cp/capabilities';
-import type { Prisma } from '../../../prisma/generated/client';
+import type {
+  AgentBase,
+  AgentExtension,
+  AgentInterface,
+  CapabilityManifest,
+  ManifestLimits,
+  RoutingHintsBlock,
+  SkillBlock,
+} from '@cp/capabilities';
+import { Prisma } from '../../../prisma/generated/client';
 import type { AgentModel, CapabilityManifestModel } from '../../../prisma/generated/models';
 
 /** Row <-> domain conversions shared by every repository that reads or writes the registry. */
@@ -21,6 +29,7 @@ export function manifestFromRow(row: CapabilityManifestModel): CapabilityManifes
   if (row.deprecationReason !== null) manifest.deprecationReason = row.deprecationReason;
   // Removed without ever being deprecated: it went preview → removed (see removedFromPreview).
   if (row.state === 'removed' && row.deprecatedAt === null) manifest.removedFromPreview = true;
+  if (row.routing !== null && typeof row.routing === 'object') manifest.routing = row.routing as unknown as RoutingHintsBlock;
   return manifest;
 }
 
@@ -40,6 +49,7 @@ export function manifestColumns(m: CapabilityManifest) {
     ownerTeamId: m.owner,
     replacedBy: m.replacedBy ?? null,
     deprecationReason: m.deprecationReason ?? null,
+    routing: m.routing ? (m.routing as unknown as Prisma.InputJsonValue) : Prisma.DbNull,
   };
 }
 

@@ -30,3 +30,4 @@ export { NodeSyncModule } from './nest/node-sync.module';
 export * from './a2a';
 export * from './usage';
 export * from './tools';
+export * from './routing';

@@ -12,6 +12,6 @@ import { ManifestsService } from './manifests.service';
 @Module({
   imports: [RegistryModule, AgentsModule, NodeInventoryModule],
   providers: [ManifestsRepository, ManifestAccess, ManifestsService, ManifestChangesService, ApplyManifestsService, ManifestsResolver],
-  exports: [ManifestsService, ManifestAccess],
+  exports: [ManifestsService, ManifestAccess, ManifestChangesService],
 })
 export class ManifestsModule {}

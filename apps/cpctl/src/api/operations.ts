@@ -28,3 +28,10 @@ export const APPLY_MUTATION = `mutation CpctlApply($input: ApplyManifestsInput!)
     leaks { skillId field text }
   }
 }`;
+
+export const ROUTE_TEST_QUERY = `query CpctlRouteTest($input: RouteTestInput!) {
+  routeTest(input: $input) {
+    total correct accuracy minAccuracy wrongRoutes passed
+    changes { index text expect before after }
+  }
+}`;

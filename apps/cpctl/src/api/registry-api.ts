@@ -6,7 +6,7 @@ import { validateManifest, type AgentBase, type AgentCard, type CapabilityManife
 import type { GeneratedCard } from '../card/card-from-files';
 import { CpctlError, CpctlErrorCode } from '../cpctl.errors';
 import type { GraphQLClient } from './graphql-client';
-import { AGENT_QUERY, APPLY_MUTATION, MANIFESTS_QUERY, PUBLIC_CARD_QUERY } from './operations';
+import { AGENT_QUERY, APPLY_MUTATION, MANIFESTS_QUERY, PUBLIC_CARD_QUERY, ROUTE_TEST_QUERY } from './operations';
 
 /** What the control plane plans for an apply (ids, except `changed` which names the fields). */
 export interface ServerPlan {
@@ -127,4 +127,24 @@ function toAppliedPlan(raw: RawPlan): AppliedPlan {
       leaks: raw.leaks,
     },
   };
+}
+
+export interface RouteTestSummary {
+  total: number;
+  correct: number;
+  accuracy: number;
+  minAccuracy: number;
+  wrongRoutes: number;
+  passed: boolean;
+  changes: { index: number; text: string; expect: string; before: string; after: string }[];
+}
+
+/** The control plane's routeTest over proposed manifests: the labelled messages whose route changes. */
+export async function routeTest(client: GraphQLClient, agentId: string, documents: unknown[], tests: unknown): Promise<RouteTestSummary> {
+  const data = await client.request<{ routeTest: RouteTestSummary }>(
+    ROUTE_TEST_QUERY,
+    { input: { agentId, manifests: documents, tests } },
+    CpctlErrorCode.InvalidFiles,
+  );
+  return data.routeTest;
 }

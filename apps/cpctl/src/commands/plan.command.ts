@@ -4,13 +4,14 @@
  * plan, so a registry changed meanwhile is refused rather than overwritten.
  */
 import { canonicalJson, toManifestDocument, type AgentBase } from '@cp/capabilities';
-import { applyManifests, fetchAgent, type ServerPlan } from '../api/registry-api';
+import { applyManifests, fetchAgent, routeTest, type RouteTestSummary, type ServerPlan } from '../api/registry-api';
 import { clientFor, type CommandContext } from '../context';
 import { CpctlError, CpctlErrorCode } from '../cpctl.errors';
 import { ExitCode } from '../exit-codes';
 import { loadManifestDir, locate, mentionOf, type DocumentSource } from '../files/manifest-dir';
 import { renderChanges, renderLeaks, summary } from '../output/render-card-diff';
 import type { Reporter } from '../output/reporter';
+import { readRoutingTests } from './route-test.command';
 
 export function resolveAgentId(option: string | undefined, fromFile: string | undefined): string {
   if (option && fromFile && option !== fromFile) {
@@ -49,6 +50,19 @@ function renderPlan(r: Reporter, plan: ServerPlan): void {
   if (plan.leaks.length > 0) {
     r.line(r.c.red('Leaks into the public card:'));
     renderLeaks(r, plan.leaks);
+  }
+}
+
+function renderRouting(r: Reporter, t: RouteTestSummary): void {
+  const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
+  r.line(
+    `Routing tests: ${t.correct}/${t.total} correct (${pct(t.accuracy)}), ${t.wrongRoutes} wrong route(s)${t.passed ? '' : ` ${r.c.red('(cpctl route test would fail)')}`}`,
+  );
+  if (t.changes.length === 0) r.line('Route changes: none');
+  else {
+    r.line('Route changes:');
+    for (const c of t.changes)
+      r.line(`  ${r.c.yellow('~')} tests[${c.index}] ${c.before} → ${c.after} (expected ${c.expect}): ${JSON.stringify(c.text)}`);
   }
 }
 
@@ -103,7 +117,17 @@ export async function planCommand(ctx: CommandContext, dir: string, options: Pla
   if (drift.length > 0) {
     r.line(r.c.yellow(`Note: agent.yaml differs from the control plane's agent in ${drift.join(', ')}; cpctl applies manifests only.`));
   }
-  const base = { command, agentId, dir, revision: planned.revision, plan, agentDrift: drift };
+  // Labelled messages (routing-tests.yaml) whose route the change would move: informative here,
+  // `cpctl route test` is the gate.
+  let routing: RouteTestSummary | null = null;
+  const tests = await readRoutingTests(dir, new Set(read.manifests.map((m) => m.id)));
+  if (tests) {
+    routing = await r.progress(`routing ${tests.suite.tests.length} labelled message(s)`, () =>
+      routeTest(client, agentId, documents, tests.raw),
+    );
+    renderRouting(r, routing);
+  }
+  const base = { command, agentId, dir, revision: planned.revision, plan, agentDrift: drift, routing };
   if (plan.leaks.length > 0) {
     r.problem(r.c.red(`The public card would show text of non-public skills: ${options.apply ? 'nothing applied' : 'apply will refuse'}.`));
     r.result({ ...base, ok: false, exitCode: ExitCode.Leak, applied: false, appliedRevision: null });

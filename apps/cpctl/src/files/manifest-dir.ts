@@ -13,6 +13,8 @@ import { readDocument } from './read-document';
 
 export const MANIFEST_EXTENSIONS = ['.yaml', '.yml', '.json'];
 export const AGENT_FILES = ['agent.yaml', 'agent.yml', 'agent.json'];
+/** Labelled routing messages (cpctl route test), not a manifest file. */
+export const ROUTING_TEST_FILES = ['routing-tests.yaml', 'routing-tests.yml', 'routing-tests.json'];
 
 /** Where one manifest document sits: its file, and `$` (whole file) or `$[k]` (k-th list entry). */
 export interface DocumentSource {
@@ -33,7 +35,9 @@ export interface ManifestDir {
 async function listFiles(dir: string): Promise<string[]> {
   try {
     if (!(await stat(dir)).isDirectory()) throw new CpctlError(CpctlErrorCode.Usage, `${dir} is not a directory`);
-    return (await readdir(dir)).filter((f) => !f.startsWith('.') && MANIFEST_EXTENSIONS.includes(extname(f))).sort();
+    return (await readdir(dir))
+      .filter((f) => !f.startsWith('.') && MANIFEST_EXTENSIONS.includes(extname(f)) && !ROUTING_TEST_FILES.includes(f))
+      .sort();
   } catch (error) {
     if (error instanceof CpctlError) throw error;
     throw new CpctlError(

@@ -1,121 +1,228 @@
 /**
- * The text classifier layer. `Classifier` is the seam a model-based router implements; the
- * default is a deterministic lexical scorer (no model download, same answer on every machine).
+ * The text classifier layer. `Classifier` is the seam another router implements (the node SDK's
+ * embeddings router does); the default is a deterministic lexical ranker (no model download, the
+ * same answer on every machine). ADR 0090.
  */
 import type { RouterEntry } from '../router-index';
+import { bigrams, terms } from './text';
+
+export interface RankedCandidate {
+  id: string;
+  /** The classifier's own scale (BM25F score, cosine similarity): comparable within one decision. */
+  score: number;
+}
 
 export interface ClassifierResult {
   /** A candidate's id, or null when nothing in the text points anywhere. */
   id: string | null;
   /** 0..1. The router asks the caller to choose below its threshold (0.6). */
   confidence: number;
+  /** Candidates that scored, best first (at most a handful): the decision's explanation. */
+  ranking?: RankedCandidate[];
+  /** Ids worth offering when the router asks (best first); absent: every fitting candidate. */
+  plausible?: string[];
+  /** Why the winner won, or why nobody did, in one sentence. */
+  reason?: string;
 }
 
 export interface Classifier {
   classify(text: string, candidates: readonly RouterEntry[]): ClassifierResult;
+  /**
+   * Optional: a classifier that must ask something outside the process (an embeddings endpoint)
+   * answers here; `routeAsync` prefers it. It must still only ever name one of `candidates`.
+   */
+  classifyAsync?(text: string, candidates: readonly RouterEntry[]): Promise<ClassifierResult>;
 }
 
-// Words that say nothing about which capability is meant.
-const STOPWORDS = new Set(
-  'a an and are as at be by can could do does for from give have i in is it its me my of on or our please show tell that the their this to us we what when where which who will with would you your'.split(
-    ' ',
-  ),
-);
-
-/** Crude suffix stripping: enough for invoices/invoice, reconciling/reconcile, matched/match. */
-export function stem(word: string): string {
-  for (const suffix of ['ations', 'ation', 'ings', 'ing', 'ies', 'es', 'ed', 's', 'e']) {
-    // status, class, analysis keep their s.
-    if (suffix === 's' && /(ss|us|is)$/.test(word)) continue;
-    if (word.endsWith(suffix) && word.length - suffix.length >= 4) return word.slice(0, -suffix.length);
-  }
-  return word;
+/** Routing-only hints a manifest may carry (never in any card): synonyms/jargon, and words that mean "not this one". */
+export interface RoutingHints {
+  terms: readonly string[];
+  negativeTerms: readonly string[];
 }
 
 /**
- * Lowercased stems of the alphanumeric runs, stopwords and pure numbers dropped (an invoice
- * number identifies an instance, never a capability).
+ * BM25F field weights and length normalisation. Names and routing terms say most; examples and
+ * tags next; prose least. The saturation (k1) keeps one heavily weighted word from deciding alone,
+ * which is what made "get" and "status" route messages before.
  */
-export function terms(text: string): string[] {
-  const out: string[] = [];
-  for (const raw of text.toLowerCase().split(/[^a-z0-9]+/)) {
-    if (raw.length < 2 || STOPWORDS.has(raw) || /^\d+$/.test(raw)) continue;
-    out.push(stem(raw));
-  }
-  return out;
+const FIELDS = {
+  name: { weight: 2, b: 0.5 },
+  id: { weight: 1, b: 0 },
+  tags: { weight: 1.5, b: 0 },
+  examples: { weight: 1.5, b: 0.75 },
+  description: { weight: 1, b: 0.75 },
+  terms: { weight: 2.5, b: 0 },
+} as const;
+type Field = keyof typeof FIELDS;
+const FIELD_NAMES = Object.keys(FIELDS) as Field[];
+const FIELD_COUNT = FIELD_NAMES.length;
+const K1 = 1.2;
+/** Softmax sharpness over BM25F scores; chosen on the evaluation set (docs/performance.md): 0.6 clarified the registry's own example, 0.75 let wrong routes pass 4% */
+const SHARPNESS = 0.7;
+/** Fewer distinct known words than this: a short generic message ("cancel it", "refund"). */
+const MIN_KNOWN_TERMS = 2;
+/** Short generic messages never score above this (below the default threshold 0.6). */
+const GENERIC_CAP = 0.5;
+/** A runner-up within this fraction of the winner's score is offered when the router asks. */
+const PLAUSIBLE_RATIO = 0.5;
+const MAX_OFFERED = 5;
+const RANKING_SIZE = 5;
+
+interface Compiled {
+  /** term → per-field term frequencies (FIELD_NAMES order). */
+  tf: Map<string, number[]>;
+  length: number[];
+  negative: Set<string>;
 }
 
-/** Where a term appears in a skill decides how much it says: id and name most, prose least. */
-const FIELD_WEIGHTS = { id: 3, name: 3, tags: 2, examples: 1.5, description: 1 } as const;
-
-type TermWeights = ReadonlyMap<string, number>;
-
-function compile(entry: RouterEntry): TermWeights {
-  const weights = new Map<string, number>();
-  const add = (text: string, weight: number) => {
-    for (const t of terms(text)) weights.set(t, Math.max(weights.get(t) ?? 0, weight));
+function compile(entry: RouterEntry): Compiled {
+  const tf = new Map<string, number[]>();
+  const length = FIELD_NAMES.map(() => 0);
+  const add = (field: Field, stems: readonly string[]) => {
+    const f = FIELD_NAMES.indexOf(field);
+    for (const t of stems) {
+      let row = tf.get(t);
+      if (!row) tf.set(t, (row = FIELD_NAMES.map(() => 0)));
+      row[f]++;
+      length[f]++;
+    }
   };
-  add(entry.id, FIELD_WEIGHTS.id);
-  add(entry.skill.name, FIELD_WEIGHTS.name);
-  for (const tag of entry.skill.tags) add(tag, FIELD_WEIGHTS.tags);
-  for (const example of entry.skill.examples) add(example, FIELD_WEIGHTS.examples);
-  add(entry.skill.description, FIELD_WEIGHTS.description);
-  return weights;
+  // Names and examples count their adjacent-word phrases too: a message that says "status of
+  // invoice" like the example does beats one that merely shares the word "invoice".
+  const withPhrases = (text: string) => {
+    const stems = terms(text);
+    return [...stems, ...bigrams(stems)];
+  };
+  add('name', withPhrases(entry.skill.name));
+  add('id', terms(entry.id.replace(/-/g, ' ')));
+  for (const tag of entry.skill.tags) add('tags', terms(tag));
+  for (const example of entry.skill.examples) add('examples', withPhrases(example));
+  add('description', terms(entry.skill.description));
+  const negative = new Set<string>();
+  for (const term of entry.routing?.terms ?? []) {
+    // A multi-word term counts as its phrase (matched as adjacent words) and as its words.
+    const stems = terms(term);
+    add('terms', stems.length > 1 ? [...stems, ...bigrams(stems)] : stems);
+  }
+  for (const term of entry.routing?.negativeTerms ?? []) {
+    const stems = terms(term);
+    if (stems.length === 1) negative.add(stems[0]);
+    else for (const b of bigrams(stems)) negative.add(b);
+  }
+  return { tf, length, negative };
 }
 
 /**
- * Scores each candidate as Σ over the query's distinct terms of (field weight × idf), idf taken
- * over the candidate set so words every candidate shares count for little.
- * confidence = share × coverage, where share = s1² / (s1² + s2²) (best against runner-up: a tie
- * gives 0.5, a lone match 1) and coverage = 0.5 + 0.5 × (fraction of the query's terms the best
- * candidate knows). Ties break by id, so the answer never depends on candidate order.
+ * Ranks candidates with BM25F over name, id, tags, examples, description and routing terms
+ * (idf over the candidate set, adjacent-word phrases for multi-word routing terms), then decides
+ * how sure it is from the margins between the candidates that matched:
+ *   confidence = 1 / Σ_i exp(β (s_i − s1))   (the winner's softmax share; a lone match gives 1).
+ * Words no candidate knows (names, amounts, dates, chit-chat) add to nobody's score, so they
+ * change nothing. A message with fewer than two known words ("cancel it", "refund") is generic and
+ * stays below the threshold. A candidate whose negative term is in the message is out. Ties break
+ * by id.
  */
 export class LexicalClassifier implements Classifier {
   // Router entries are frozen per (revision, entitlement class): compile each once.
-  private readonly compiled = new WeakMap<RouterEntry, TermWeights>();
+  private readonly compiled = new WeakMap<RouterEntry, Compiled>();
+  // The corpus view of the last candidate list seen with a given first entry (a node routes
+  // through the same few lists over and over): compiled docs, average field lengths.
+  private readonly corpora = new WeakMap<RouterEntry, Corpus>();
 
   classify(text: string, candidates: readonly RouterEntry[]): ClassifierResult {
-    const query = [...new Set(terms(text))];
-    if (query.length === 0 || candidates.length === 0) return { id: null, confidence: 0 };
-    const vectors = candidates.map((c) => this.vector(c));
-    const idf = query.map((t) => {
-      let df = 0;
-      for (const v of vectors) if (v.has(t)) df++;
-      return df === 0 ? 0 : Math.log((candidates.length + 1) / df);
-    });
-    let best = -1;
-    let bestScore = 0;
-    let bestMatched = 0;
-    let second = 0;
-    for (let i = 0; i < candidates.length; i++) {
-      const v = vectors[i];
-      let score = 0;
-      let matched = 0;
-      for (let q = 0; q < query.length; q++) {
-        const w = v.get(query[q]);
-        if (w !== undefined) {
-          score += w * idf[q];
-          matched++;
-        }
-      }
-      if (score <= 0) continue;
-      const better = score > bestScore || (score === bestScore && best >= 0 && candidates[i].id < candidates[best].id);
-      if (better) {
-        second = Math.max(second, bestScore);
-        best = i;
-        bestScore = score;
-        bestMatched = matched;
-      } else {
-        second = Math.max(second, score);
+    const unigrams = terms(text);
+    if (unigrams.length === 0 || candidates.length === 0)
+      return { id: null, confidence: 0, ranking: [], plausible: [], reason: 'the message has no words to route by' };
+    const { docs, saturated, withNegatives } = this.corpus(candidates);
+    const n = candidates.length;
+    // Postings of the message's distinct words; a phrase can only be where both its words are.
+    const postings = new Map<string, number[]>();
+    for (const t of new Set(unigrams)) {
+      const hits: number[] = [];
+      for (let i = 0; i < n; i++) if (docs[i].tf.has(t)) hits.push(i);
+      if (hits.length > 0) postings.set(t, hits);
+    }
+    // Phrases over the KNOWN words only, so a name or number in between changes nothing.
+    const phrases = bigrams(unigrams.filter((t) => postings.has(t)));
+    for (const phrase of new Set(phrases)) {
+      const first = postings.get(phrase.slice(0, phrase.indexOf(' ')));
+      if (!first || !postings.has(phrase.slice(phrase.indexOf(' ') + 1))) continue;
+      const hits = first.filter((i) => docs[i].tf.has(phrase));
+      if (hits.length > 0) postings.set(phrase, hits);
+    }
+    const knownWords = postings.size;
+    const excluded = new Set<number>();
+    for (const i of withNegatives) for (const t of unigrams.concat(phrases)) if (docs[i].negative.has(t)) excluded.add(i);
+
+    const scores = new Float64Array(n);
+    for (const [t, hits] of postings) {
+      const idf = Math.log(1 + (n - hits.length + 0.5) / (hits.length + 0.5));
+      for (const i of hits) scores[i] += idf * (saturated[i].get(t) as number);
+    }
+    // Ties break by id, so the answer never depends on candidate order.
+    const before = (a: number, b: number) => scores[a] > scores[b] || (scores[a] === scores[b] && candidates[a].id < candidates[b].id);
+    const top: number[] = []; // the best RANKING_SIZE, best first (insertion: n × 5 at most)
+    let count = 0;
+    for (let i = 0; i < n; i++) {
+      if (scores[i] <= 0 || excluded.has(i)) continue;
+      count++;
+      if (top.length === RANKING_SIZE && !before(i, top[RANKING_SIZE - 1])) continue;
+      let k = Math.min(top.length, RANKING_SIZE - 1);
+      top[k] = i;
+      while (k > 0 && before(i, top[k - 1])) {
+        top[k] = top[k - 1];
+        top[--k] = i;
       }
     }
-    if (best < 0) return { id: null, confidence: 0 };
-    const share = bestScore ** 2 / (bestScore ** 2 + second ** 2);
-    const coverage = 0.5 + (0.5 * bestMatched) / query.length;
-    return { id: candidates[best].id, confidence: round(share * coverage) };
+    if (count === 0)
+      return { id: null, confidence: 0, ranking: [], plausible: [], reason: 'no word of the message is known to any candidate' };
+    const best = top[0];
+    const next = top[1];
+    // The winner's softmax share among the candidates that matched: a gap in score (evidence the
+    // others lack) raises it; words nobody knows add no score to anyone and change nothing.
+    let z = 0;
+    for (let i = 0; i < n; i++) if (scores[i] > 0 && !excluded.has(i)) z += Math.exp(SHARPNESS * (scores[i] - scores[best]));
+    let confidence = 1 / z;
+    const generic = knownWords < MIN_KNOWN_TERMS;
+    if (generic) confidence = Math.min(confidence, GENERIC_CAP);
+    const winner = candidates[best].id;
+    const ranking = top.map((i) => ({ id: candidates[i].id, score: round(scores[i]) }));
+    const plausible = top
+      .filter((i) => scores[i] >= scores[best] * PLAUSIBLE_RATIO)
+      .slice(0, MAX_OFFERED)
+      .map((i) => candidates[i].id);
+    const matched = [...postings.keys()].filter((t) => docs[best].tf.has(t));
+    const reason = generic
+      ? `the message is too generic to decide (${knownWords} known word${knownWords === 1 ? '' : 's'})`
+      : `"${winner}" matched ${matched.map((t) => `"${t}"`).join(', ')}; ${next !== undefined ? `score ${round(scores[best])} against ${round(scores[next])} for "${candidates[next].id}"` : 'no other candidate matched'}`;
+    return { id: winner, confidence: round(confidence), ranking, plausible, reason };
   }
 
-  private vector(entry: RouterEntry): TermWeights {
+  private corpus(candidates: readonly RouterEntry[]): Corpus {
+    const n = candidates.length;
+    const cached = this.corpora.get(candidates[0]);
+    if (cached && cached.docs.length === n && cached.entries.every((e, i) => e === candidates[i])) return cached;
+    const docs = candidates.map((c) => this.vector(c));
+    const avg = FIELD_NAMES.map((_, f) => docs.reduce((sum, d) => sum + d.length[f], 0) / n || 1);
+    // BM25F per candidate and term, fixed for this candidate list: the pseudo term frequency
+    // Σ_f weight_f × tf_f / (1 − b_f + b_f × len_f / avg_f), saturated as tf / (k1 + tf).
+    const saturated = docs.map((d) => {
+      const c = FIELD_NAMES.map((name, f) => FIELDS[name].weight / (1 - FIELDS[name].b + (FIELDS[name].b * d.length[f]) / avg[f]));
+      const out = new Map<string, number>();
+      for (const [t, row] of d.tf) {
+        let pseudo = 0;
+        for (let f = 0; f < FIELD_COUNT; f++) if (row[f] !== 0) pseudo += row[f] * c[f];
+        out.set(t, pseudo / (K1 + pseudo));
+      }
+      return out;
+    });
+    const withNegatives = docs.flatMap((d, i) => (d.negative.size > 0 ? [i] : []));
+    const corpus = { entries: [...candidates], docs, saturated, withNegatives };
+    this.corpora.set(candidates[0], corpus);
+    return corpus;
+  }
+
+  private vector(entry: RouterEntry): Compiled {
     let v = this.compiled.get(entry);
     if (!v) {
       v = compile(entry);
@@ -125,4 +232,11 @@ export class LexicalClassifier implements Classifier {
   }
 }
 
-const round = (x: number) => Math.round(x * 1e6) / 1e6;
+interface Corpus {
+  entries: RouterEntry[];
+  docs: Compiled[];
+  saturated: Map<string, number>[];
+  withNegatives: number[];
+}
+
+const round = (x: number) => Math.round(x * 1e3) / 1e3;

@@ -1,4 +1,4 @@
-export { route, DEFAULT_CONFIDENCE_THRESHOLD, SKILL_HINT_KEY } from './route';
+export { route, routeAsync, prepareRoute, decide, DEFAULT_CONFIDENCE_THRESHOLD, SKILL_HINT_KEY } from './route';
 export type {
   RouteOptions,
   RouteResult,
@@ -10,8 +10,21 @@ export type {
   RouteErrorName,
   RouteFailureReason,
   DataShape,
+  NeedsClassifier,
+  RouteExplanation,
 } from './route';
-export { LexicalClassifier, terms, stem } from './classifier';
-export type { Classifier, ClassifierResult } from './classifier';
+export { LexicalClassifier } from './classifier';
+export type { Classifier, ClassifierResult, RankedCandidate, RoutingHints } from './classifier';
+export { terms, stem, tokens, bigrams } from './text';
 export { partKind, partMediaType, normalizeMediaType, mediaTypeMatches, messageText } from './message';
 export type { WireMessage, WirePart, PartKind } from './message';
+export {
+  parseRoutingTests,
+  runRoutingTests,
+  routeChanges,
+  routingTestIndex,
+  ROUTING_TESTS_FILE,
+  CLARIFY,
+  DEFAULT_MIN_ACCURACY,
+} from './routing-tests';
+export type { RoutingTestCase, RoutingTestSuite, RoutingTestReport, RoutingTestResult, RoutingOutcome } from './routing-tests';

@@ -211,3 +211,62 @@ describe('route layers', () => {
     expect(r.kind === 'failed' && r.message).toBe('capability "report" produces application/json, text/csv; you accept only image/png');
   });
 });
+
+describe('route (explanations, issue 13)', () => {
+  it('names the layer, the candidates with scores and why the winner won', () => {
+    const r = route(text('What is the status of invoice INV-20931?'), finance.callers.partner, partnerIndex);
+    expect(r.kind).toBe('routed');
+    if (r.kind !== 'routed') return;
+    expect(r.explanation.layer).toBe('classifier');
+    expect(r.explanation.candidates.map((c) => c.id)).toEqual(['invoice-lookup', 'reconcile-invoice']);
+    expect(r.explanation.candidates[0].score).toBeGreaterThan(r.explanation.candidates[1].score);
+    expect(r.explanation.reason).toMatch(/"invoice-lookup" matched .*status/);
+    const only = route(text('anything'), null, anonIndex);
+    expect(only).toMatchObject({ kind: 'routed', explanation: { layer: 'only-candidate', candidates: [] } });
+  });
+
+  it('asks only among the plausible candidates, and explains why it asks', () => {
+    const many = given.snapshot([
+      given.manifest({ id: 'book-flight', skill: { name: 'Book a flight', description: 'Books a flight.', tags: ['travel'] } }),
+      given.manifest({ id: 'book-hotel', skill: { name: 'Book a hotel', description: 'Books a hotel room.', tags: ['travel'] } }),
+      given.manifest({ id: 'fx-rate', skill: { name: 'Exchange rates', description: 'Currency rates.', tags: ['finance'] } }),
+    ]);
+    const index = buildRouterIndex(many, finance.callers.partner);
+    const r = route(text('book it'), finance.callers.partner, index);
+    expect(r.kind).toBe('input-required');
+    if (r.kind !== 'input-required') return;
+    expect(r.candidates.map((c) => c.id).sort()).toEqual(['book-flight', 'book-hotel']);
+    expect(r.explanation.layer).toBe('clarification');
+    expect(r.explanation.reason).toMatch(/generic/);
+  });
+
+  it("never explains with a candidate outside the caller's set, even when a classifier names one", () => {
+    const set = given.snapshot([
+      given.manifest({ id: 'public-a', visibility: 'public', skill: { name: 'Alpha', description: 'Alpha things.', tags: ['a'] } }),
+      given.manifest({ id: 'public-b', visibility: 'public', skill: { name: 'Beta', description: 'Beta things.', tags: ['b'] } }),
+      given.manifest({
+        id: 'secret-c',
+        visibility: 'extended',
+        requiresScopes: ['recon.run'],
+        skill: { name: 'Gamma', description: 'Gamma.', tags: ['c'] },
+      }),
+    ]);
+    const index = buildRouterIndex(set, null);
+    const rogue: Classifier = {
+      classify: () => ({
+        id: 'secret-c',
+        confidence: 1,
+        ranking: [
+          { id: 'secret-c', score: 9 },
+          { id: 'public-a', score: 1 },
+        ],
+        plausible: ['secret-c', 'public-a'],
+        reason: 'rogue',
+      }),
+    };
+    const r = route(text('alpha gamma'), null, index, { classifier: rogue });
+    expect(r.kind).toBe('input-required');
+    expect(JSON.stringify(r)).not.toContain('secret-c');
+    expect(r.kind === 'input-required' && r.explanation.candidates).toEqual([{ id: 'public-a', score: 1 }]);
+  });
+});

@@ -12,7 +12,7 @@
  */
 import { findTombstone, type RouterEntry, type RouterIndex } from '../router-index';
 import type { Caller } from '../types';
-import { LexicalClassifier, type Classifier } from './classifier';
+import { LexicalClassifier, type Classifier, type ClassifierResult, type RankedCandidate } from './classifier';
 import { mediaTypeMatches, messageText, partKind, partMediaType, type WireMessage } from './message';
 
 export const DEFAULT_CONFIDENCE_THRESHOLD = 0.6;
@@ -63,11 +63,23 @@ export interface RouteFailure {
   details: Record<string, string>;
 }
 
+/**
+ * Why the router decided as it did (task metadata `routing`): the layer, the candidates the
+ * classifier considered with their scores, and the reason. Only ever names candidates from the
+ * caller's own router index, so it shows nothing the caller may not see.
+ */
+export interface RouteExplanation {
+  layer: RouteLayer | 'clarification';
+  candidates: RankedCandidate[];
+  reason: string;
+}
+
 export interface Routed {
   kind: 'routed';
   entry: RouterEntry;
   layer: RouteLayer;
   confidence: number;
+  explanation: RouteExplanation;
   /** The output mode the handler should produce: the first of its modes the caller accepts. */
   outputMode: string;
   notices: RouteNotice[];
@@ -79,6 +91,7 @@ export interface InputRequired {
   /** Only candidates this caller is entitled to, best guess first. */
   candidates: { id: string; name: string; description: string }[];
   confidence: number;
+  explanation: RouteExplanation;
 }
 
 export type RouteResult = Routed | InputRequired | RouteFailure;
@@ -93,7 +106,44 @@ const fail = (error: RouteErrorName, reason: RouteFailureReason, message: string
   details,
 });
 
-export function route(message: WireMessage, _caller: Caller, index: RouterIndex, options: RouteOptions = {}): RouteResult {
+/** Layers 1–5 decided nothing: the classifier must rank `fits` by `text`. */
+export interface NeedsClassifier {
+  kind: 'classify';
+  text: string;
+  fits: RouterEntry[];
+  notices: RouteNotice[];
+}
+
+export function route(message: WireMessage, caller: Caller, index: RouterIndex, options: RouteOptions = {}): RouteResult {
+  const prepared = prepareRoute(message, caller, index, options);
+  if (prepared.kind !== 'classify') return prepared;
+  const result = (options.classifier ?? defaultClassifier).classify(prepared.text, prepared.fits);
+  return decide(result, prepared.fits, options, prepared.notices);
+}
+
+/** `route` for classifiers that answer asynchronously (Classifier.classifyAsync); same layers, same rules. */
+export async function routeAsync(
+  message: WireMessage,
+  caller: Caller,
+  index: RouterIndex,
+  options: RouteOptions = {},
+): Promise<RouteResult> {
+  const prepared = prepareRoute(message, caller, index, options);
+  if (prepared.kind !== 'classify') return prepared;
+  const classifier: Classifier = options.classifier ?? defaultClassifier;
+  const result = classifier.classifyAsync
+    ? await classifier.classifyAsync(prepared.text, prepared.fits)
+    : classifier.classify(prepared.text, prepared.fits);
+  return decide(result, prepared.fits, options, prepared.notices);
+}
+
+/** Every layer but the classifier; `route` = this, then the classifier, then `decide`. */
+export function prepareRoute(
+  message: WireMessage,
+  _caller: Caller,
+  index: RouterIndex,
+  options: RouteOptions = {},
+): RouteResult | NeedsClassifier {
   const byId = new Map(index.entries.map((e) => [e.id, e] as const));
 
   // 1. Continuing work stays put (or fails clearly), before anything else is considered.
@@ -131,19 +181,43 @@ export function route(message: WireMessage, _caller: Caller, index: RouterIndex,
   const notices = hint !== undefined ? hintNotices(index, hint, undefined, undefined) : [];
 
   // 6. The classifier over the text, restricted to the fitting entitled candidates.
+  return { kind: 'classify', text: messageText(message), fits, notices };
+}
+
+/**
+ * Layer 6's verdict → routed or input-required. Exported for routers that classify
+ * asynchronously (the node SDK's embeddings router): `prepareRoute` first, then this.
+ */
+export function decide(
+  result: ClassifierResult,
+  fits: readonly RouterEntry[],
+  options: RouteOptions,
+  notices: RouteNotice[] = [],
+): Routed | InputRequired | RouteFailure {
   const threshold = options.threshold ?? DEFAULT_CONFIDENCE_THRESHOLD;
-  const { id, confidence } = (options.classifier ?? defaultClassifier).classify(messageText(message), fits);
+  const { id, confidence } = result;
   const chosen = id === null ? undefined : fits.find((e) => e.id === id);
+  // Whatever a classifier returns, only fitting entitled candidates are ever named.
+  const inFits = new Set(fits.map((e) => e.id));
+  const ranking = (result.ranking ?? []).filter((r) => inFits.has(r.id)).map((r) => ({ id: r.id, score: r.score }));
   if (!chosen || confidence < threshold) {
-    const ordered = chosen ? [chosen, ...fits.filter((e) => e !== chosen)] : fits;
+    const plausible = (result.plausible ?? []).map((p) => fits.find((e) => e.id === p)).filter((e): e is RouterEntry => e !== undefined);
+    const offered = plausible.length > 0 ? plausible : chosen ? [chosen, ...fits.filter((e) => e !== chosen)] : [...fits];
+    const why = !chosen
+      ? (result.reason ?? 'nothing in the message points to a capability')
+      : `${result.reason ?? 'the best guess is not sure enough'}; confidence ${confidence.toFixed(2)} is below ${threshold}`;
     return {
       kind: 'input-required',
-      message: `Which capability is this for? Several fit your message (best guess confidence ${confidence.toFixed(2)}); resend with metadata.${SKILL_HINT_KEY} set to one of: ${ordered.map((e) => e.id).join(', ')}.`,
-      candidates: ordered.map((e) => ({ id: e.id, name: e.skill.name, description: e.skill.description })),
+      message: `Which capability is this for? Your message could mean ${offered.length === 1 ? 'this one' : 'several'} (best guess confidence ${confidence.toFixed(2)}); resend with metadata.${SKILL_HINT_KEY} set to one of: ${offered.map((e) => e.id).join(', ')}.`,
+      candidates: offered.map((e) => ({ id: e.id, name: e.skill.name, description: e.skill.description })),
       confidence,
+      explanation: { layer: 'clarification', candidates: ranking, reason: why },
     };
   }
-  return finish(chosen, 'classifier', confidence, options, notices);
+  return finish(chosen, 'classifier', confidence, options, notices, {
+    candidates: ranking,
+    reason: result.reason ?? `classified with confidence ${confidence.toFixed(2)}`,
+  });
 }
 
 function hintOf(message: WireMessage, options: RouteOptions): string | undefined {
@@ -202,12 +276,20 @@ function unavailable(index: RouterIndex, id: string, what: string): RouteFailure
   return fail('UnsupportedOperationError', 'capability-unavailable', `the capability ${what} is not available to you`, {});
 }
 
+const LAYER_REASONS: Record<Exclude<RouteLayer, 'classifier'>, string> = {
+  'bound-task': 'the message continues a task bound to this capability',
+  'only-candidate': 'the only capability available to you that accepts these media types',
+  'data-shape': "the data part holds the keys this capability's handler declares",
+  hint: `metadata.${SKILL_HINT_KEY} names it`,
+};
+
 function finish(
   entry: RouterEntry,
   layer: RouteLayer,
   confidence: number,
   options: RouteOptions,
   notices: RouteNotice[],
+  classified?: Omit<RouteExplanation, 'layer'>,
 ): Routed | RouteFailure {
   const accepted = (options.acceptedOutputModes ?? []).filter((m) => typeof m === 'string' && m.trim() !== '');
   const outputMode =
@@ -227,7 +309,11 @@ function finish(
   }
   const all = [...notices];
   if (entry.state === 'deprecated') all.push(deprecation(entry));
-  return { kind: 'routed', entry, layer, confidence, outputMode, notices: all };
+  const explanation: RouteExplanation =
+    layer === 'classifier' && classified
+      ? { layer, ...classified }
+      : { layer, candidates: [], reason: LAYER_REASONS[layer as Exclude<RouteLayer, 'classifier'>] };
+  return { kind: 'routed', entry, layer, confidence, outputMode, notices: all, explanation };
 }
 
 function deprecation(entry: RouterEntry): RouteNotice {

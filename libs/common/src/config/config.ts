@@ -100,6 +100,12 @@ const configFields = z.object({
   /** How often an agent node closes a usage window and reports it. */
   USAGE_FLUSH_INTERVAL_MS: z.coerce.number().int().min(100).default(60_000),
   NODE_TOKEN: z.string().optional(),
+  /** Semantic router (ADR 0093): an OpenAI-compatible embeddings API; unset = the lexical router only. */
+  EMBEDDINGS_URL: url(['http:', 'https:']).optional(),
+  EMBEDDINGS_MODEL: z.string().min(1).default('text-embedding-3-small'),
+  EMBEDDINGS_API_KEY: z.string().min(1).optional(),
+  /** Past this the lexical router decides for that message. */
+  EMBEDDINGS_TIMEOUT_MS: z.coerce.number().int().min(10).max(60_000).default(800),
   /** A2A tasks (shared Redis store): how long a task lives after its last update, and byte bounds. */
   A2A_TASK_RETENTION_SECONDS: z.coerce.number().int().min(60).default(86_400),
   /** Stored bytes of one task (history, artifacts, status); a save past it is refused. */

@@ -10,7 +10,7 @@ import type { Classifier } from '@cp/capabilities';
 import type { ToolGateway } from '../tools/tool-gateway';
 import { A2AAuthenticator } from './a2a-authenticator';
 import { registerA2ARoutes } from './a2a-routes';
-import { A2AService, DEFAULT_A2A_LIMITS, type A2ALimits, type A2ALog, type UsageSink } from './a2a-service';
+import { A2AService, DEFAULT_A2A_LIMITS, type A2ALimits, type A2ALog, type ClarificationSink, type UsageSink } from './a2a-service';
 import { registerCardRoute } from './card-route';
 import type { ExecutionLimits } from './execution-limits';
 import type { HandlerRegistry } from './handler-registry';
@@ -33,6 +33,8 @@ export interface A2AServerOptions {
   limits?: Partial<A2ALimits>;
   /** Generic limits around handlers; pass one with a RedisBudgetStore to enforce cost_class budgets. */
   executionLimits?: ExecutionLimits;
+  /** Where resolved clarifications go (ADR 0094). */
+  clarifications?: ClarificationSink;
   /** Paths of the interfaces the card lists (default /a2a/jsonrpc and /a2a/rest). */
   jsonRpcPath?: string;
   restBase?: string;
@@ -59,6 +61,7 @@ export function registerA2AServer(app: FastifyInstance, options: A2AServerOption
     usage: options.usage,
     classifier: options.classifier,
     executionLimits: options.executionLimits,
+    clarifications: options.clarifications,
     log: options.log,
   });
   registerCardRoute(app, options.bundle, options.cardMaxAgeSeconds ?? 60);

@@ -8,7 +8,7 @@ import {
   isEntitled,
   messageText,
   negotiateExtensions,
-  route,
+  routeAsync,
   typedLimits,
   type Caller,
   type Classifier,
@@ -47,6 +47,21 @@ export interface UsageSink {
   record(capabilityId: string, tenant: string): void;
 }
 
+/**
+ * A caller resolved a clarification: the task asked which capability was meant and the caller
+ * continued it naming one (metadata.skillId). Recorded for review and promotion (ADR 0094).
+ */
+export interface ClarificationChoice {
+  /** The text of the message that needed clarifying. */
+  text: string;
+  capabilityId: string;
+  tenant: string;
+}
+
+export interface ClarificationSink {
+  record(choice: ClarificationChoice): void;
+}
+
 export interface A2ALog {
   info(fields: Record<string, unknown>, message: string): void;
   warn(fields: Record<string, unknown>, message: string): void;
@@ -65,6 +80,7 @@ export interface A2AServiceDeps {
   classifier?: Classifier;
   /** Generic limits around the handler (default: enforced without rate budgets). */
   executionLimits?: ExecutionLimits;
+  clarifications?: ClarificationSink;
   log: A2ALog;
 }
 
@@ -99,7 +115,7 @@ interface Prepared {
   };
 }
 
-type Routed = Extract<ReturnType<typeof route>, { kind: 'routed' }>;
+type Routed = Extract<Awaited<ReturnType<typeof routeAsync>>, { kind: 'routed' }>;
 
 /** Usage rows need a tenant; anonymous calls are counted under this one. */
 export const ANONYMOUS_TENANT = 'anonymous';
@@ -330,7 +346,7 @@ export class A2AService {
     const inbound: WireMessage = { ...message, taskId: task.id, contextId: task.contextId };
     const accepted = params.configuration?.acceptedOutputModes ?? [];
 
-    const decision = route(message, rc.caller, bundle.routerIndexFor(rc.caller), {
+    const decision = await routeAsync(message, rc.caller, bundle.routerIndexFor(rc.caller), {
       boundCapabilityId: record?.capabilityId,
       acceptedOutputModes: accepted,
       requestMetadata: params.metadata,
@@ -341,7 +357,12 @@ export class A2AService {
     const base = { owner, tenant: rc.caller?.tenant ?? ANONYMOUS_TENANT, seq: record?.seq ?? 0 };
     if (decision.kind === 'input-required') {
       const next = this.transition(task, inbound, 'TASK_STATE_INPUT_REQUIRED', decision.message, [], {
-        routing: { layer: 'clarification', confidence: decision.confidence, candidates: decision.candidates },
+        routing: {
+          layer: 'clarification',
+          confidence: decision.confidence,
+          candidates: decision.candidates,
+          explanation: decision.explanation,
+        },
       });
       const saved = await this.store({ ...base, task: next, capabilityId: undefined }, record);
       return { params, rc, active, owner, record: saved, inbound };
@@ -374,8 +395,19 @@ export class A2AService {
       );
     }
 
+    if (record?.capabilityId === undefined && record?.task.status.state === 'TASK_STATE_INPUT_REQUIRED' && decision.layer === 'hint') {
+      const asked = record.task.history?.find((m) => m.role === 'ROLE_USER');
+      const text = asked ? messageText(asked) : '';
+      if (text !== '') this.deps.clarifications?.record({ text, capabilityId, tenant });
+    }
     const notices = decision.notices;
-    const routing = { capabilityId, layer: decision.layer, confidence: decision.confidence, outputMode: decision.outputMode };
+    const routing = {
+      capabilityId,
+      layer: decision.layer,
+      confidence: decision.confidence,
+      outputMode: decision.outputMode,
+      explanation: decision.explanation,
+    };
     const deprecation = notices.find((n) => n.code === 'deprecated');
     const metadata: Record<string, unknown> = { routing };
     if (notices.length > 0) metadata.notices = notices;

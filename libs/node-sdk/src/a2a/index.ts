@@ -1,7 +1,7 @@
 export { registerA2AServer } from './a2a-server';
 export type { A2AServerOptions, A2AServer } from './a2a-server';
 export { A2AService, ANONYMOUS_TENANT, DEFAULT_A2A_LIMITS } from './a2a-service';
-export type { RequestContext, UsageSink, A2ALog, A2ALimits } from './a2a-service';
+export type { RequestContext, UsageSink, A2ALog, A2ALimits, ClarificationChoice, ClarificationSink } from './a2a-service';
 export { A2AError, A2AErrorName, A2A_ERRORS } from './a2a-errors';
 export { A2AAuthenticator } from './a2a-authenticator';
 export type { Authenticated } from './a2a-authenticator';

@@ -18,6 +18,12 @@ export class SkillModel {
   @Field(() => [String], { nullable: true }) outputModes?: string[];
 }
 
+@ObjectType('RoutingHints', { description: 'Routing-only hints: read by the router, never in any card (ADR 0091).' })
+export class RoutingHintsModel {
+  @Field(() => [String], { description: 'Synonyms and jargon that should route here.' }) terms!: string[];
+  @Field(() => [String], { description: 'Words that mean "not this capability".' }) negativeTerms!: string[];
+}
+
 @ObjectType('CapabilityManifest')
 export class ManifestModel {
   @Field() agentId!: string;
@@ -33,6 +39,8 @@ export class ManifestModel {
   @Field({ description: 'Owning team.' }) owner!: string;
   @Field(() => String, { nullable: true }) replacedBy?: string | null;
   @Field(() => String, { nullable: true }) deprecationReason?: string | null;
+  @Field(() => RoutingHintsModel, { nullable: true, description: 'Routing-only hints; null when none.' })
+  routing?: RoutingHintsModel | null;
   @Field(() => JSONScalar, { description: 'The manifest document (the format applyManifests takes).' }) document!: unknown;
   @Field() createdAt!: Date;
   @Field() updatedAt!: Date;

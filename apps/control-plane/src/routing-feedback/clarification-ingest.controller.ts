@@ -1,0 +1,19 @@
+import { Body, Controller, HttpCode, Post, UseFilters, UseGuards } from '@nestjs/common';
+import type { NodePrincipal } from '@cp/auth';
+import { NodeHttpErrorFilter } from '../node-auth/node-http-error';
+import { CurrentNode, NodeTokenGuard } from '../node-auth/node-token.guard';
+import { RoutingClarificationsService } from './routing-clarifications.service';
+
+/** Agent nodes report resolved clarifications here (node JWT; the token names the agent). */
+@Controller('node/v1')
+@UseFilters(NodeHttpErrorFilter)
+@UseGuards(NodeTokenGuard)
+export class ClarificationIngestController {
+  constructor(private readonly clarifications: RoutingClarificationsService) {}
+
+  @Post('clarifications')
+  @HttpCode(202)
+  report(@CurrentNode() principal: NodePrincipal, @Body() body: unknown): Promise<{ accepted: number }> {
+    return this.clarifications.ingest(principal, body);
+  }
+}

@@ -1,0 +1,70 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import { PrismaService } from '@cp/db';
+
+export interface ClarificationRecord {
+  id: string;
+  agentId: string;
+  tenant: string;
+  capabilityId: string;
+  text: string;
+  count: number;
+  status: string;
+  firstSeenAt: Date;
+  lastSeenAt: Date;
+}
+
+const hash = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
+
+@Injectable()
+export class RoutingClarificationsRepository {
+  constructor(private readonly prisma: PrismaService) {}
+
+  /** One row per (agent, tenant, capability, text); a repeat counts up. */
+  async record(agentId: string, choices: readonly { text: string; capabilityId: string; tenant: string }[], now: Date): Promise<void> {
+    await this.prisma.$transaction(
+      choices.map((c) =>
+        this.prisma.routingClarification.upsert({
+          where: {
+            agentId_tenant_capabilityId_textHash: { agentId, tenant: c.tenant, capabilityId: c.capabilityId, textHash: hash(c.text) },
+          },
+          create: {
+            id: randomUUID(),
+            agentId,
+            tenant: c.tenant,
+            capabilityId: c.capabilityId,
+            text: c.text,
+            textHash: hash(c.text),
+            firstSeenAt: now,
+            lastSeenAt: now,
+          },
+          update: { count: { increment: 1 }, lastSeenAt: now },
+        }),
+      ),
+    );
+  }
+
+  async knownCapabilities(agentId: string, ids: readonly string[]): Promise<Set<string>> {
+    const rows = await this.prisma.capabilityManifest.findMany({
+      where: { agentId, capabilityId: { in: [...ids] }, state: { not: 'removed' } },
+      select: { capabilityId: true },
+    });
+    return new Set(rows.map((r) => r.capabilityId));
+  }
+
+  list(agentId: string, status: string | undefined): Promise<ClarificationRecord[]> {
+    return this.prisma.routingClarification.findMany({
+      where: { agentId, ...(status ? { status } : {}) },
+      orderBy: [{ count: 'desc' }, { lastSeenAt: 'desc' }, { id: 'asc' }],
+      take: 500,
+    });
+  }
+
+  find(id: string): Promise<ClarificationRecord | null> {
+    return this.prisma.routingClarification.findUnique({ where: { id } });
+  }
+
+  async setStatus(id: string, status: 'promoted' | 'dismissed'): Promise<ClarificationRecord> {
+    return this.prisma.routingClarification.update({ where: { id }, data: { status } });
+  }
+}

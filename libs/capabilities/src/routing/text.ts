@@ -1,0 +1,84 @@
+/**
+ * Text analysis shared by every lexical scorer: tokens → lowercase Porter2 (Snowball English)
+ * stems, English stopwords dropped, identifiers dropped. Deterministic, no model, no I/O.
+ */
+import { eng as englishStopwords } from 'stopword';
+import porter2 = require('wink-porter2-stemmer');
+
+// The library's English list plus what people type to an assistant that names no capability.
+const STOPWORDS = new Set([
+  ...englishStopwords,
+  ..."please pls thanks thank hi hello hey can need want wanted like would could let know just ok okay yes no when will shall go yet i'd i'm i'll i've don't didn't doesn't haven't hasn't isn't wasn't can't won't".split(
+    ' ',
+  ),
+]);
+
+/**
+ * Forms the stemmer cannot relate (irregular verbs) and British spellings, mapped before stemming
+ * so paid/pay, sent/send, catalogue/catalog meet.
+ */
+const LEMMAS: Readonly<Record<string, string>> = {
+  paid: 'pay',
+  spent: 'spend',
+  sent: 'send',
+  bought: 'buy',
+  flew: 'fly',
+  flown: 'fly',
+  flights: 'flight',
+  owed: 'owe',
+  catalogue: 'catalog',
+  catalogues: 'catalog',
+  centre: 'center',
+  centres: 'center',
+  licence: 'license',
+  licences: 'license',
+  cancelled: 'cancel',
+  cancelling: 'cancel',
+};
+
+/**
+ * The stem of one lowercase word: irregular forms first, then the nominal suffix -ment (payment →
+ * pay, reimbursement → reimburse, which Porter2 keeps apart from their verbs), then Porter2.
+ */
+export function stem(word: string): string {
+  let w = LEMMAS[word] ?? word;
+  if (w.length >= 8 && w.endsWith('ments')) w = w.slice(0, -5);
+  else if (w.length >= 7 && w.endsWith('ment')) w = w.slice(0, -4);
+  return porter2(w);
+}
+
+/**
+ * A token is an identifier when it holds a digit (INV-20931, 4410, Q3, 3pm): it names an
+ * instance, a date or an amount, never a capability.
+ */
+const isIdentifier = (token: string) => /\d/.test(token);
+
+/** Raw lowercase word tokens: letters, digits, apostrophes and inner hyphens kept together. */
+export function tokens(text: string): string[] {
+  return text.toLowerCase().match(/[\p{L}\p{N}]+(?:['’-][\p{L}\p{N}]+)*/gu) ?? [];
+}
+
+/**
+ * Stems of the content words, in order. Identifiers (anything with a digit) and stopwords are
+ * dropped; hyphenated words without digits split into their parts (month-end → month, end).
+ */
+export function terms(text: string): string[] {
+  const out: string[] = [];
+  for (const token of tokens(text)) {
+    if (isIdentifier(token)) continue;
+    for (const raw of token.replace(/’/g, "'").split('-')) {
+      if (raw.length < 2 || STOPWORDS.has(raw)) continue;
+      const word = raw.endsWith("'s") ? raw.slice(0, -2) : raw;
+      if (word.length < 2 || STOPWORDS.has(word)) continue;
+      out.push(stem(word));
+    }
+  }
+  return out;
+}
+
+/** Adjacent term pairs, `a b`: how multi-word routing terms ("cut a PO", "credit memo") match. */
+export function bigrams(stems: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 1; i < stems.length; i++) out.push(`${stems[i - 1]} ${stems[i]}`);
+  return out;
+}

@@ -1,0 +1,131 @@
+/**
+ * The semantic router against a small local OpenAI-compatible embeddings server started here,
+ * with deterministic vectors (hashed bag of stems): no model, same answer on every machine.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { buildRouterIndex, routeAsync, terms, type RouterEntry } from '@cp/capabilities';
+import { given } from '../../../capabilities/src/testing/given';
+import { EmbeddingsClassifier } from './embeddings-classifier';
+
+const DIM = 64;
+function vector(text: string): number[] {
+  const v = new Array<number>(DIM).fill(0);
+  for (const t of terms(text)) {
+    let h = 2166136261;
+    for (const ch of t) h = Math.imul(h ^ ch.charCodeAt(0), 16777619);
+    v[(h >>> 0) % DIM] += 1;
+  }
+  return v;
+}
+
+type Mode = 'ok' | 'slow' | 'nan' | 'short' | 'error';
+interface Fake {
+  url: string;
+  inputs: string[][];
+  mode: Mode;
+  close(): Promise<void>;
+}
+
+async function fakeEmbeddings(): Promise<Fake> {
+  const fake = { inputs: [] as string[][], mode: 'ok' as Mode } as Fake;
+  const server: Server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString()));
+    req.on('end', () => {
+      const { input, model } = JSON.parse(body) as { input: string[]; model: string };
+      fake.inputs.push(input);
+      const send = (status: number, payload: unknown) => {
+        res.writeHead(status, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(payload));
+      };
+      if (req.url !== '/v1/embeddings' || model !== 'test-embed' || req.headers.authorization !== 'Bearer k') return send(404, {});
+      if (fake.mode === 'error') return send(503, { error: 'overloaded' });
+      const data = input.map((text, index) => ({ index, embedding: fake.mode === 'nan' ? [NaN] : vector(text) }));
+      const payload = { object: 'list', data: fake.mode === 'short' ? data.slice(1) : data };
+      if (fake.mode === 'slow') setTimeout(() => send(200, payload), 500);
+      else send(200, payload);
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  fake.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+  fake.close = () => new Promise<void>((r) => server.close(() => r()));
+  return fake;
+}
+
+const snapshot = given.snapshot([
+  given.manifest({
+    id: 'book-flight',
+    skill: { name: 'Book a flight', description: 'Books a flight.', tags: ['travel'] },
+    routing: { terms: ['plane', 'fly', 'airline'], negativeTerms: [] },
+  }),
+  given.manifest({
+    id: 'book-hotel',
+    skill: { name: 'Book a hotel', description: 'Books a hotel room.', tags: ['travel'] },
+    routing: { terms: ['accommodation', 'stay'], negativeTerms: [] },
+  }),
+  given.manifest({
+    id: 'secret-payroll',
+    visibility: 'extended',
+    requiresScopes: ['admin.all'],
+    skill: { name: 'Run payroll', description: 'Pays salaries.', tags: ['payroll'] },
+  }),
+]);
+const caller = { principal: 'p', tenant: 'acme', scopes: [] };
+const entries: RouterEntry[] = buildRouterIndex(snapshot, caller).entries;
+const msg = (text: string) => ({ messageId: 'm', role: 'ROLE_USER', parts: [{ text }] });
+
+describe('EmbeddingsClassifier', () => {
+  let fake: Fake;
+  let clock = 0;
+  const make = (timeoutMs = 300) =>
+    new EmbeddingsClassifier({ url: fake.url, model: 'test-embed', apiKey: 'k', timeoutMs, coolDownMs: 1000, now: () => clock });
+  beforeEach(async () => {
+    fake = await fakeEmbeddings();
+    clock = 0;
+  });
+  afterEach(() => fake.close());
+
+  it('routes by similarity and caches capability embeddings (the second message sends only itself)', async () => {
+    const c = make();
+    const r = await c.classifyAsync('I want to fly with an airline on a plane', entries);
+    expect(r.id).toBe('book-flight');
+    expect(r.ranking?.map((x) => x.id)).toEqual(['book-flight', 'book-hotel']);
+    expect(r.reason).toMatch(/embeddings/);
+    expect(fake.inputs[0]).toHaveLength(1 + entries.length);
+    await c.classifyAsync('somewhere to stay, accommodation please', entries);
+    expect(fake.inputs[1]).toEqual(['somewhere to stay, accommodation please']);
+  });
+
+  it("never names a capability outside the caller's router index (routeAsync)", async () => {
+    const r = await routeAsync(msg('run payroll and pay salaries'), caller, buildRouterIndex(snapshot, caller), { classifier: make() });
+    expect(JSON.stringify(r)).not.toContain('secret-payroll');
+    expect(fake.inputs.flat().join(' ')).not.toContain('Run payroll');
+  });
+
+  it.each<Mode>(['error', 'slow', 'nan', 'short'])(
+    'falls back to the lexical router when the endpoint answers %s, then cools down',
+    async (mode) => {
+      fake.mode = mode;
+      const c = make(100);
+      const r = await c.classifyAsync('book a hotel room, I need accommodation', entries);
+      expect(r.id).toBe('book-hotel');
+      expect(r.reason).toMatch(/lexical fallback/);
+      const asked = fake.inputs.length;
+      fake.mode = 'ok';
+      const again = await c.classifyAsync('book a hotel room, I need accommodation', entries);
+      expect(again.reason).toMatch(/cooling down/);
+      expect(fake.inputs.length).toBe(asked);
+      clock = 5000;
+      expect((await c.classifyAsync('book a hotel room, I need accommodation', entries)).reason).toMatch(/^embeddings/);
+    },
+  );
+
+  it('falls back when the endpoint is unreachable', async () => {
+    const c = make();
+    await fake.close();
+    const r = await c.classifyAsync('fly on a plane', entries);
+    expect(r.reason).toMatch(/lexical fallback/);
+    fake = await fakeEmbeddings();
+  });
+});

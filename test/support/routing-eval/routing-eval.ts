@@ -1,0 +1,96 @@
+/**
+ * The routing evaluation (issue 13): the labelled back-office set in test/fixtures/routing-eval
+ * routed by any classifier, scored the way the issue's table is. Shared by the jest floor
+ * (test/e2e/routing-eval.e2e-spec.ts) and the benchmark (test/bench/routing.bench.ts).
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import {
+  CLARIFY,
+  parseRoutingTests,
+  routingTestIndex,
+  runRoutingTests,
+  validateManifests,
+  type AgentBase,
+  type Classifier,
+  type RegistrySnapshot,
+  type RoutingTestSuite,
+} from '@cp/capabilities';
+
+export const EVAL_DIR = join(__dirname, '..', '..', 'fixtures', 'routing-eval');
+
+export interface EvalSet {
+  snapshot: RegistrySnapshot;
+  suite: RoutingTestSuite;
+}
+
+export function loadEvalSet(dir = EVAL_DIR): EvalSet {
+  const manifests = validateManifests(parse(readFileSync(join(dir, 'capabilities.yaml'), 'utf8')) as unknown[]);
+  if (!manifests.ok) throw new Error(`routing eval manifests: ${JSON.stringify(manifests.errors)}`);
+  const { id: agentId, ...agent } = parse(readFileSync(join(dir, 'agent.yaml'), 'utf8')) as AgentBase & { id: string };
+  const parsed = parseRoutingTests(
+    parse(readFileSync(join(dir, 'routing-tests.yaml'), 'utf8')),
+    new Set(manifests.manifests.map((m) => m.id)),
+  );
+  if (!parsed.ok) throw new Error(`routing eval tests: ${JSON.stringify(parsed.errors)}`);
+  return { snapshot: { agentId, revision: 1, agent, manifests: manifests.manifests, previewTenants: [] }, suite: parsed.suite };
+}
+
+export interface EvalFigures {
+  clear: number;
+  ambiguous: number;
+  outOfScope: number;
+  /** Clear messages routed to their label. */
+  clearCorrect: number;
+  /** Clear messages asked about although one answer was right. */
+  clearClarified: number;
+  /** Routed to a capability other than the label, over ALL messages. */
+  wrongRoutes: number;
+  ambiguousClarified: number;
+  outOfScopeClarified: number;
+  /** Clear messages whose best guess (ignoring the threshold) is the label. */
+  bestGuessRight: number;
+}
+
+export function evaluate(set: EvalSet, classifier: Classifier): EvalFigures {
+  const report = runRoutingTests(set.snapshot, set.suite, { classifier });
+  const index = routingTestIndex(set.snapshot, {});
+  const clear = report.results.filter((r) => r.expect !== CLARIFY);
+  const ambiguous = report.results.filter((r) => r.category === 'ambiguous');
+  const oos = report.results.filter((r) => r.category === 'out-of-scope');
+  const bestGuessRight = clear.filter((r) => classifier.classify(r.text, index.entries).id === r.expect).length;
+  return {
+    clear: clear.length,
+    ambiguous: ambiguous.length,
+    outOfScope: oos.length,
+    clearCorrect: clear.filter((r) => r.correct).length,
+    clearClarified: clear.filter((r) => r.outcome.kind === 'clarify').length,
+    wrongRoutes: report.results.filter((r) => r.wrong).length,
+    ambiguousClarified: ambiguous.filter((r) => r.outcome.kind === 'clarify').length,
+    outOfScopeClarified: oos.filter((r) => r.outcome.kind === 'clarify').length,
+    bestGuessRight,
+  };
+}
+
+const pct = (n: number, d: number) => `${((100 * n) / Math.max(d, 1)).toFixed(1)}%`;
+
+/** The issue's table, one column per classifier. */
+export function renderTable(columns: Record<string, EvalFigures>): string {
+  const names = Object.keys(columns);
+  const f = Object.values(columns);
+  const total = (x: EvalFigures) => x.clear + x.ambiguous + x.outOfScope;
+  const rows: [string, (x: EvalFigures) => string][] = [
+    ['clear messages routed correctly', (x) => pct(x.clearCorrect, x.clear)],
+    ['clear messages clarified although one answer was right', (x) => pct(x.clearClarified, x.clear)],
+    ['wrong routes (all messages)', (x) => pct(x.wrongRoutes, total(x))],
+    ['ambiguous messages correctly clarified', (x) => pct(x.ambiguousClarified, x.ambiguous)],
+    ['out-of-scope messages clarified', (x) => pct(x.outOfScopeClarified, x.outOfScope)],
+    ['best guess right on clear messages, ignoring the threshold', (x) => pct(x.bestGuessRight, x.clear)],
+  ];
+  return [
+    `| | ${names.join(' | ')} |`,
+    `|---|${names.map(() => '--:').join('|')}|`,
+    ...rows.map(([label, fn]) => `| ${label} | ${f.map(fn).join(' | ')} |`),
+  ].join('\n');
+}
