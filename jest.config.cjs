@@ -55,12 +55,14 @@ module.exports = {
       displayName: 'service',
       testMatch: ['<rootDir>/test/service/**/*.service-spec.ts', '<rootDir>/libs/**/*.service-spec.ts'],
       globalSetup: withServices,
+      setupFiles: ['<rootDir>/test/support/services-allowed.ts'],
     },
     {
       ...shared,
       displayName: 'e2e',
       testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts', '<rootDir>/test/security/**/*.e2e-spec.ts'],
       globalSetup: withServices,
+      setupFiles: ['<rootDir>/test/support/services-allowed.ts'],
     },
   ],
 };

@@ -8,6 +8,12 @@ import net from 'node:net';
 
 export const UNIT_TIER_BLOCKED_PORTS = new Set([5432, 6379]);
 const PATCHED = Symbol.for('cp.unit-tier.no-services');
+/**
+ * Core modules are shared by every test file a jest worker runs, whatever its project: the patch
+ * stays installed for the worker's life, so it only refuses while this flag is on. The unit tier
+ * turns it on (this file); the service and e2e tiers turn it off (services-allowed.ts).
+ */
+export const BLOCKING = Symbol.for('cp.unit-tier.no-services.active');
 
 type Target = { port?: unknown; path?: unknown };
 
@@ -24,12 +30,13 @@ function blocked({ port, path }: Target): string | undefined {
   return undefined;
 }
 
-const proto = net.Socket.prototype as net.Socket & { [PATCHED]?: true };
+const proto = net.Socket.prototype as net.Socket & { [PATCHED]?: true; [BLOCKING]?: boolean };
+proto[BLOCKING] = true;
 if (!proto[PATCHED]) {
   const connect = proto.connect;
   proto[PATCHED] = true;
   proto.connect = function (this: net.Socket, ...args: unknown[]) {
-    const what = blocked(targetOf(args));
+    const what = proto[BLOCKING] ? blocked(targetOf(args)) : undefined;
     if (!what) return (connect as (...a: unknown[]) => net.Socket).apply(this, args);
     const error = Object.assign(new Error(`connect ECONNREFUSED (${what}): unit specs run without PostgreSQL and Redis`), {
       code: 'ECONNREFUSED',
