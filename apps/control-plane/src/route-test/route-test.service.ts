@@ -1,6 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import type { AdminPrincipal } from '@cp/auth';
-import { parseRoutingTests, routeChanges, runRoutingTests, validateManifests, type RoutingOutcome } from '@cp/capabilities';
+import {
+  parseRoutingTests,
+  routeChanges,
+  routingTestSummary,
+  runRoutingTests,
+  validateManifests,
+  type RoutingOutcome,
+} from '@cp/capabilities';
 import { RegistrySnapshotRepository } from '@cp/db';
 import { AgentsService } from '../agents/agents.service';
 import { InputValidationError, notFound } from '../common/errors';
@@ -37,14 +44,7 @@ export class RouteTestService {
     const changes = proposed === current ? [] : routeChanges(current, proposed, parsed.suite);
     return {
       revision: current.revision,
-      total: report.total,
-      correct: report.correct,
-      accuracy: report.accuracy,
-      minAccuracy: report.minAccuracy,
-      wrongRoutes: report.wrongRoutes,
-      falseClarifications: report.falseClarifications,
-      correctClarifications: report.correctClarifications,
-      passed: report.passed,
+      ...routingTestSummary(report),
       results: report.results.map((r) => ({
         index: r.index,
         text: r.text,

@@ -5,7 +5,7 @@
  */
 import { access } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
-import { parseRoutingTests, runRoutingTests, type RegistrySnapshot, type RoutingTestSuite } from '@cp/capabilities';
+import { parseRoutingTests, routingTestSummary, runRoutingTests, type RegistrySnapshot, type RoutingTestSuite } from '@cp/capabilities';
 import type { CommandContext } from '../context';
 import { CpctlError, CpctlErrorCode } from '../cpctl.errors';
 import { ExitCode } from '../exit-codes';
@@ -75,13 +75,7 @@ export async function routeTestCommand(ctx: CommandContext, dir: string, opts: {
     ok: report.passed,
     exitCode,
     dir,
-    total: report.total,
-    correct: report.correct,
-    accuracy: report.accuracy,
-    minAccuracy: report.minAccuracy,
-    wrongRoutes: report.wrongRoutes,
-    falseClarifications: report.falseClarifications,
-    correctClarifications: report.correctClarifications,
+    ...routingTestSummary(report),
     misses: report.results
       .filter((x) => !x.correct)
       .map((x) => ({ index: x.index, text: x.text, expect: x.expect, got: label(x.outcome), wrong: x.wrong })),

@@ -26,5 +26,13 @@ export {
   ROUTING_TESTS_FILE,
   CLARIFY,
   DEFAULT_MIN_ACCURACY,
+  routingTestSummary,
 } from './routing-tests';
-export type { RoutingTestCase, RoutingTestSuite, RoutingTestReport, RoutingTestResult, RoutingOutcome } from './routing-tests';
+export type {
+  RoutingTestCase,
+  RoutingTestSummary,
+  RoutingTestSuite,
+  RoutingTestReport,
+  RoutingTestResult,
+  RoutingOutcome,
+} from './routing-tests';

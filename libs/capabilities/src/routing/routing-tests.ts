@@ -119,6 +119,13 @@ export interface RoutingTestReport {
   results: RoutingTestResult[];
 }
 
+/** The report's figures without its per-message results: what the admin API and cpctl print. */
+export type RoutingTestSummary = Omit<RoutingTestReport, 'results'>;
+
+export function routingTestSummary({ results: _results, ...summary }: RoutingTestReport): RoutingTestSummary {
+  return summary;
+}
+
 /**
  * The router index a test routes through: the caller's, when the test names one; otherwise every
  * live capability of the set (a test of ranking, not of entitlement).
