@@ -142,11 +142,11 @@ describe('one manifest write pipeline (service tier)', () => {
       changes.create(admin, { agentId: AGENT, expectedRevision: rev, manifest: { id: 42 } }),
     )) as InputValidationError;
     expect(notManifest).toBeInstanceOf(InputValidationError);
-    expect(notManifest.message).toMatch(/^manifest cannot be created: \$\.id /);
+    expect(notManifest.message).toMatch(/^manifest cannot be created: \$\.handler is required; \$\.id /);
     const notManifests = (await refused(() =>
       applier.apply(admin, { agentId: AGENT, manifests: [{ id: 42 }], dryRun: false, expectedRevision: rev }),
     )) as InputValidationError;
-    expect(notManifests.message).toMatch(/^manifests cannot be applied: \$\[0\]\.id /);
+    expect(notManifests.message).toMatch(/^manifests cannot be applied: \$\[0\]\.handler is required; \$\[0\]\.id /);
   });
 
   it('writes one revision and one audit entry per changed capability; the event names the kind of change, whichever mutation made it', async () => {
