@@ -240,6 +240,24 @@ describe('one manifest write pipeline (service tier)', () => {
     }
   });
 
+  it('judges allowUnserved the same way in every mutation: a name that is not a capability of the agent is refused, also by deprecate and remove', async () => {
+    const rev = await revision();
+    const hostile = ['x'.repeat(5000), 'another-agents-capability'];
+    for (const run of [
+      () => changes.deprecate(admin, { agentId: AGENT, capabilityId: lookup.id, expectedRevision: rev, reason: 'r', allowUnserved: hostile }),
+      () => changes.promote(admin, { agentId: AGENT, capabilityId: lookup.id, expectedRevision: rev, allowUnserved: hostile }),
+      () => applier.apply(admin, { agentId: AGENT, manifests: [], dryRun: true, allowUnserved: hostile }),
+    ]) {
+      const error = (await refused(run)) as InputValidationError;
+      expect(error.validationErrors).toEqual(
+        expect.arrayContaining([
+          { path: '$.allowUnserved[0]', message: `"${'x'.repeat(100)}" is not a capability of this agent` },
+          { path: '$.allowUnserved[1]', message: '"another-agents-capability" is not a capability of this agent' },
+        ]),
+      );
+    }
+  });
+
   /** Every current document of the agent, as the admin API returns it. */
   async function allDocs(): Promise<unknown[]> {
     const list = await ctx.get(ManifestsService).list(admin, { agentId: AGENT }, { first: 100 });
