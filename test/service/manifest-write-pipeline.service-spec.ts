@@ -129,7 +129,9 @@ describe('one manifest write pipeline (service tier)', () => {
     const applied = (await refused(() =>
       applier.apply(admin, { agentId: AGENT, manifests: [...baseDocs(), ghost], dryRun: false, expectedRevision: rev }),
     )) as InputValidationError;
-    const dry = (await refused(() => applier.apply(admin, { agentId: AGENT, manifests: [...baseDocs(), ghost], dryRun: true }))) as InputValidationError;
+    const dry = (await refused(() =>
+      applier.apply(admin, { agentId: AGENT, manifests: [...baseDocs(), ghost], dryRun: true }),
+    )) as InputValidationError;
     expect(single.validationErrors).toEqual([{ path: '$.owner', message: 'team "ghost-team" does not exist' }]);
     expect(applied.validationErrors).toEqual([{ path: '$[2].owner', message: 'team "ghost-team" does not exist' }]);
     expect(dry.validationErrors).toEqual(applied.validationErrors);
@@ -190,7 +192,12 @@ describe('one manifest write pipeline (service tier)', () => {
       ['manifest.promote', rev + 2],
     ]);
     // Same shape as the single mutation's: before and after are the documents.
-    expect(viaApplyAudit[1]).toMatchObject({ targetType: 'manifest', actor: 'alice', before: { state: 'preview' }, after: { state: 'ga' } });
+    expect(viaApplyAudit[1]).toMatchObject({
+      targetType: 'manifest',
+      actor: 'alice',
+      before: { state: 'preview' },
+      after: { state: 'ga' },
+    });
     expect(Object.keys(viaApplyAudit[1].after as object).sort()).toEqual(Object.keys(single[1].after as object).sort());
     expect(await ctx.given.prisma.registryRevision.count({ where: { agentId: AGENT, revision: rev + 2 } })).toBe(1);
   });
@@ -244,7 +251,8 @@ describe('one manifest write pipeline (service tier)', () => {
     const rev = await revision();
     const hostile = ['x'.repeat(5000), 'another-agents-capability'];
     for (const run of [
-      () => changes.deprecate(admin, { agentId: AGENT, capabilityId: lookup.id, expectedRevision: rev, reason: 'r', allowUnserved: hostile }),
+      () =>
+        changes.deprecate(admin, { agentId: AGENT, capabilityId: lookup.id, expectedRevision: rev, reason: 'r', allowUnserved: hostile }),
       () => changes.promote(admin, { agentId: AGENT, capabilityId: lookup.id, expectedRevision: rev, allowUnserved: hostile }),
       () => applier.apply(admin, { agentId: AGENT, manifests: [], dryRun: true, allowUnserved: hostile }),
     ]) {
@@ -256,6 +264,17 @@ describe('one manifest write pipeline (service tier)', () => {
         ]),
       );
     }
+  });
+
+  it('names at most ten problems in the message of a hostile plan and carries every one in validationErrors', async () => {
+    const many = Array.from({ length: 300 }, (_, i) => ({ id: `bad-${i}` }));
+    const rev = await revision();
+    const error = (await refused(() =>
+      applier.apply(admin, { agentId: AGENT, manifests: many, dryRun: false, expectedRevision: rev }),
+    )) as InputValidationError;
+    expect(error.validationErrors.length).toBeGreaterThan(300);
+    expect(error.message.split('; ')).toHaveLength(11);
+    expect(error.message).toMatch(new RegExp(`; and ${error.validationErrors.length - 10} more$`));
   });
 
   /** Every current document of the agent, as the admin API returns it. */

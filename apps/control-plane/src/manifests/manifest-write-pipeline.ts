@@ -133,10 +133,15 @@ export function refuseIf(refusal: string, issues: ValidationIssue[]): void {
   if (issues.length) throw refusalError(refusal, issues);
 }
 
+/** The message names the first few problems (it is logged and shown); `validationErrors` carries them all. */
 export function refusalError(refusal: string, issues: ValidationIssue[]): InputValidationError {
   const unique = dedupe(issues);
-  return new InputValidationError(unique, `${refusal}: ${unique.map((i) => `${i.path} ${i.message}`).join('; ')}`);
+  const named = unique.slice(0, MESSAGE_ISSUES).map((i) => `${i.path} ${i.message}`);
+  const more = unique.length > MESSAGE_ISSUES ? `; and ${unique.length - MESSAGE_ISSUES} more` : '';
+  return new InputValidationError(unique, `${refusal}: ${named.join('; ')}${more}`);
 }
+
+const MESSAGE_ISSUES = 10;
 
 export function leakError(leaks: readonly Leak[]): ManifestError {
   return new ManifestError(

@@ -12,7 +12,15 @@ import { ManifestsService } from './manifests.service';
 
 @Module({
   imports: [RegistryModule, AgentsModule, NodeInventoryModule],
-  providers: [ManifestsRepository, ManifestAccess, ManifestWritePipeline, ManifestsService, ManifestChangesService, ApplyManifestsService, ManifestsResolver],
+  providers: [
+    ManifestsRepository,
+    ManifestAccess,
+    ManifestWritePipeline,
+    ManifestsService,
+    ManifestChangesService,
+    ApplyManifestsService,
+    ManifestsResolver,
+  ],
   exports: [ManifestsService, ManifestAccess, ManifestChangesService],
 })
 export class ManifestsModule {}
