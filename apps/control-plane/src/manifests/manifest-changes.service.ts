@@ -14,10 +14,8 @@ interface SingleChange {
   expectedRevision: number;
   allowUnserved?: readonly string[] | null;
   action: Action;
-  /** The capability's id (parses the document for create and update). */
-  id(): string;
-  /** The manifest after the change, from the one before (undefined when there is none). */
-  build(previous: CapabilityManifest | undefined): CapabilityManifest;
+  /** The manifest before (undefined when there is none) and after the change, from the snapshot. */
+  target(snapshot: RegistrySnapshot): { previous: CapabilityManifest | undefined; next: CapabilityManifest };
 }
 
 /**
@@ -59,23 +57,18 @@ export class ManifestChangesService {
 
   /** create / update: the document is parsed after access and revision are checked, like every draft. */
   private document(principal: AdminPrincipal, input: ManifestDocumentInput, action: 'create' | 'update') {
-    let doc: CapabilityManifest | undefined;
-    const parsed = () => {
-      if (doc) return doc;
-      const result = validateManifest(input.manifest);
-      if (!result.ok) throw refusalError(`manifest cannot be ${action}d`, result.errors);
-      doc = result.manifest;
-      return doc;
-    };
     return this.change(principal, {
       agentId: input.agentId,
       expectedRevision: input.expectedRevision,
       allowUnserved: input.allowUnserved,
       action,
-      id: () => parsed().id,
-      build: (previous) => {
-        if (action === 'update' && !previous) throw notFound('manifest', `${input.agentId}/${parsed().id}`);
-        return parsed();
+      target: (snapshot) => {
+        const parsed = validateManifest(input.manifest);
+        if (!parsed.ok) throw refusalError(`manifest cannot be ${action}d`, parsed.errors);
+        const next = parsed.manifest;
+        const previous = snapshot.manifests.find((m) => m.id === next.id);
+        if (action === 'update' && !previous) throw notFound('manifest', `${input.agentId}/${next.id}`);
+        return { previous, next };
       },
     });
   }
@@ -91,10 +84,10 @@ export class ManifestChangesService {
       expectedRevision: input.expectedRevision,
       allowUnserved: input.allowUnserved,
       action,
-      id: () => input.capabilityId,
-      build: (previous) => {
+      target: (snapshot) => {
+        const previous = snapshot.manifests.find((m) => m.id === input.capabilityId);
         if (!previous) throw notFound('manifest', `${input.agentId}/${input.capabilityId}`);
-        return build(previous);
+        return { previous, next: build(previous) };
       },
     });
   }
@@ -113,8 +106,7 @@ export class ManifestChangesService {
 }
 
 function draftOf(change: SingleChange, snapshot: RegistrySnapshot): ManifestDraft & { id: string } {
-  const previous = snapshot.manifests.find((m) => m.id === change.id());
-  const next = change.build(previous);
+  const { previous, next } = change.target(snapshot);
   const resulting = previous ? snapshot.manifests.map((m) => (m.id === next.id ? next : m)) : [...snapshot.manifests, next];
   // A create is judged as a create even when the id exists (already exists / removed ids are never reused).
   const judged = change.action === 'create' ? undefined : previous;
