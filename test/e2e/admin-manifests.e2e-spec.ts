@@ -80,6 +80,21 @@ describe('admin API manifests (HTTP)', () => {
     expect(await given.revisionOf(agentId)).toBe(revision);
   });
 
+  it('answers a stale revision with CONFLICT before judging the document, in createManifest, updateManifest and applyManifests', async () => {
+    const revision = await given.revisionOf(agentId);
+    const bad = { ...docs[0], id: 'Bad Id', state: 'beta' };
+    for (const [query, input] of [
+      [CREATE, { agentId, expectedRevision: revision - 1, manifest: bad }],
+      [CREATE.replace(/createManifest/g, 'updateManifest'), { agentId, expectedRevision: revision - 1, manifest: bad }],
+      [APPLY, { agentId, manifests: [bad], dryRun: false, expectedRevision: revision - 1 }],
+    ] as const) {
+      const res = await gql(url, admin, query, { input });
+      expect(codeOf(res)).toBe('CONFLICT');
+      expect(res.errors![0].message).toBe(`agent "${agentId}" is at revision ${revision}, not ${revision - 1}: reload and retry`);
+    }
+    expect(await given.revisionOf(agentId)).toBe(revision);
+  });
+
   it('applyManifests: a dry run plans and writes nothing; the apply writes the same plan in one revision', async () => {
     const revision = await given.revisionOf(agentId);
     const desired = [

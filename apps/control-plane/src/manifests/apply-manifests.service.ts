@@ -1,121 +1,74 @@
 import { Injectable } from '@nestjs/common';
-import { planApply, toManifestDocument, validateManifests, type CapabilityManifest } from '@cp/capabilities';
+import { planApply, validateManifests, type CapabilityManifest, type RegistrySnapshot } from '@cp/capabilities';
 import type { AdminPrincipal } from '@cp/auth';
-import { RegistryWriter, type AuditEntry } from '@cp/db';
 import { InputValidationError } from '../common/errors';
 import type { ApplyManifestsInput } from './dto/manifest.input';
 import type { ApplyPlanModel } from './dto/manifest.model';
-import { ManifestAccess } from './manifest-access';
-import { dedupe } from './manifest-changes.service';
-import { publicCardImpact, referenceIssues, registryIssues } from './manifest-checks';
-import { ManifestError, ManifestErrorCode } from './manifests.errors';
-import { ManifestsRepository } from './manifests.repository';
-import { ServabilityGate, stagedAudit, stagedSummary } from '../node-inventory/servability-gate';
+import { ManifestWritePipeline, refusalError, type ManifestDraft } from './manifest-write-pipeline';
+
+const REFUSAL = 'manifests cannot be applied';
 
 /**
  * Declarative apply (GitOps): the desired WHOLE set of an agent's manifests → the core's plan, the
- * public card diff, breaking flag and leaks. A dry run writes nothing; an apply writes the plan in
- * one registry change, or nothing when anything is wrong.
+ * public card diff, breaking flag and leaks. Both a dry run and an apply take the
+ * ManifestWritePipeline's steps; a dry run stops before the leak guard and the write, an apply
+ * writes the plan in one registry change, or nothing when anything is wrong.
  */
 @Injectable()
 export class ApplyManifestsService {
-  constructor(
-    private readonly access: ManifestAccess,
-    private readonly manifests: ManifestsRepository,
-    private readonly writer: RegistryWriter,
-    private readonly servability: ServabilityGate,
-  ) {}
+  constructor(private readonly pipeline: ManifestWritePipeline) {}
 
   async apply(principal: AdminPrincipal, input: ApplyManifestsInput): Promise<ApplyPlanModel> {
     if (!input.dryRun && (input.expectedRevision === null || input.expectedRevision === undefined)) {
       throw new InputValidationError([{ path: '$.expectedRevision', message: 'is required to apply (dryRun: false)' }]);
     }
-    const snapshot = await this.access.registryForWrite(principal, input.agentId, input.expectedRevision);
-    const validated = validateManifests(input.manifests);
-    if (!validated.ok) throw new InputValidationError(validated.errors);
-    const desired = validated.manifests;
-
-    const plan = planApply(snapshot.manifests, desired);
-    const resulting = new Map(snapshot.manifests.map((m) => [m.id, m] as const));
-    for (const m of [...plan.added, ...plan.changed.map((c) => c.after), ...plan.deprecated, ...plan.removed]) resulting.set(m.id, m);
-    const index = new Map(desired.map((m, i) => [m.id, i] as const));
-    const pathOf = (id: string) => (index.has(id) ? `$[${index.get(id)}]` : undefined);
-    const writes = [...plan.added, ...plan.changed.map((c) => c.after), ...plan.deprecated, ...plan.removed];
-    const allowUnserved = input.allowUnserved ?? [];
-    const servable = await this.servability.check({
-      snapshot,
-      resulting: [...resulting.values()],
-      written: writes,
-      allowUnserved,
-      pathOf: (id) => pathOf(id) ?? '$',
+    const prepared = await this.pipeline.prepare(principal, {
+      agentId: input.agentId,
+      expectedRevision: input.expectedRevision,
+      allowUnserved: input.allowUnserved,
+      draft: (snapshot) => draftOf(snapshot, input.manifests),
     });
-    const issues = dedupe([
-      ...plan.errors,
-      ...registryIssues([...resulting.values()], pathOf),
-      ...(await referenceIssues(this.manifests, desired, (id) => pathOf(id) ?? '$')),
-      ...servable.issues,
-    ]);
-    if (issues.length) throw new InputValidationError(issues);
-
-    const impact = publicCardImpact(snapshot, [...resulting.values()]);
+    const { added, changed, deprecated, removed, unchanged } = prepared.draft.plan;
+    const { impact } = prepared;
     const result: ApplyPlanModel = {
       dryRun: input.dryRun,
       applied: false,
-      revision: snapshot.revision,
-      added: plan.added.map((m) => m.id),
-      changed: plan.changed.map((c) => ({ id: c.id, fields: c.fields })),
-      deprecated: plan.deprecated.map((m) => m.id),
-      removed: plan.removed.map((m) => m.id),
-      unchanged: plan.unchanged,
+      revision: prepared.snapshot.revision,
+      added: added.map((m) => m.id),
+      changed: changed.map((c) => ({ id: c.id, fields: c.fields })),
+      deprecated: deprecated.map((m) => m.id),
+      removed: removed.map((m) => m.id),
+      unchanged,
       publicCardDiff: impact.diff.map((c) => ({ ...c, skillId: c.skillId ?? null, extensionUri: c.extensionUri ?? null })),
       breaking: impact.breaking,
       leaks: impact.leaks,
     };
-    if (input.dryRun || writes.length === 0) return result;
-    if (impact.leaks.length) {
-      throw new ManifestError(
-        ManifestErrorCode.PublicCardLeak,
-        `the public card would show text of non-public skills (${impact.leaks.map((l) => `${l.skillId}.${l.field}`).join(', ')})`,
-        {
-          leaks: impact.leaks,
-        },
-      );
-    }
-
-    const before = new Map(snapshot.manifests.map((m) => [m.id, m] as const));
-    const { revision } = await this.writer.change(
-      {
-        agentId: input.agentId,
-        expectedRevision: input.expectedRevision!,
-        actor: principal.subject,
-        summary: summary(result) + stagedSummary(servable.staged),
-      },
-      async (tx) => {
-        const audit: AuditEntry[] = [];
-        for (const m of writes) {
-          const previous = before.get(m.id);
-          await this.manifests.save(tx, input.agentId, m, previous);
-          audit.push({
-            action: `manifest.${actionOf(m, previous)}`,
-            targetType: 'manifest',
-            targetId: `${input.agentId}/${m.id}`,
-            before: previous && toManifestDocument(previous),
-            after: toManifestDocument(m),
-          });
-        }
-        return { result: undefined, audit: [...audit, ...stagedAudit(input.agentId, servable.staged)] };
-      },
-    );
+    if (input.dryRun || prepared.writes.length === 0) return result;
+    const revision = await this.pipeline.commit(principal, prepared, input.expectedRevision!, summary(result));
     return { ...result, applied: true, revision };
   }
 }
 
-function actionOf(next: CapabilityManifest, previous: CapabilityManifest | undefined): string {
-  if (!previous) return 'create';
-  if (next.state === 'removed') return 'remove';
-  if (next.state === 'deprecated' && previous.state !== 'deprecated') return 'deprecate';
-  if (next.state === 'ga' && previous.state === 'preview') return 'promote';
-  return 'update';
+type ApplyDraft = ManifestDraft & { plan: ReturnType<typeof planApply> };
+
+function draftOf(snapshot: RegistrySnapshot, documents: unknown[]): ApplyDraft {
+  const validated = validateManifests(documents);
+  if (!validated.ok) throw refusalError(REFUSAL, validated.errors);
+  const desired = validated.manifests;
+  const plan = planApply(snapshot.manifests, desired);
+  const writes: CapabilityManifest[] = [...plan.added, ...plan.changed.map((c) => c.after), ...plan.deprecated, ...plan.removed];
+  const resulting = new Map(snapshot.manifests.map((m) => [m.id, m] as const));
+  for (const m of writes) resulting.set(m.id, m);
+  const index = new Map(desired.map((m, i) => [m.id, i] as const));
+  return {
+    plan,
+    writes,
+    resulting: [...resulting.values()],
+    sent: desired,
+    issues: plan.errors,
+    refusal: REFUSAL,
+    pathOf: (id) => (index.has(id) ? `$[${index.get(id)}]` : undefined),
+  };
 }
 
 const summary = (p: ApplyPlanModel) =>

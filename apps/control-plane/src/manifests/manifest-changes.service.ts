@@ -1,74 +1,50 @@
 import { Injectable } from '@nestjs/common';
-import {
-  toManifestDocument,
-  validateManifest,
-  type CapabilityManifest,
-  type RegistrySnapshot,
-  type ValidationIssue,
-} from '@cp/capabilities';
+import { changedFields, validateManifest, type CapabilityManifest, type RegistrySnapshot } from '@cp/capabilities';
 import type { AdminPrincipal } from '@cp/auth';
-import { RegistryWriter } from '@cp/db';
-import { InputValidationError, notFound } from '../common/errors';
+import { notFound } from '../common/errors';
 import type { DeprecateInput, LifecycleInput, ManifestDocumentInput } from './dto/manifest.input';
-import { ManifestAccess } from './manifest-access';
-import { changeIssues, publicCardImpact, referenceIssues, registryIssues } from './manifest-checks';
-import { ManifestError, ManifestErrorCode } from './manifests.errors';
+import { changeIssues } from './manifest-checks';
+import { ManifestWritePipeline, refusalError, type ManifestDraft } from './manifest-write-pipeline';
 import { ManifestsRepository, type ManifestRecord } from './manifests.repository';
-import { ServabilityGate, stagedAudit, stagedSummary } from '../node-inventory/servability-gate';
 
-type Build = (previous: CapabilityManifest | undefined, snapshot: RegistrySnapshot) => CapabilityManifest;
+type Action = 'create' | 'update' | 'promote' | 'deprecate' | 'remove';
+
+interface SingleChange {
+  agentId: string;
+  expectedRevision: number;
+  allowUnserved?: readonly string[] | null;
+  action: Action;
+  /** The manifest before (undefined when there is none) and after the change, from the snapshot. */
+  target(snapshot: RegistrySnapshot): { previous: CapabilityManifest | undefined; next: CapabilityManifest };
+}
 
 /**
- * Single-manifest changes: create, update, promote, deprecate, remove. Each validates the WHOLE
- * resulting registry with the core (lifecycle rule for this change, then every document and
- * cross-document rule, then references) and refuses a public-card leak; on any error nothing is
- * written. The write goes through RegistryWriter (revision + outbox + audit in one transaction).
+ * Single-manifest changes: create, update, promote, deprecate, remove. Each is a draft (the
+ * lifecycle rule for this one change) handed to the ManifestWritePipeline, which every manifest
+ * change goes through: access, revision, whole-registry validation, servability, leak guard, write.
  */
 @Injectable()
 export class ManifestChangesService {
   constructor(
-    private readonly access: ManifestAccess,
+    private readonly pipeline: ManifestWritePipeline,
     private readonly manifests: ManifestsRepository,
-    private readonly writer: RegistryWriter,
-    private readonly servability: ServabilityGate,
   ) {}
 
   create(principal: AdminPrincipal, input: ManifestDocumentInput) {
-    const doc = parseDocument(input.manifest);
-    return this.change(principal, input.agentId, doc.id, input.expectedRevision, 'create', () => doc, input.allowUnserved);
+    return this.document(principal, input, 'create');
   }
 
   update(principal: AdminPrincipal, input: ManifestDocumentInput) {
-    const doc = parseDocument(input.manifest);
-    return this.change(
-      principal,
-      input.agentId,
-      doc.id,
-      input.expectedRevision,
-      'update',
-      (previous) => {
-        if (!previous) throw notFound('manifest', `${input.agentId}/${doc.id}`);
-        return doc;
-      },
-      input.allowUnserved,
-    );
+    return this.document(principal, input, 'update');
   }
 
   promote(principal: AdminPrincipal, input: LifecycleInput) {
-    return this.change(
-      principal,
-      input.agentId,
-      input.capabilityId,
-      input.expectedRevision,
-      'promote',
-      (previous) => ({ ...existing(input, previous), state: 'ga' }),
-      input.allowUnserved,
-    );
+    return this.lifecycle(principal, input, 'promote', (previous) => ({ ...previous, state: 'ga' }));
   }
 
   deprecate(principal: AdminPrincipal, input: DeprecateInput) {
-    return this.change(principal, input.agentId, input.capabilityId, input.expectedRevision, 'deprecate', (previous) => ({
-      ...existing(input, previous),
+    return this.lifecycle(principal, input, 'deprecate', (previous) => ({
+      ...previous,
       state: 'deprecated',
       replacedBy: input.replacedBy ?? null,
       deprecationReason: input.reason ?? null,
@@ -76,92 +52,72 @@ export class ManifestChangesService {
   }
 
   remove(principal: AdminPrincipal, input: LifecycleInput) {
-    return this.change(principal, input.agentId, input.capabilityId, input.expectedRevision, 'remove', (previous) => ({
-      ...existing(input, previous),
-      state: 'removed',
-    }));
+    return this.lifecycle(principal, input, 'remove', (previous) => ({ ...previous, state: 'removed' }));
   }
 
-  private async change(
-    principal: AdminPrincipal,
-    agentId: string,
-    capabilityId: string,
-    expectedRevision: number,
-    action: string,
-    build: Build,
-    allowUnserved: readonly string[] | null | undefined = [],
-  ): Promise<{ manifest: ManifestRecord; revision: number }> {
-    const snapshot = await this.access.registryForWrite(principal, agentId, expectedRevision);
-    const previous = snapshot.manifests.find((m) => m.id === capabilityId);
-    const next = build(previous, snapshot);
-    const resulting = previous ? snapshot.manifests.map((m) => (m.id === next.id ? next : m)) : [...snapshot.manifests, next];
-    const here = (id: string) => (id === next.id ? '$' : undefined);
-    // A create is judged as a create even when the id exists (already exists / removed ids are never reused).
-    const servable = await this.servability.check({
-      snapshot,
-      resulting,
-      written: [next],
-      allowUnserved: allowUnserved ?? [],
-      pathOf: () => '$',
-    });
-    const issues = dedupe([
-      ...changeIssues(action === 'create' ? undefined : previous, next, snapshot.manifests),
-      ...registryIssues(resulting, here),
-      ...(await referenceIssues(this.manifests, [next], () => '$')),
-      ...servable.issues,
-    ]);
-    if (issues.length)
-      throw new InputValidationError(
-        issues,
-        `manifest "${next.id}" cannot be ${action}d: ${issues.map((i) => `${i.path} ${i.message}`).join('; ')}`,
-      );
-    const { leaks } = publicCardImpact(snapshot, resulting);
-    if (leaks.length)
-      throw new ManifestError(
-        ManifestErrorCode.PublicCardLeak,
-        `the public card would show text of non-public skills (${leaks.map((l) => `${l.skillId}.${l.field}`).join(', ')})`,
-        { leaks },
-      );
-
-    const { revision } = await this.writer.change(
-      { agentId, expectedRevision, actor: principal.subject, summary: `${action} manifest ${next.id}${stagedSummary(servable.staged)}` },
-      async (tx) => {
-        await this.manifests.save(tx, agentId, next, previous);
-        return {
-          result: undefined,
-          audit: [
-            {
-              action: `manifest.${action}`,
-              targetType: 'manifest',
-              targetId: `${agentId}/${next.id}`,
-              before: previous && toManifestDocument(previous),
-              after: toManifestDocument(next),
-            },
-            ...stagedAudit(agentId, servable.staged),
-          ],
-        };
+  /** create / update: the document is parsed after access and revision are checked, like every draft. */
+  private document(principal: AdminPrincipal, input: ManifestDocumentInput, action: 'create' | 'update') {
+    return this.change(principal, {
+      agentId: input.agentId,
+      expectedRevision: input.expectedRevision,
+      allowUnserved: input.allowUnserved,
+      action,
+      target: (snapshot) => {
+        const parsed = validateManifest(input.manifest);
+        if (!parsed.ok) throw refusalError(`manifest cannot be ${action}d`, parsed.errors);
+        const next = parsed.manifest;
+        const previous = snapshot.manifests.find((m) => m.id === next.id);
+        if (action === 'update' && !previous) throw notFound('manifest', `${input.agentId}/${next.id}`);
+        return { previous, next };
       },
-    );
-    return { manifest: (await this.manifests.find(agentId, next.id))!, revision };
+    });
+  }
+
+  private lifecycle(
+    principal: AdminPrincipal,
+    input: LifecycleInput,
+    action: Action,
+    build: (previous: CapabilityManifest) => CapabilityManifest,
+  ) {
+    return this.change(principal, {
+      agentId: input.agentId,
+      expectedRevision: input.expectedRevision,
+      allowUnserved: input.allowUnserved,
+      action,
+      target: (snapshot) => {
+        const previous = snapshot.manifests.find((m) => m.id === input.capabilityId);
+        if (!previous) throw notFound('manifest', `${input.agentId}/${input.capabilityId}`);
+        return { previous, next: build(previous) };
+      },
+    });
+  }
+
+  private async change(principal: AdminPrincipal, change: SingleChange): Promise<{ manifest: ManifestRecord; revision: number }> {
+    const prepared = await this.pipeline.prepare(principal, {
+      agentId: change.agentId,
+      expectedRevision: change.expectedRevision,
+      allowUnserved: change.allowUnserved,
+      draft: (snapshot) => draftOf(change, snapshot),
+    });
+    const id = prepared.draft.id;
+    const revision = await this.pipeline.commit(principal, prepared, change.expectedRevision, `${change.action} manifest ${id}`);
+    return { manifest: (await this.manifests.find(change.agentId, id))!, revision };
   }
 }
 
-function existing(input: { agentId: string; capabilityId: string }, previous: CapabilityManifest | undefined): CapabilityManifest {
-  if (!previous) throw notFound('manifest', `${input.agentId}/${input.capabilityId}`);
-  return previous;
-}
-
-/** The core's document validation; every problem with its path. */
-export function parseDocument(doc: unknown): CapabilityManifest {
-  const result = validateManifest(doc);
-  if (!result.ok) throw new InputValidationError(result.errors);
-  return result.manifest;
-}
-
-export function dedupe(issues: ValidationIssue[]): ValidationIssue[] {
-  const seen = new Set<string>();
-  return issues.filter((i) => {
-    const key = `${i.path}\u0000${i.message}`;
-    return seen.has(key) ? false : (seen.add(key), true);
-  });
+function draftOf(change: SingleChange, snapshot: RegistrySnapshot): ManifestDraft & { id: string } {
+  const { previous, next } = change.target(snapshot);
+  const resulting = previous ? snapshot.manifests.map((m) => (m.id === next.id ? next : m)) : [...snapshot.manifests, next];
+  // A create is judged as a create even when the id exists (already exists / removed ids are never reused).
+  const judged = change.action === 'create' ? undefined : previous;
+  const unchanged = judged !== undefined && changedFields(judged, next).length === 0;
+  return {
+    id: next.id,
+    writes: unchanged ? [] : [next],
+    resulting,
+    sent: [next],
+    issues: changeIssues(judged, next, snapshot.manifests),
+    refusal: `manifest "${next.id}" cannot be ${change.action}d`,
+    pathOf: (id) => (id === next.id ? '$' : undefined),
+  };
 }

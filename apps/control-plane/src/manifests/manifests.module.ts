@@ -5,13 +5,22 @@ import { NodeInventoryModule } from '../node-inventory/node-inventory.module';
 import { ApplyManifestsService } from './apply-manifests.service';
 import { ManifestAccess } from './manifest-access';
 import { ManifestChangesService } from './manifest-changes.service';
+import { ManifestWritePipeline } from './manifest-write-pipeline';
 import { ManifestsRepository } from './manifests.repository';
 import { ManifestsResolver } from './manifests.resolver';
 import { ManifestsService } from './manifests.service';
 
 @Module({
   imports: [RegistryModule, AgentsModule, NodeInventoryModule],
-  providers: [ManifestsRepository, ManifestAccess, ManifestsService, ManifestChangesService, ApplyManifestsService, ManifestsResolver],
+  providers: [
+    ManifestsRepository,
+    ManifestAccess,
+    ManifestWritePipeline,
+    ManifestsService,
+    ManifestChangesService,
+    ApplyManifestsService,
+    ManifestsResolver,
+  ],
   exports: [ManifestsService, ManifestAccess, ManifestChangesService],
 })
 export class ManifestsModule {}
