@@ -91,5 +91,39 @@ export default tseslint.config(
       ],
     },
   },
+  {
+    // Type-aware rules for the TypeScript sources (ADR 0120): the type checker sees what the
+    // syntax cannot (a promise nobody awaits, an assertion that changes nothing).
+    files: ['apps/**/*.ts', 'libs/**/*.ts', 'test/**/*.ts', 'tools/**/*.ts'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+      '@typescript-eslint/await-thenable': 'error',
+      '@typescript-eslint/return-await': ['error', 'in-try-catch'],
+      '@typescript-eslint/no-unnecessary-type-assertion': 'error',
+      '@typescript-eslint/only-throw-error': 'error',
+      '@typescript-eslint/prefer-promise-reject-errors': 'error',
+      '@typescript-eslint/no-base-to-string': 'error',
+      '@typescript-eslint/restrict-template-expressions': 'error',
+      '@typescript-eslint/no-for-in-array': 'error',
+      '@typescript-eslint/no-implied-eval': 'error',
+      '@typescript-eslint/no-array-delete': 'error',
+      '@typescript-eslint/no-duplicate-type-constituents': 'error',
+      '@typescript-eslint/no-redundant-type-constituents': 'error',
+    },
+  },
+  {
+    // `any` does not spread through product code; tests read untyped JSON answers and may.
+    files: ['apps/**/*.ts', 'libs/**/*.ts', 'tools/**/*.ts'],
+    ignores: ['**/*.spec.ts', '**/*.service-spec.ts', 'libs/*/src/testing/**'],
+    rules: {
+      '@typescript-eslint/no-unsafe-argument': 'error',
+      '@typescript-eslint/no-unsafe-assignment': 'error',
+      '@typescript-eslint/no-unsafe-call': 'error',
+      '@typescript-eslint/no-unsafe-member-access': 'error',
+      '@typescript-eslint/no-unsafe-return': 'error',
+    },
+  },
   { files: ['**/*.cjs'], languageOptions: { sourceType: 'commonjs' } },
 );

@@ -14,7 +14,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:http';
+import { createServer, type ServerResponse } from 'node:http';
 import { createServer as createNetServer } from 'node:net';
 import { join } from 'node:path';
 // @ts-expect-error autocannon ships no type declarations; `load` below types what we use.
@@ -45,28 +45,35 @@ async function baselineServer(databaseUrl: string): Promise<void> {
   const pool = new Pool({ connectionString: databaseUrl, max: 10 });
   const server = createServer((req, res) => {
     req.resume();
-    req.on('end', async () => {
-      const page = await pool.query(PAGE_SQL, [AGENT]);
-      const rows = page.rows.slice(0, 100);
-      const usage = await pool.query(USAGE_SQL, [AGENT, rows.map((r) => r.capabilityId)]);
-      const byId = new Map(usage.rows.map((u) => [u.capabilityId, u]));
-      const nodes = rows.map((r) => {
-        const u = byId.get(r.capabilityId);
-        return {
-          id: r.capabilityId,
-          state: r.state,
-          visibility: r.visibility,
-          skill: { name: r.skill.name },
-          usage: { calls: Number(u?.calls ?? 0), lastCallAt: u?.lastCallAt ?? null },
-        };
+    req.on('end', () => {
+      answerPage(pool, res).catch((error: unknown) => {
+        process.stderr.write(`baseline: ${error instanceof Error ? error.message : 'query failed'}\n`);
+        res.writeHead(500).end();
       });
-      const body = JSON.stringify({
-        data: { manifests: { nodes, pageInfo: { hasNextPage: page.rows.length > 100, endCursor: rows.at(-1)?.capabilityId } } },
-      });
-      res.writeHead(200, { 'content-type': 'application/json' }).end(body);
     });
   });
   server.listen(0, '127.0.0.1', () => process.stdout.write(`LISTENING ${(server.address() as { port: number }).port}\n`));
+}
+
+async function answerPage(pool: Pool, res: ServerResponse): Promise<void> {
+  const page = await pool.query(PAGE_SQL, [AGENT]);
+  const rows = page.rows.slice(0, 100);
+  const usage = await pool.query(USAGE_SQL, [AGENT, rows.map((r) => r.capabilityId)]);
+  const byId = new Map(usage.rows.map((u) => [u.capabilityId, u]));
+  const nodes = rows.map((r) => {
+    const u = byId.get(r.capabilityId);
+    return {
+      id: r.capabilityId,
+      state: r.state,
+      visibility: r.visibility,
+      skill: { name: r.skill.name },
+      usage: { calls: Number(u?.calls ?? 0), lastCallAt: u?.lastCallAt ?? null },
+    };
+  });
+  const body = JSON.stringify({
+    data: { manifests: { nodes, pageInfo: { hasNextPage: page.rows.length > 100, endCursor: rows.at(-1)?.capabilityId } } },
+  });
+  res.writeHead(200, { 'content-type': 'application/json' }).end(body);
 }
 
 const freePort = () =>
@@ -122,8 +129,8 @@ function start(
       out += chunk.toString();
       if (ready(out)) resolve({ child, output: out });
     };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
     child.on('exit', (code) => reject(new Error(`${command} exited with ${code}:\n${out.slice(-2000)}`)));
   });
 }
@@ -172,7 +179,7 @@ async function main(): Promise<void> {
       JWT_SECRET: randomBytes(32).toString('hex'),
       REDIS_KEY_PREFIX: `bench:admin-list:${process.pid}:`,
     };
-    const config = loadConfig(env as Record<string, string>);
+    const config = loadConfig(env);
     // LOG_LEVEL=warn keeps request logs out of the measurement, so readiness is polled, not read from the log.
     const cp = spawn(process.execPath, [join('dist', 'apps', 'control-plane', 'src', 'main.js')], {
       env,

@@ -78,10 +78,10 @@ if (process.argv[2] === '--serve') {
   // Client-side count of commands sent on the budget connection (= round trips: nothing is pipelined).
   let sent = 0;
   const sendCommand = redis.sendCommand.bind(redis);
-  redis.sendCommand = ((...args: Parameters<typeof sendCommand>) => {
+  redis.sendCommand = (...args: Parameters<typeof sendCommand>) => {
     sent++;
     return sendCommand(...args);
-  }) as typeof redis.sendCommand;
+  };
   const log = quiet;
   const app = Fastify();
   registerA2AServer(app, {

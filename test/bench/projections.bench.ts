@@ -60,7 +60,7 @@ function registry(n: number): CapabilityManifest[] {
       limits: { cost_class: 'low', max_items: 100 },
       owner: 'platform-team',
       ...(state === 'deprecated' ? { deprecationReason: 'Superseded.' } : {}),
-    } as CapabilityManifest;
+    };
   });
 }
 

@@ -54,10 +54,10 @@ const AGENT = 'finance-agent';
 // ---- child mode: the bare Fastify baselines ------------------------------------------------
 if (process.argv[2] === '--bare') {
   const [, , , port, etag, redisUrl, revKey] = process.argv;
-  const redis = redisUrl !== '-' ? new Redis(redisUrl!) : undefined;
+  const redis = redisUrl !== '-' ? new Redis(redisUrl) : undefined;
   const app = Fastify();
   app.get('/node/v1/bundle', async (req, reply) => {
-    if (redis) await redis.get(revKey!);
+    if (redis) await redis.get(revKey);
     void reply.header('etag', etag).header('cache-control', 'no-cache');
     if (req.headers['if-none-match'] === etag) return reply.code(304).send();
     return reply.code(200).send('{}');
@@ -95,7 +95,7 @@ async function waitFor(url: string, init: RequestInit = {}, ms = 30_000): Promis
 
 const quantile = (xs: number[], q: number) => {
   const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1))]!;
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1))];
 };
 const median = (xs: number[]) => quantile(xs, 0.5);
 const ms = (x: number) => x.toFixed(1);
@@ -144,7 +144,7 @@ async function main(): Promise<void> {
     await Promise.all(nodes.map((n) => n.start()));
     await Promise.all(nodes.map((n) => n.whenReady()));
     const admin = mintAdminToken(config, 'bench', ['platform-admin']);
-    let revision = nodes[0]!.current()!.revision;
+    let revision = nodes[0].current()!.revision;
     const fromSend: number[] = [];
     const fromAnswer: number[] = [];
     const firstNode: number[] = [];

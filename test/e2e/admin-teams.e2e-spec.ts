@@ -56,7 +56,7 @@ describe('admin API: teams', () => {
     const admin = token(['platform-admin']);
     const bad = await gql(url, admin, CREATE, { input: { id: 'Not A Slug', name: '' } });
     expect(codeOf(bad)).toBe('BAD_USER_INPUT');
-    const paths = (bad.errors![0].extensions!.validationErrors as { path: string }[]).map((e) => e.path).sort();
+    const paths = (bad.errors![0].extensions.validationErrors as { path: string }[]).map((e) => e.path).sort();
     expect(paths).toEqual(['$.id', '$.name']);
     const dup = await gql(url, admin, CREATE, { input: { id: 'payments', name: 'Again' } });
     expect(codeOf(dup)).toBe('CONFLICT');

@@ -90,7 +90,7 @@ describe('retirement in the admin GraphQL API', () => {
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
       payload: { query, variables },
     });
-    return res.json() as { data?: Record<string, Gql>; errors?: { message: string; extensions: Record<string, unknown> }[] };
+    return res.json<{ data?: Record<string, Gql>; errors?: { message: string; extensions: Record<string, unknown> }[] }>();
   }
 
   const PREVIEW = `query ($agentId: String!) { retirementPreview(agentId: $agentId) {
@@ -158,7 +158,7 @@ describe('retirement in the admin GraphQL API', () => {
 
     const RUNS = `{ retirementRuns(limit: 5) { id status asOf startedAt finishedAt retiredCount skippedCount
       retired { agentId capabilityId revision removedAt } skipped { agentId capabilityId reasons { code message } } errors { agentId message } } }`;
-    let run: Gql | undefined;
+    let run: Gql = undefined;
     for (let i = 0; i < 100 && run?.status !== 'succeeded'; i++) {
       run = (await gql(tokens.platform, RUNS)).data!.retirementRuns.find((r: { id: string }) => r.id === id);
       if (run?.status !== 'succeeded') await new Promise((resolve) => setTimeout(resolve, 100));

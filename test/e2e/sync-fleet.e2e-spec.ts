@@ -99,12 +99,12 @@ describe('node sync through the control plane (GraphQL, node API, fleet)', () =>
   });
 
   it('shows lag for a node that is behind, and Agent.nodes lists the same nodes', async () => {
-    await nodes[1]!.stop();
+    await nodes[1].stop();
     try {
       const { updateAgent } = await gqlOk(url, admin(), UPDATE, {
         input: { id: AGENT, expectedRevision: 2, description: 'One node is stopped.' },
       });
-      await until('running nodes', () => nodes[0]!.current()?.revision === updateAgent.revision);
+      await until('running nodes', () => nodes[0].current()?.revision === updateAgent.revision);
       const fleet = await until('fleet with one node behind', async () => {
         const f = (await gqlOk(url, admin(), FLEET, { id: AGENT })).fleet;
         return f.upToDate === 2 ? f : undefined;
@@ -198,7 +198,7 @@ describe('node sync through the control plane (GraphQL, node API, fleet)', () =>
     expect(a.lastError).toBe('revision 3: contentHash mismatch');
     expect(a.lastErrorAt).not.toBeNull();
     const { updateAgent } = await gqlOk(url, admin(), UPDATE, { input: { id: AGENT, expectedRevision: 3, description: 'healed' } });
-    await until('node a applied it', () => nodes[0]!.current()?.revision === updateAgent.revision);
+    await until('node a applied it', () => nodes[0].current()?.revision === updateAgent.revision);
     fleet = await until('the error cleared', async () => {
       const f = (await gqlOk(url, admin(), FLEET, { id: AGENT })).fleet;
       return f.nodes.find((n: { nodeId: string; lastError: string | null }) => n.nodeId === 'fleet-a' && n.lastError === null)

@@ -127,13 +127,13 @@ describe('node sync (real PostgreSQL, Redis, HTTP; one node in another process)'
 
   it('a registry change reaches every node, in memory and on disk, and is acked', async () => {
     const applied: number[] = [];
-    const off = nodes[0]!.onApplied((b, previous) => applied.push(previous!.revision, b.revision));
+    const off = nodes[0].onApplied((b, previous) => applied.push(previous!.revision, b.revision));
     const { revision } = await rename('Finance Agent (renamed)');
     await until('all in-process nodes on the new revision', () => revisions().every((r) => r === revision));
     await child!.waitFor((s) => s.revision === revision);
     off();
     expect(applied).toEqual([revision - 1, revision]);
-    expect(JSON.parse(nodes[1]!.current()!.publicCard.body).name).toBe('Finance Agent (renamed)');
+    expect(JSON.parse(nodes[1].current()!.publicCard.body).name).toBe('Finance Agent (renamed)');
     await until('every ack recorded', async () =>
       (await prisma().node.findMany({ where: { agentId: AGENT } })).every((r) => r.appliedRevision === revision),
     );
@@ -190,7 +190,7 @@ describe('node sync (real PostgreSQL, Redis, HTTP; one node in another process)'
   });
 
   it('a corrupt bundle is refused, the node keeps the old one and reports the error', async () => {
-    const before = nodes[0]!.current()!;
+    const before = nodes[0].current()!;
     const { revision } = await rename('corrupted in transit', silentWriter());
     const good = buildNodeBundle((await app.get(RegistrySnapshotRepository).snapshot(AGENT))!);
     const corrupt = { ...good, publicCard: { ...good.publicCard, body: good.publicCard.body.replace('corrupted', 'tampered') } };
@@ -205,14 +205,14 @@ describe('node sync (real PostgreSQL, Redis, HTTP; one node in another process)'
     );
     await app.get(BundleCache).raise(AGENT, revision, true);
     await until('every node refused it', () => nodes.every((n) => n.status().lastRefusal !== null));
-    expect(nodes[0]!.status().lastRefusal).toMatch(/contentHash mismatch/);
+    expect(nodes[0].status().lastRefusal).toMatch(/contentHash mismatch/);
     expect(nodes.map((n) => n.current())).toEqual(nodes.map(() => expect.objectContaining({ revision: before.revision })));
-    expect(nodes[0]!.current()).toBe(before);
+    expect(nodes[0].current()).toBe(before);
     const rows = await until('the refusals in the fleet', async () => {
       const r = await prisma().node.findMany({ where: { agentId: AGENT, id: { in: ['node-a', 'node-b', 'node-c'] } } });
       return r.every((x) => x.lastError !== null) ? r : undefined;
     });
-    expect(rows[0]!.lastError).toMatch(new RegExp(`^revision ${revision}: contentHash mismatch`));
+    expect(rows[0].lastError).toMatch(new RegExp(`^revision ${revision}: contentHash mismatch`));
     expect(rows.every((r) => r.appliedRevision === before.revision)).toBe(true);
 
     // The next good revision heals them.
@@ -249,13 +249,13 @@ describe('node sync (real PostgreSQL, Redis, HTTP; one node in another process)'
   }, 40_000);
 
   it('control plane stopped: nodes keep serving; a node restarted meanwhile serves from disk', async () => {
-    const served = nodes[0]!.current()!;
+    const served = nodes[0].current()!;
     const childBefore = await child!.status();
     await app.close();
     await new Promise((r) => setTimeout(r, 200));
-    expect(nodes[0]!.current()).toBe(served);
-    expect(await nodes[1]!.refresh()).toBe('unreachable');
-    expect(nodes[1]!.current()!.revision).toBe(served.revision);
+    expect(nodes[0].current()).toBe(served);
+    expect(await nodes[1].refresh()).toBe('unreachable');
+    expect(nodes[1].current()!.revision).toBe(served.revision);
 
     // A node process crashes and comes back while the control plane is away.
     await child!.kill();
@@ -265,7 +265,7 @@ describe('node sync (real PostgreSQL, Redis, HTTP; one node in another process)'
     expect(status.lastFetchError).toMatch(/unreachable/);
 
     // So does an in-process one.
-    await nodes[2]!.stop();
+    await nodes[2].stop();
     nodes[2] = new NodeSync(optionsFor('node-c'));
     await nodes[2].start();
     expect(nodes[2].current()!.servedHash).toBe(served.servedHash);
@@ -278,7 +278,7 @@ describe('node sync (real PostgreSQL, Redis, HTTP; one node in another process)'
   }, 40_000);
 
   it('checks bundles independently of the transport: a hand-made bundle for another agent is refused', async () => {
-    const node = nodes[0]!;
+    const node = nodes[0];
     const snapshot = (await app.get(RegistrySnapshotRepository).snapshot(AGENT))!;
     const other = buildNodeBundle({ ...snapshot, agentId: 'other-agent', revision: snapshot.revision + 10 });
     expect(other.contentHash).toBe(bundleContentHash(other));
@@ -293,7 +293,7 @@ describe('node sync (real PostgreSQL, Redis, HTTP; one node in another process)'
   });
 
   it('a registry recreated from scratch (new epoch, lower revision) replaces the old one everywhere', async () => {
-    const before = nodes[0]!.current()!;
+    const before = nodes[0].current()!;
     expect(before.revision).toBeGreaterThan(2);
     // What a reset or restored database looks like: the agent is new and its revisions restart.
     await prisma().$transaction([
@@ -306,7 +306,7 @@ describe('node sync (real PostgreSQL, Redis, HTTP; one node in another process)'
     await until('every node on the recreated registry', () =>
       nodes.every((n) => n.current()?.revision === 1 && n.current()?.publicCard.body.includes('Recreated Agent')),
     );
-    expect(nodes[0]!.current()!.epoch).not.toBe(before.epoch);
+    expect(nodes[0].current()!.epoch).not.toBe(before.epoch);
     await child!.waitFor((s) => s.revision === 1);
   });
 });

@@ -25,7 +25,7 @@ function targetOf(args: unknown[]): Target {
 }
 
 function blocked({ port, path }: Target): string | undefined {
-  if (port !== undefined && UNIT_TIER_BLOCKED_PORTS.has(Number(port))) return `port ${String(port)}`;
+  if (port !== undefined && UNIT_TIER_BLOCKED_PORTS.has(Number(port))) return `port ${Number(port)}`;
   if (typeof path === 'string' && /\.s\.PGSQL\.\d+$/.test(path)) return path;
   return undefined;
 }
@@ -43,5 +43,5 @@ if (!proto[PATCHED]) {
     });
     process.nextTick(() => this.destroy(error));
     return this;
-  } as typeof proto.connect;
+  };
 }

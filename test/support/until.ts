@@ -4,7 +4,7 @@ export async function until<T>(what: string, probe: () => T | Promise<T>, timeou
   let last: T | undefined;
   while (Date.now() < deadline) {
     last = await probe();
-    if (last) return last as NonNullable<T>;
+    if (last) return last;
     await new Promise((r) => setTimeout(r, 20));
   }
   throw new Error(`timed out waiting for ${what} (last: ${JSON.stringify(last)})`);

@@ -95,7 +95,7 @@ export class JwtVerifier {
       throw new AuthError(AuthErrorCode.WrongUse, `this endpoint accepts ${use} tokens, not ${claimed} tokens`);
     }
     this.checkLifetime(claims, use);
-    return toPrincipal(use, claims as Claims) as Extract<Principal, { kind: U }>;
+    return toPrincipal(use, claims) as Extract<Principal, { kind: U }>;
   }
 
   /**
@@ -141,19 +141,19 @@ export function toAuthError(error: Error): AuthError {
 }
 
 const str = (claims: Claims, name: string): string => {
-  const value = claims[name];
+  const value: unknown = claims[name];
   if (typeof value !== 'string' || value.length === 0) throw new AuthError(AuthErrorCode.BadClaims, `the token has no "${name}" claim`);
   return value;
 };
 const strings = (claims: Claims, name: string): string[] => {
-  const value = claims[name] ?? [];
+  const value: unknown = claims[name] ?? [];
   if (!Array.isArray(value) || value.some((v) => typeof v !== 'string'))
     throw new AuthError(AuthErrorCode.BadClaims, `the token's "${name}" claim must be a list of strings`);
   return value as string[];
 };
 /** OAuth style: `scope` is one space-separated string. */
 const scopes = (claims: Claims): string[] => {
-  const value = claims.scope ?? '';
+  const value: unknown = claims.scope ?? '';
   if (typeof value !== 'string')
     throw new AuthError(AuthErrorCode.BadClaims, 'the token\'s "scope" claim must be a space-separated string');
   return [...new Set(value.split(' ').filter(Boolean))].sort();

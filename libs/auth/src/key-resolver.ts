@@ -97,5 +97,5 @@ function parseJwks(doc: unknown): { kid?: string; kty: string; alg?: string; key
   if (!Array.isArray(keys)) throw new Error('JWKS document has no "keys" array');
   return keys
     .filter((jwk) => (jwk.kty === 'RSA' || jwk.kty === 'EC') && (jwk.use === undefined || jwk.use === 'sig'))
-    .map((jwk) => ({ kid: jwk.kid, kty: jwk.kty, alg: jwk.alg, key: createPublicKey({ key: jwk as never, format: 'jwk' }) }));
+    .map((jwk) => ({ kid: jwk.kid, kty: jwk.kty, alg: jwk.alg, key: createPublicKey({ key: jwk, format: 'jwk' }) }));
 }

@@ -24,7 +24,8 @@ export function canonicalJsonSlow(value: unknown): string {
   return out.join('');
 }
 
-const INTEGER_KEY_FOUND = Symbol('integer-like key');
+// Thrown (one preallocated instance, compared by identity) to leave the fast path.
+const INTEGER_KEY_FOUND = new Error('integer-like key');
 const INTEGER_LIKE = /^(?:0|[1-9][0-9]*)$/;
 
 function sortedCopy(value: unknown): unknown {
@@ -78,7 +79,7 @@ function write(value: unknown, out: string[]): void {
         out.push('[');
         for (let i = 0; i < value.length; i++) {
           if (i > 0) out.push(',');
-          const v = value[i];
+          const v: unknown = value[i];
           if (v === undefined) out.push('null');
           else write(v, out);
         }

@@ -6,7 +6,6 @@
  */
 import { z } from 'zod';
 import { jsonPath } from './json-path';
-import type { AgentCard } from './card-types';
 import type { ValidationIssue } from './types';
 
 const nonEmpty = z.string().min(1);
@@ -53,7 +52,7 @@ const agentCard = z.object({
   securityRequirements: z.array(z.unknown()).optional(),
 });
 
-export function checkAgentCard(card: AgentCard | unknown): ValidationIssue[] {
+export function checkAgentCard(card: unknown): ValidationIssue[] {
   const r = agentCard.safeParse(card);
   return r.success ? [] : r.error.issues.map((i) => ({ path: jsonPath(i.path), message: i.message }));
 }

@@ -78,7 +78,7 @@ export function foldLeakText(text: string): string {
     .replace(/\p{M}/gu, '')
     .normalize('NFKC')
     .toLowerCase()
-    .replace(CONFUSABLE, (c) => CONFUSABLES[c]!)
+    .replace(CONFUSABLE, (c) => CONFUSABLES[c])
     .replace(/\s+/g, ' ');
 }
 

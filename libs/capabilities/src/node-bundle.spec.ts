@@ -102,7 +102,7 @@ describe('checkNodeBundle', () => {
     const leak = clone(good());
     const partnerKey = new EntitlementClassIndex(snapshot()).key(given.caller({ scopes: ['recon.run'], tenant: 'acme-partner' }));
     const victim = leak.classes.findIndex((c) => c.key !== partnerKey);
-    leak.classes[victim]!.extendedCard = serializeCard(
+    leak.classes[victim].extendedCard = serializeCard(
       buildExtendedCard(snapshot(), given.caller({ scopes: ['recon.run'], tenant: 'acme-partner' })),
     );
     expect(error(rehash(leak))).toMatch(/extendedCard: differs from the snapshot/);
@@ -114,7 +114,7 @@ describe('checkNodeBundle', () => {
 
   it('refuses an ETag that does not match its bytes', () => {
     const b = clone(good());
-    b.classes[0]!.extendedCard.etag = '"forged"';
+    b.classes[0].extendedCard.etag = '"forged"';
     expect(error(rehash(b))).toMatch(/etag does not match/);
   });
 

@@ -199,7 +199,7 @@ export function checkNodeBundle(
         return fail(`classes[${c.key}].extendedCard: etag does not match its bytes`);
     }
     for (const i of sample(bundle.classes.length, options.classSample ?? DEFAULT_CHECK_CLASS_SAMPLE)) {
-      const c = bundle.classes[i]!;
+      const c = bundle.classes[i];
       let caller: Caller;
       try {
         caller = representativeCaller(index, c.key);

@@ -105,7 +105,7 @@ export class ProjectionCache {
       this.perClass.set(key, entry);
     }
     const cached = entry[slot];
-    if (cached !== undefined) return this.hit(cached as NonNullable<ClassEntry[K]>);
+    if (cached !== undefined) return this.hit(cached);
     this.stats.builds[stat]++;
     const value = deepFreeze(build());
     entry[slot] = value;

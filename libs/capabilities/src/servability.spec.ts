@@ -7,6 +7,7 @@ import {
   typedLimits,
   unservedCapabilities,
   unservedMessage,
+  type HandlerDeclaration,
   type NodeInventory,
 } from './servability';
 import { registryArb, TENANTS } from './testing/arbitraries';
@@ -17,9 +18,9 @@ const [lookup, recon] = financeAgentExample().manifests;
 const pdf = given.manifest({ id: 'invoice-pdf', state: 'ga', visibility: 'public', handler: 'invoices.pdf' });
 const node = (nodeId: string, ...handlers: string[]): NodeInventory => ({
   nodeId,
-  handlers: handlers.map((id) => ({
+  handlers: handlers.map((id): HandlerDeclaration => ({
     id,
-    limits: id === 'invoices.pdf' ? { max_pdf_pages: 'integer' as const } : ({} as Record<string, 'integer'>),
+    limits: id === 'invoices.pdf' ? { max_pdf_pages: 'integer' } : {},
     outputModes: [],
   })),
 });

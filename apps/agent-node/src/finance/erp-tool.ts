@@ -36,7 +36,8 @@ export function createErpTool(config: AppConfig): ToolImplementation {
   return async (input, { token }) => {
     const principal = await verifier.verify(token, 'tool');
     if (!principal.scopes.includes('recon.run')) throw new Error('the ERP needs recon.run to read purchase orders');
-    const invoiceNumber = String((input as { invoiceNumber?: unknown }).invoiceNumber ?? '');
+    const raw = (input as { invoiceNumber?: unknown }).invoiceNumber;
+    const invoiceNumber = typeof raw === 'string' || typeof raw === 'number' ? String(raw) : '';
     const seed = digits(invoiceNumber);
     const answer: ErpAnswer = {
       purchaseOrder: `PO-${(seed % 90000) + 10000}`,

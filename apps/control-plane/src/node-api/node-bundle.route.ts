@@ -36,8 +36,8 @@ export class NodeBundleRoute implements OnModuleInit {
       const bundle = await this.bundles.current(node.agentId);
       if (!bundle) throw new NodeApiError(NodeApiErrorCode.AgentNotFound, `agent "${node.agentId}" not found`);
       reply.header('etag', bundle.etag).header('cache-control', 'no-cache');
-      if (matches(request.headers['if-none-match'], bundle.etag)) return reply.code(304).send();
-      return reply.code(200).type('application/json; charset=utf-8').send(bundle.body);
+      if (matches(request.headers['if-none-match'], bundle.etag)) return await reply.code(304).send();
+      return await reply.code(200).type('application/json; charset=utf-8').send(bundle.body);
     } catch (error) {
       const mapped = error instanceof SyncError ? new NodeApiError(NodeApiErrorCode.BundleUnavailable, error.message) : error;
       const { status, body } = nodeApiAnswer(mapped, this.logger);

@@ -84,7 +84,7 @@ export function parseRoutingTests(doc: unknown, knownIds?: ReadonlySet<string>):
   if (errors.length > 0) return { ok: false, errors };
   return {
     ok: true,
-    suite: { minAccuracy: parsed.data.min_accuracy ?? DEFAULT_MIN_ACCURACY, tests: parsed.data.tests as RoutingTestCase[] },
+    suite: { minAccuracy: parsed.data.min_accuracy ?? DEFAULT_MIN_ACCURACY, tests: parsed.data.tests },
   };
 }
 

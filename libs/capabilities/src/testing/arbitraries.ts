@@ -29,10 +29,7 @@ const shapeArb = fc.record({
   inputModes: modes,
   outputModes: modes,
   replacement: fc.option(fc.nat(), { nil: undefined }),
-  limits: fc.record(
-    { cost_class: fc.constantFrom('low', 'medium', 'high') as fc.Arbitrary<'low' | 'medium' | 'high'>, max_items: fc.nat(1000) },
-    { requiredKeys: [] },
-  ),
+  limits: fc.record({ cost_class: fc.constantFrom('low', 'medium', 'high'), max_items: fc.nat(1000) }, { requiredKeys: [] }),
 });
 type Shape = typeof shapeArb extends fc.Arbitrary<infer T> ? T : never;
 

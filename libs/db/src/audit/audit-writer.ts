@@ -29,8 +29,8 @@ export async function writeAudit(
       targetId: entry.targetId,
       agentId: registry?.agentId ?? null,
       revision: registry?.revision ?? null,
-      before: (entry.before ?? undefined) as Prisma.InputJsonValue | undefined,
-      after: (entry.after ?? undefined) as Prisma.InputJsonValue | undefined,
+      before: entry.before ?? undefined,
+      after: entry.after ?? undefined,
     })),
   });
 }

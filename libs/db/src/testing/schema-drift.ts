@@ -167,7 +167,7 @@ function compare(dmmf: Dmmf, db: DbShape): string[] {
     const actual = db.enums.get(name);
     if (!actual) problems.push(`enum ${name}: missing in the database`);
     else if (actual.join(',') !== expected.join(','))
-      problems.push(`enum ${name}: values [${actual}] in the database, [${expected}] in the schema`);
+      problems.push(`enum ${name}: values [${actual.join(',')}] in the database, [${expected.join(',')}] in the schema`);
   }
   for (const name of db.enums.keys()) if (!enumNames.has(name)) problems.push(`enum ${name}: in the database but not in the schema`);
 

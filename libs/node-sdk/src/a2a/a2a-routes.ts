@@ -93,9 +93,9 @@ export function registerA2ARoutes(app: FastifyInstance, options: A2ARoutesOption
           if (answer.etag) {
             void reply.header('etag', answer.etag);
             const inm = request.headers['if-none-match'];
-            if (inm !== undefined && etagMatches(inm, answer.etag)) return reply.code(304).send();
+            if (inm !== undefined && etagMatches(inm, answer.etag)) return await reply.code(304).send();
           }
-          return reply.code(200).header('content-type', REST_TYPE).send(answer.body);
+          return await reply.code(200).header('content-type', REST_TYPE).send(answer.body);
         } catch (error) {
           return sendRestError(reply, toA2AError(error, options.log));
         }
@@ -286,7 +286,7 @@ async function jsonRpc(request: FastifyRequest, reply: FastifyReply, options: A2
     if (method === 'GetExtendedAgentCard') {
       // The card is sent as its stored bytes inside the envelope: no per-request serialization.
       const card = svc.extendedCard(rc);
-      return reply
+      return await reply
         .code(200)
         .header('content-type', JSON_TYPE)
         .send(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${card.body}}`);
@@ -297,7 +297,7 @@ async function jsonRpc(request: FastifyRequest, reply: FastifyReply, options: A2
         method === 'SendStreamingMessage' ? await svc.sendStreamingMessage(e.params, rc, active) : await svc.subscribeToTask(e.params, rc);
       const prefix = `data: {"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":`;
       await sendStream(reply, stream, active, options, (event) => `${prefix}${JSON.stringify(event)}}\n\n`);
-      return reply;
+      return await reply;
     }
     let result: unknown;
     switch (method) {
@@ -318,7 +318,7 @@ async function jsonRpc(request: FastifyRequest, reply: FastifyReply, options: A2
     }
     const header = extensionsResponseHeader(active);
     if (header) void reply.header(EXTENSIONS_HEADER, header);
-    return reply
+    return await reply
       .code(200)
       .header('content-type', JSON_TYPE)
       .send(JSON.stringify({ jsonrpc: '2.0', id, result }));

@@ -91,7 +91,7 @@ export class HandlerRegistry {
   register<L extends LimitDeclaration = Record<never, LimitType>>(name: string, handle: Handler<L>, options: HandlerOptions<L> = {}): this {
     if (this.handlers.has(name)) throw new TypeError(`handler "${name}" is registered twice`);
     this.handlers.set(name, {
-      handle: handle as Handler,
+      handle,
       shape: options.shape,
       limits: { ...(options.limits ?? {}) },
       outputModes: [...(options.outputModes ?? [])].sort(),

@@ -84,7 +84,7 @@ function part(p: unknown, path: string): WirePart {
   if ((k === 'text' || k === 'raw' || k === 'url') && typeof p[k] !== 'string') throw invalid(`${path}.${k}`, 'must be a string');
   if (k === 'raw' && !/^[A-Za-z0-9+/_-]*={0,2}$/.test(p.raw as string)) throw invalid(`${path}.raw`, 'must be base64');
   if (p.mediaType !== undefined && typeof p.mediaType !== 'string') throw invalid(`${path}.mediaType`, 'must be a string');
-  return p as WirePart;
+  return p;
 }
 
 export const partBytes = (p: WirePart): number => Buffer.byteLength(JSON.stringify(p), 'utf8');
@@ -103,7 +103,7 @@ export function forHistory(message: WireMessage, maxBytes: number): WireMessage 
       const omitted: Record<string, unknown> = { bytes };
       if (p.mediaType !== undefined) omitted.mediaType = p.mediaType;
       if (p.filename !== undefined) omitted.filename = p.filename;
-      return { text: `[part of ${bytes} bytes not kept in history]`, metadata: { omitted } } as WirePart;
+      return { text: `[part of ${bytes} bytes not kept in history]`, metadata: { omitted } };
     }),
   };
 }
@@ -181,5 +181,5 @@ function decodeCursor(token: string): TaskCursor {
     throw bad();
   }
   if (!Array.isArray(value) || value.length !== 2 || !Number.isSafeInteger(value[0]) || typeof value[1] !== 'string') throw bad();
-  return { at: value[0] as number, id: value[1] as string };
+  return { at: value[0] as number, id: value[1] };
 }

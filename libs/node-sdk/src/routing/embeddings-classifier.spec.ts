@@ -28,7 +28,7 @@ interface Fake {
 }
 
 async function fakeEmbeddings(): Promise<Fake> {
-  const fake = { inputs: [] as string[][], mode: 'ok' as Mode } as Fake;
+  const fake = { inputs: [] as string[][], mode: 'ok' } as Fake;
   const server: Server = createServer((req, res) => {
     let body = '';
     req.on('data', (c: Buffer) => (body += c.toString()));

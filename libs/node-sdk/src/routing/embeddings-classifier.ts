@@ -108,7 +108,7 @@ export class EmbeddingsClassifier implements Classifier {
     const body = (await res.json()) as { data?: { embedding?: unknown; index?: unknown }[] };
     // A hostile or broken endpoint: every vector present, numeric, finite, one length, non-zero.
     if (!Array.isArray(body?.data) || body.data.length !== input.length) throw new Error('wrong number of embeddings');
-    const out: Float64Array[] = new Array(input.length);
+    const out = new Array<Float64Array>(input.length);
     let dim = -1;
     for (const item of body.data) {
       const i = typeof item?.index === 'number' ? item.index : -1;

@@ -70,7 +70,7 @@ export function mapKnownError(error: unknown): Mapped {
 function uniqueTarget(error: Prisma.PrismaClientKnownRequestError): string {
   const meta = error.meta as { target?: unknown; driverAdapterError?: { cause?: { constraint?: { fields?: string[] } } } } | undefined;
   const fields = meta?.target ?? meta?.driverAdapterError?.cause?.constraint?.fields;
-  return Array.isArray(fields) ? fields.join(', ') : String(fields ?? 'constraint');
+  return Array.isArray(fields) ? fields.join(', ') : typeof fields === 'string' ? fields : 'constraint';
 }
 
 /**

@@ -11,7 +11,7 @@ import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './pagination';
  */
 export const pageEstimator: ComplexityEstimator = ({ field, args, childComplexity }) => {
   if (!field.args.some((arg) => arg.name === 'page' || arg.name === 'first')) return undefined;
-  const requested = (args.page as { first?: unknown } | undefined)?.first ?? args.first;
+  const requested: unknown = (args.page as { first?: unknown } | undefined)?.first ?? args.first;
   const rows =
     typeof requested === 'number' && Number.isFinite(requested) ? Math.min(MAX_PAGE_SIZE, Math.max(1, requested)) : DEFAULT_PAGE_SIZE;
   return 1 + childComplexity * rows;

@@ -14,7 +14,7 @@ export class RequestLoaders {
     let loader = this.loaders.get(key) as DataLoader<K, V, C> | undefined;
     if (!loader) {
       loader = new DataLoader<K, V, C>(batch, options);
-      this.loaders.set(key, loader as unknown as DataLoader<unknown, unknown>);
+      this.loaders.set(key, loader);
     }
     return loader;
   }

@@ -39,7 +39,7 @@ const ackSchema = z.union([
 function parse<T>(schema: z.ZodType<T>, body: unknown, what: string): T {
   const result = schema.safeParse(body);
   if (result.success) return result.data;
-  const issue = result.error.issues[0]!;
+  const issue = result.error.issues[0];
   const path = issue.path.length > 0 ? `$.${issue.path.join('.')}` : '$';
   throw new NodeApiError(NodeApiErrorCode.InvalidRequest, `invalid ${what}: ${path} ${issue.message}`);
 }
