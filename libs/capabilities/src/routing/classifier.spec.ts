@@ -97,6 +97,24 @@ describe('LexicalClassifier', () => {
     expect(without.ranking?.map((x) => x.id)).toContain('invoice-lookup');
   });
 
+  it('routes only when the winner is both strong enough and clearly ahead of the runner-up (ADR 0095)', () => {
+    const travel = [
+      entry('book-flight', 'Book a flight', 'Books a flight ticket with an airline.'),
+      entry('book-hotel', 'Book a hotel', 'Books a hotel room.'),
+      entry('fx-rate', 'Exchange rates', 'Currency exchange rates.'),
+    ];
+    // Clear: airline and ticket only the flight capability knows.
+    expect(classifier.classify('get me an airline flight ticket to Oslo on the 3rd', travel).confidence).toBeGreaterThanOrEqual(0.6);
+    // No margin: "book" is shared by both bookers and nothing else separates them.
+    const shared = classifier.classify('book for Oslo and reserve', travel);
+    expect(shared.confidence).toBeLessThan(0.6);
+    // A stricter margin or strength edge turns the same clear message into a question.
+    const strict = new LexicalClassifier({ minStrength: 0.1, minMargin: 0.99 });
+    expect(strict.classify('get me an airline flight ticket to Oslo on the 3rd', [...travel, entry('x', 'Airline flight miles', 'Miles per ticket.')]).confidence).toBeLessThan(0.6);
+    const weak = new LexicalClassifier({ minStrength: 50, minMargin: 0 });
+    expect(weak.classify('get me an airline flight ticket to Oslo on the 3rd', travel).confidence).toBeLessThan(0.6);
+  });
+
   it('answers the same whatever the candidate order, ties broken by id', () => {
     const q = 'reconcile invoice against purchase order';
     expect(classifier.classify(q, [...entries].reverse())).toEqual(classifier.classify(q, entries));
