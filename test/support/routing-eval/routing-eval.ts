@@ -66,7 +66,10 @@ export function failures(set: EvalSet, classifier: Classifier): string[] {
     .map((r) => {
       const c = classifier.classify(r.text, index.entries);
       const got = r.outcome.kind === 'routed' ? r.outcome.id : r.outcome.kind;
-      const top = (c.ranking ?? []).slice(0, 3).map((x) => `${x.id}:${x.score}`).join(' ');
+      const top = (c.ranking ?? [])
+        .slice(0, 3)
+        .map((x) => `${x.id}:${x.score}`)
+        .join(' ');
       return `${r.category ?? 'clear'} | want ${r.expect} | got ${got} (conf ${c.confidence}) | ${top} | ${r.text}`;
     });
 }

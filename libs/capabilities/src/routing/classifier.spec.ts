@@ -110,7 +110,12 @@ describe('LexicalClassifier', () => {
     expect(shared.confidence).toBeLessThan(0.6);
     // A stricter margin or strength edge turns the same clear message into a question.
     const strict = new LexicalClassifier({ minStrength: 0.1, minMargin: 0.99 });
-    expect(strict.classify('get me an airline flight ticket to Oslo on the 3rd', [...travel, entry('x', 'Airline flight miles', 'Miles per ticket.')]).confidence).toBeLessThan(0.6);
+    expect(
+      strict.classify('get me an airline flight ticket to Oslo on the 3rd', [
+        ...travel,
+        entry('x', 'Airline flight miles', 'Miles per ticket.'),
+      ]).confidence,
+    ).toBeLessThan(0.6);
     const weak = new LexicalClassifier({ minStrength: 50, minMargin: 0 });
     expect(weak.classify('get me an airline flight ticket to Oslo on the 3rd', travel).confidence).toBeLessThan(0.6);
   });

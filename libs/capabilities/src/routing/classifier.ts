@@ -204,7 +204,10 @@ export class LexicalClassifier implements Classifier {
     const margin = (s1 - s2) / s1;
     const strength = s1 / Math.log(1 + (n - 0.5) / 1.5);
     const { minStrength, minMargin } = this.calibration;
-    const byMargin = margin >= minMargin ? AT_EDGE + ((1 - AT_EDGE) * (margin - minMargin)) / Math.max(1 - minMargin, 1e-9) : (AT_EDGE * margin) / minMargin;
+    const byMargin =
+      margin >= minMargin
+        ? AT_EDGE + ((1 - AT_EDGE) * (margin - minMargin)) / Math.max(1 - minMargin, 1e-9)
+        : (AT_EDGE * margin) / minMargin;
     const byStrength = Math.max(0, 1 - ((1 - AT_EDGE) * minStrength) / strength);
     let confidence = Math.min(byMargin, byStrength);
     const generic = knownWords < MIN_KNOWN_TERMS;
