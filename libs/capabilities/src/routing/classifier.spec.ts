@@ -28,6 +28,16 @@ describe('text analysis', () => {
     expect(stem('catalogue')).toBe(stem('catalog'));
   });
 
+  it('merges everyday synonyms and two-word verbs, the same way in manifests and messages (ADR 0095)', () => {
+    expect(terms('please sign off the request')).toEqual(terms('approve the request'));
+    expect(terms('call off my booking')).toEqual(terms('cancel my booking'));
+    expect(terms('nudge them about the bill')).toEqual(terms('remind them about the invoice'));
+    expect(terms('purchase a laptop')).toEqual(terms('buy a laptop'));
+    // A phrase only counts as adjacent words: "sign" alone and "off" alone stay as they are.
+    expect(terms('sign the form')).toEqual([stem('sign'), stem('form')]);
+    expect(terms('why does it show us its status')).toEqual([stem('show'), 'status']);
+  });
+
   it('drops stopwords and every token holding a digit (ids, amounts, dates)', () => {
     expect(terms('What is the status of invoice INV-20931 for 4,200 EUR on 3rd May?')).toEqual(['status', stem('invoice'), 'eur', 'may']);
     expect(terms('month-end close')).toEqual(['month', 'end', 'close']);
