@@ -29,12 +29,12 @@ describe('routing evaluation (labelled back-office set)', () => {
   });
 
   // The floor is what the router reaches on the HELD-OUT half (its constants were chosen on the
-  // tuning half only; ADR 0095); the goal of issue 13 (80% clear) is not reached: docs/performance.md.
+  // tuning half only; ADR 0095); the goals of issue 13 (80% clear, ≤ 3% wrong) are not reached: docs/performance.md.
   it('holds the measured floor on the held-out half: clear routed, wrong routes, ambiguous clarified', () => {
     const f = evaluate(half(set, 'held-out'), new LexicalClassifier());
     const total = f.clear + f.ambiguous + f.outOfScope;
-    expect(f.clearCorrect / f.clear).toBeGreaterThanOrEqual(0.64);
-    expect(f.wrongRoutes / total).toBeLessThanOrEqual(0.03);
+    expect(f.clearCorrect / f.clear).toBeGreaterThanOrEqual(0.65);
+    expect(f.wrongRoutes / total).toBeLessThanOrEqual(0.04);
     expect(f.ambiguousClarified / f.ambiguous).toBeGreaterThanOrEqual(0.85);
     expect(f.outOfScopeClarified / f.outOfScope).toBeGreaterThanOrEqual(0.9);
   });

@@ -4,8 +4,8 @@ import { evaluate, half, loadEvalSet } from './routing-eval';
 
 const tuning = half(loadEvalSet(), 'tuning');
 const rows: string[] = [];
-for (const minStrength of [0.3, 0.5, 0.7, 0.9, 1.1, 1.3, 1.6])
-  for (const minMargin of [0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5]) {
+for (const minStrength of [0.8, 0.9, 1.0, 1.05, 1.1, 1.15, 1.2, 1.3])
+  for (const minMargin of [0.1, 0.2, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6]) {
     const f = evaluate(tuning, new LexicalClassifier({ minStrength, minMargin }));
     const total = f.clear + f.ambiguous + f.outOfScope;
     rows.push(
