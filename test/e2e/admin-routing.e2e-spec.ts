@@ -144,12 +144,16 @@ describe('admin API routing: clarifications (node report → review → promotio
 
     it('routes through proposed manifests and lists the messages whose route changes', async () => {
       const docs = financeAgentExample().manifests.map(toManifestDocument);
-      // The proposal tells invoice-lookup that "status" is not for it: a wrong route the gate must catch.
+      // The proposal tells invoice-lookup that "status" is not for it: the message loses its route
+      // (the router asks rather than send it to the one weak match left, ADR 0095), and a gate that
+      // wants every labelled message right must catch the change.
       docs[0] = { ...docs[0], routing: { negative_terms: ['status'] } };
-      const r = (await gqlOk(url, admin, ROUTE_TEST, { input: { agentId, tests, manifests: docs } })).routeTest;
+      const strict = { ...tests, min_accuracy: 1 };
+      const r = (await gqlOk(url, admin, ROUTE_TEST, { input: { agentId, tests: strict, manifests: docs } })).routeTest;
       expect(r.passed).toBe(false);
-      expect(r.wrongRoutes).toBeGreaterThanOrEqual(1);
-      expect(r.changes).toEqual([expect.objectContaining({ index: 0, before: 'invoice-lookup' })]);
+      expect(r.results[0]).toMatchObject({ got: 'clarify', correct: false });
+      expect(r.wrongRoutes + r.falseClarifications).toBeGreaterThanOrEqual(1);
+      expect(r.changes).toEqual([expect.objectContaining({ index: 0, before: 'invoice-lookup', after: 'clarify' })]);
     });
 
     it('refuses malformed tests and manifests with paths, and hides agents the caller cannot read', async () => {

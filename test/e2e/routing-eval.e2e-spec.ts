@@ -5,7 +5,7 @@
 import { LexicalClassifier } from '@cp/capabilities';
 import { LegacyLexicalClassifier } from '../support/routing-eval/legacy-classifier';
 import { PlainBm25Classifier } from '../support/routing-eval/plain-bm25';
-import { evaluate, loadEvalSet } from '../support/routing-eval/routing-eval';
+import { evaluate, half, loadEvalSet } from '../support/routing-eval/routing-eval';
 
 describe('routing evaluation (labelled back-office set)', () => {
   const set = loadEvalSet();
@@ -17,10 +17,23 @@ describe('routing evaluation (labelled back-office set)', () => {
     expect(set.suite.tests.filter((t) => t.category === 'out-of-scope').length).toBeGreaterThanOrEqual(10);
   });
 
-  it('holds the measured floor: clear routed, wrong routes, ambiguous clarified', () => {
-    const f = evaluate(set, new LexicalClassifier());
+  it('splits into a tuning and a held-out half, stratified by capability and by category (split.yaml)', () => {
+    const held = half(set, 'held-out').suite.tests;
+    const tuning = half(set, 'tuning').suite.tests;
+    expect(held.length + tuning.length).toBe(set.suite.tests.length);
+    const stratum = (t: { expect: string; category?: string }) => t.category ?? t.expect;
+    for (const s of new Set(set.suite.tests.map(stratum))) {
+      const h = held.filter((t) => stratum(t) === s).length;
+      expect(Math.abs(h - tuning.filter((t) => stratum(t) === s).length)).toBeLessThanOrEqual(1);
+    }
+  });
+
+  // The floor is what the router reaches on the HELD-OUT half (its constants were chosen on the
+  // tuning half only; ADR 0095); the goals of issue 13 (80% clear, ≤ 3% wrong) are not reached: docs/performance.md.
+  it('holds the measured floor on the held-out half: clear routed, wrong routes, ambiguous clarified', () => {
+    const f = evaluate(half(set, 'held-out'), new LexicalClassifier());
     const total = f.clear + f.ambiguous + f.outOfScope;
-    expect(f.clearCorrect / f.clear).toBeGreaterThanOrEqual(0.54);
+    expect(f.clearCorrect / f.clear).toBeGreaterThanOrEqual(0.65);
     expect(f.wrongRoutes / total).toBeLessThanOrEqual(0.04);
     expect(f.ambiguousClarified / f.ambiguous).toBeGreaterThanOrEqual(0.85);
     expect(f.outOfScopeClarified / f.outOfScope).toBeGreaterThanOrEqual(0.9);

@@ -23,7 +23,11 @@ export const EVAL_DIR = join(__dirname, '..', '..', 'fixtures', 'routing-eval');
 export interface EvalSet {
   snapshot: RegistrySnapshot;
   suite: RoutingTestSuite;
+  /** Texts of the held-out half (split.yaml); every other message is the tuning half. */
+  heldOut: ReadonlySet<string>;
 }
+
+export type Half = 'tuning' | 'held-out';
 
 export function loadEvalSet(dir = EVAL_DIR): EvalSet {
   const manifests = validateManifests(parse(readFileSync(join(dir, 'capabilities.yaml'), 'utf8')) as unknown[]);
@@ -34,7 +38,40 @@ export function loadEvalSet(dir = EVAL_DIR): EvalSet {
     new Set(manifests.manifests.map((m) => m.id)),
   );
   if (!parsed.ok) throw new Error(`routing eval tests: ${JSON.stringify(parsed.errors)}`);
-  return { snapshot: { agentId, revision: 1, agent, manifests: manifests.manifests, previewTenants: [] }, suite: parsed.suite };
+  const listed = (parse(readFileSync(join(dir, 'split.yaml'), 'utf8')) as { held_out: string[] }).held_out;
+  const heldOut = new Set(listed);
+  const texts = parsed.suite.tests.map((t) => t.text ?? '');
+  if (heldOut.size !== listed.length || listed.some((t) => texts.filter((x) => x === t).length !== 1))
+    throw new Error('routing eval split: every held-out text must name exactly one labelled message, once');
+  return { snapshot: { agentId, revision: 1, agent, manifests: manifests.manifests, previewTenants: [] }, suite: parsed.suite, heldOut };
+}
+
+/** One half of the set (same manifests, the half's messages only). */
+export function half(set: EvalSet, which: Half): EvalSet {
+  const keep = (text: string) => set.heldOut.has(text) === (which === 'held-out');
+  return { ...set, suite: { ...set.suite, tests: set.suite.tests.filter((t) => keep(t.text ?? '')) } };
+}
+
+/** The same set with every manifest's routing hints removed: what the router does from the card fields alone. */
+export function withoutHints(set: EvalSet): EvalSet {
+  return { ...set, snapshot: { ...set.snapshot, manifests: set.snapshot.manifests.map(({ routing: _routing, ...m }) => m) } };
+}
+
+/** Every message the classifier gets wrong (wrong route, or clarified although one answer was right), for reading. */
+export function failures(set: EvalSet, classifier: Classifier): string[] {
+  const report = runRoutingTests(set.snapshot, set.suite, { classifier });
+  const index = routingTestIndex(set.snapshot, {});
+  return report.results
+    .filter((r) => !r.correct)
+    .map((r) => {
+      const c = classifier.classify(r.text, index.entries);
+      const got = r.outcome.kind === 'routed' ? r.outcome.id : r.outcome.kind;
+      const top = (c.ranking ?? [])
+        .slice(0, 3)
+        .map((x) => `${x.id}:${x.score}`)
+        .join(' ');
+      return `${r.category ?? 'clear'} | want ${r.expect} | got ${got} (conf ${c.confidence}) | ${top} | ${r.text}`;
+    });
 }
 
 export interface EvalFigures {

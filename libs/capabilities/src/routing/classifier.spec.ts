@@ -28,6 +28,16 @@ describe('text analysis', () => {
     expect(stem('catalogue')).toBe(stem('catalog'));
   });
 
+  it('merges everyday synonyms and two-word verbs, the same way in manifests and messages (ADR 0095)', () => {
+    expect(terms('please sign off the request')).toEqual(terms('approve the request'));
+    expect(terms('call off my booking')).toEqual(terms('cancel my booking'));
+    expect(terms('nudge them about the bill')).toEqual(terms('remind them about the invoice'));
+    expect(terms('purchase a laptop')).toEqual(terms('buy a laptop'));
+    // A phrase only counts as adjacent words: "sign" alone and "off" alone stay as they are.
+    expect(terms('sign the form')).toEqual([stem('sign'), stem('form')]);
+    expect(terms('why does it show us its status')).toEqual([stem('show'), 'status']);
+  });
+
   it('drops stopwords and every token holding a digit (ids, amounts, dates)', () => {
     expect(terms('What is the status of invoice INV-20931 for 4,200 EUR on 3rd May?')).toEqual(['status', stem('invoice'), 'eur', 'may']);
     expect(terms('month-end close')).toEqual(['month', 'end', 'close']);
@@ -95,6 +105,29 @@ describe('LexicalClassifier', () => {
       set.map((e) => ({ ...e, routing: undefined })),
     );
     expect(without.ranking?.map((x) => x.id)).toContain('invoice-lookup');
+  });
+
+  it('routes only when the winner is both strong enough and clearly ahead of the runner-up (ADR 0095)', () => {
+    const travel = [
+      entry('book-flight', 'Book a flight', 'Books a flight ticket with an airline.'),
+      entry('book-hotel', 'Book a hotel', 'Books a hotel room.'),
+      entry('fx-rate', 'Exchange rates', 'Currency exchange rates.'),
+    ];
+    // Clear: airline and ticket only the flight capability knows.
+    expect(classifier.classify('get me an airline flight ticket to Oslo on the 3rd', travel).confidence).toBeGreaterThanOrEqual(0.6);
+    // No margin: "book" is shared by both bookers and nothing else separates them.
+    const shared = classifier.classify('book for Oslo and reserve', travel);
+    expect(shared.confidence).toBeLessThan(0.6);
+    // A stricter margin or strength edge turns the same clear message into a question.
+    const strict = new LexicalClassifier({ minStrength: 0.1, minMargin: 0.99 });
+    expect(
+      strict.classify('get me an airline flight ticket to Oslo on the 3rd', [
+        ...travel,
+        entry('x', 'Airline flight miles', 'Miles per ticket.'),
+      ]).confidence,
+    ).toBeLessThan(0.6);
+    const weak = new LexicalClassifier({ minStrength: 50, minMargin: 0 });
+    expect(weak.classify('get me an airline flight ticket to Oslo on the 3rd', travel).confidence).toBeLessThan(0.6);
   });
 
   it('answers the same whatever the candidate order, ties broken by id', () => {

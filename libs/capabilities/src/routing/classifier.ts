@@ -41,24 +41,39 @@ export interface RoutingHints {
 }
 
 /**
- * BM25F field weights and length normalisation. Names and routing terms say most; examples and
- * tags next; prose least. The saturation (k1) keeps one heavily weighted word from deciding alone,
- * which is what made "get" and "status" route messages before.
+ * BM25F field weights and length normalisation. Chosen on the tuning half of the evaluation set
+ * (ADR 0095): the description (the team's own words for what the capability does) says most;
+ * names and routing terms next; ids, tags and examples add. Heavier names and routing terms (the
+ * issue-13 weights 2 / 2.5) let one shared word in a short name decide routes. The saturation
+ * (k1) keeps one heavily weighted word from deciding alone.
  */
 const FIELDS = {
-  name: { weight: 2, b: 0.5 },
+  name: { weight: 1.5, b: 0.5 },
   id: { weight: 1, b: 0 },
-  tags: { weight: 1.5, b: 0 },
-  examples: { weight: 1.5, b: 0.75 },
-  description: { weight: 1, b: 0.75 },
-  terms: { weight: 2.5, b: 0 },
+  tags: { weight: 1, b: 0 },
+  examples: { weight: 1, b: 0.75 },
+  description: { weight: 2, b: 0.75 },
+  terms: { weight: 1.5, b: 0 },
 } as const;
+const K1 = 1.2;
 type Field = keyof typeof FIELDS;
 const FIELD_NAMES = Object.keys(FIELDS) as Field[];
 const FIELD_COUNT = FIELD_NAMES.length;
-const K1 = 1.2;
-/** Softmax sharpness over BM25F scores; chosen on the evaluation set (docs/performance.md): 0.6 clarified the registry's own example, 0.75 let wrong routes pass 4% */
-const SHARPNESS = 0.7;
+/**
+ * The clarify decision (ADR 0095): route only when the winner's evidence is both strong enough in
+ * absolute terms (its score in units of one rare word matched in full, so the scale does not move
+ * with the number of candidates) and clearly ahead of the runner-up (relative margin
+ * (s1 − s2) / s1). Chosen on the tuning half of the evaluation set only (docs/performance.md).
+ */
+export interface Calibration {
+  /** Minimum winner strength: score / idf of a word only one candidate knows. */
+  minStrength: number;
+  /** Minimum relative margin over the runner-up, 0..1. */
+  minMargin: number;
+}
+export const DEFAULT_CALIBRATION: Calibration = { minStrength: 1.0, minMargin: 0.35 };
+/** The router's default threshold: the confidence this classifier gives at exactly the calibration's edges. */
+const AT_EDGE = 0.6;
 /** Fewer distinct known words than this: a short generic message ("cancel it", "refund"). */
 const MIN_KNOWN_TERMS = 2;
 /** Short generic messages never score above this (below the default threshold 0.6). */
@@ -116,13 +131,16 @@ function compile(entry: RouterEntry): Compiled {
  * Ranks candidates with BM25F over name, id, tags, examples, description and routing terms
  * (idf over the candidate set, adjacent-word phrases for multi-word routing terms), then decides
  * how sure it is from the margins between the candidates that matched:
- *   confidence = 1 / Σ_i exp(β (s_i − s1))   (the winner's softmax share; a lone match gives 1).
+ *   strength = s1 / idf(a word one candidate knows),  margin = (s1 − s2) / s1,
+ *   confidence = min(f(margin), g(strength)), each ≥ 0.6 exactly when its calibration edge holds.
  * Words no candidate knows (names, amounts, dates, chit-chat) add to nobody's score, so they
  * change nothing. A message with fewer than two known words ("cancel it", "refund") is generic and
  * stays below the threshold. A candidate whose negative term is in the message is out. Ties break
  * by id.
  */
 export class LexicalClassifier implements Classifier {
+  constructor(private readonly calibration: Calibration = DEFAULT_CALIBRATION) {}
+
   // Router entries are frozen per (revision, entitlement class): compile each once.
   private readonly compiled = new WeakMap<RouterEntry, Compiled>();
   // The corpus view of the last candidate list seen with a given first entry (a node routes
@@ -178,11 +196,20 @@ export class LexicalClassifier implements Classifier {
       return { id: null, confidence: 0, ranking: [], plausible: [], reason: 'no word of the message is known to any candidate' };
     const best = top[0];
     const next = top[1];
-    // The winner's softmax share among the candidates that matched: a gap in score (evidence the
-    // others lack) raises it; words nobody knows add no score to anyone and change nothing.
-    let z = 0;
-    for (let i = 0; i < n; i++) if (scores[i] > 0 && !excluded.has(i)) z += Math.exp(SHARPNESS * (scores[i] - scores[best]));
-    let confidence = 1 / z;
+    // Margin and strength, each mapped so that its calibration edge gives exactly AT_EDGE and the
+    // confidence is the weaker of the two: both must hold for the router to route. Words nobody
+    // knows add no score to anyone and change neither.
+    const s1 = scores[best];
+    const s2 = next === undefined ? 0 : scores[next];
+    const margin = (s1 - s2) / s1;
+    const strength = s1 / Math.log(1 + (n - 0.5) / 1.5);
+    const { minStrength, minMargin } = this.calibration;
+    const byMargin =
+      margin >= minMargin
+        ? AT_EDGE + ((1 - AT_EDGE) * (margin - minMargin)) / Math.max(1 - minMargin, 1e-9)
+        : (AT_EDGE * margin) / minMargin;
+    const byStrength = Math.max(0, 1 - ((1 - AT_EDGE) * minStrength) / strength);
+    let confidence = Math.min(byMargin, byStrength);
     const generic = knownWords < MIN_KNOWN_TERMS;
     if (generic) confidence = Math.min(confidence, GENERIC_CAP);
     const winner = candidates[best].id;

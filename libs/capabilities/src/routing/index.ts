@@ -13,8 +13,8 @@ export type {
   NeedsClassifier,
   RouteExplanation,
 } from './route';
-export { LexicalClassifier } from './classifier';
-export type { Classifier, ClassifierResult, RankedCandidate, RoutingHints } from './classifier';
+export { LexicalClassifier, DEFAULT_CALIBRATION } from './classifier';
+export type { Calibration, Classifier, ClassifierResult, RankedCandidate, RoutingHints } from './classifier';
 export { terms, stem, tokens, bigrams } from './text';
 export { partKind, partMediaType, normalizeMediaType, mediaTypeMatches, messageText } from './message';
 export type { WireMessage, WirePart, PartKind } from './message';

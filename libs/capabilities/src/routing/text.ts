@@ -11,7 +11,54 @@ const STOPWORDS = new Set([
   ..."please pls thanks thank hi hello hey can need want wanted like would could let know just ok okay yes no when will shall go yet i'd i'm i'll i've don't didn't doesn't haven't hasn't isn't wasn't can't won't".split(
     ' ',
   ),
+  // Function words the library's list lacks (ADR 0095).
+  ..."us its why does did so we've you've they've we're you're they're it's that's what's there's".split(' '),
 ]);
+
+/**
+ * A small domain-independent synonym table (ADR 0095): everyday English words and two-word verbs
+ * mapped to one canonical word before stemming, so a message and a manifest that say the same
+ * thing in different words meet. Written from general usage, not from any capability's
+ * vocabulary; the same mapping applies to manifests and messages, so it only ever merges words.
+ */
+const SYNONYMS: Readonly<Record<string, string>> = {
+  purchase: 'buy',
+  purchased: 'buy',
+  purchasing: 'buy',
+  reserve: 'book',
+  reserved: 'book',
+  reservation: 'booking',
+  reservations: 'booking',
+  nudge: 'remind',
+  nudged: 'remind',
+  chase: 'remind',
+  chased: 'remind',
+  authorise: 'approve',
+  authorize: 'approve',
+  authorised: 'approve',
+  authorized: 'approve',
+  price: 'cost',
+  prices: 'cost',
+  priced: 'cost',
+  bill: 'invoice',
+  bills: 'invoice',
+  billed: 'invoiced',
+  email: 'send',
+  emailed: 'send',
+  mail: 'send',
+  mailed: 'send',
+};
+/** Two-word verbs, matched on adjacent raw words before stopwords are dropped. */
+const PHRASES: Readonly<Record<string, string>> = {
+  'sign off': 'approve',
+  'signed off': 'approve',
+  'call off': 'cancel',
+  'called off': 'cancel',
+  'look up': 'find',
+  'looked up': 'find',
+  'pull up': 'find',
+  'set up': 'setup',
+};
 
 /**
  * Forms the stemmer cannot relate (irregular verbs) and British spellings, mapped before stemming
@@ -41,7 +88,8 @@ const LEMMAS: Readonly<Record<string, string>> = {
  * pay, reimbursement → reimburse, which Porter2 keeps apart from their verbs), then Porter2.
  */
 export function stem(word: string): string {
-  let w = LEMMAS[word] ?? word;
+  let w = SYNONYMS[word] ?? word;
+  w = LEMMAS[w] ?? w;
   if (w.length >= 8 && w.endsWith('ments')) w = w.slice(0, -5);
   else if (w.length >= 7 && w.endsWith('ment')) w = w.slice(0, -4);
   return porter2(w);
@@ -63,15 +111,24 @@ export function tokens(text: string): string[] {
  * dropped; hyphenated words without digits split into their parts (month-end → month, end).
  */
 export function terms(text: string): string[] {
-  const out: string[] = [];
+  const words: string[] = [];
   for (const token of tokens(text)) {
     if (isIdentifier(token)) continue;
-    for (const raw of token.replace(/’/g, "'").split('-')) {
-      if (raw.length < 2 || STOPWORDS.has(raw)) continue;
-      const word = raw.endsWith("'s") ? raw.slice(0, -2) : raw;
-      if (word.length < 2 || STOPWORDS.has(word)) continue;
-      out.push(stem(word));
+    for (const raw of token.replace(/’/g, "'").split('-')) words.push(raw);
+  }
+  const out: string[] = [];
+  for (let i = 0; i < words.length; i++) {
+    const phrase = i + 1 < words.length ? PHRASES[`${words[i]} ${words[i + 1]}`] : undefined;
+    if (phrase !== undefined) {
+      out.push(stem(phrase));
+      i++;
+      continue;
     }
+    const raw = words[i];
+    if (raw.length < 2 || STOPWORDS.has(raw)) continue;
+    const word = raw.endsWith("'s") ? raw.slice(0, -2) : raw;
+    if (word.length < 2 || STOPWORDS.has(word)) continue;
+    out.push(stem(word));
   }
   return out;
 }

@@ -1,0 +1,24 @@
+/** Tuning aid (not a test): grid over the calibration on the TUNING half only. Run: npx tsx test/support/routing-eval/grid.ts */
+import { LexicalClassifier } from '@cp/capabilities';
+import { evaluate, half, loadEvalSet } from './routing-eval';
+
+const tuning = half(loadEvalSet(), 'tuning');
+const rows: string[] = [];
+for (const minStrength of [0.8, 0.9, 1.0, 1.05, 1.1, 1.15, 1.2, 1.3])
+  for (const minMargin of [0.1, 0.2, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6]) {
+    const f = evaluate(tuning, new LexicalClassifier({ minStrength, minMargin }));
+    const total = f.clear + f.ambiguous + f.outOfScope;
+    rows.push(
+      [
+        minStrength,
+        minMargin,
+        ((100 * f.clearCorrect) / f.clear).toFixed(1),
+        ((100 * f.wrongRoutes) / total).toFixed(1),
+        ((100 * f.ambiguousClarified) / f.ambiguous).toFixed(1),
+        ((100 * f.outOfScopeClarified) / f.outOfScope).toFixed(1),
+        ((100 * f.bestGuessRight) / f.clear).toFixed(1),
+      ].join('\t'),
+    );
+  }
+console.log('strength\tmargin\tclear%\twrong%\tambig%\toos%\tbest%');
+console.log(rows.join('\n'));
