@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { checkNodeBundle, type HandlerDeclaration } from '@cp/capabilities';
 import { ActiveBundle } from './active-bundle';
-import { nodeApiPaths, nodeBundleEtag, parseRevisionStamp, syncKeys, type AckBody } from './sync-protocol';
+import { nodeApiPaths, nodeBundleEtag, parseRevisionStamp, syncKeys, type AckBody } from '@cp/node-protocol';
 
 export interface NodeSyncLogger {
   debug?(message: string): void;
