@@ -5,6 +5,7 @@
  * (fixed text per code) for a missing or invalid token, 403 for a valid token of another kind.
  */
 import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:net';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Client } from 'pg';
 import { AuthErrorCode, mintA2AToken, mintAdminToken, mintNodeToken, wwwAuthenticate } from '@cp/auth';
@@ -220,3 +221,74 @@ describe('node API contract: one answer shape, one auth answer, one path format 
     }
   });
 });
+
+describe('node API with PostgreSQL unreachable: every route that needs it answers 503 SERVICE_UNAVAILABLE with Retry-After', () => {
+  let app: NestFastifyApplication;
+  let url: string;
+  const config = testConfig({ REDIS_KEY_PREFIX: `test:node-api-contract-down:${process.pid}:` });
+
+  beforeAll(async () => {
+    // A private port where nothing listens: the machine's PostgreSQL is never stopped.
+    const closed = await freePort();
+    ({ app, url } = await bootApp(AppModule, { ...config, DATABASE_URL: `postgresql://postgres@127.0.0.1:${closed}/cp` }));
+  }, 60_000);
+  afterAll(() => app?.close());
+
+  const now = Date.now();
+  it.each([
+    ['GET', '/node/v1/bundle', undefined],
+    ['POST', '/node/v1/register', { nodeId: NODE }],
+    ['POST', '/node/v1/heartbeat', { nodeId: NODE }],
+    ['POST', '/node/v1/ack', { nodeId: NODE, revision: 1, servedHash: 'a'.repeat(64) }],
+    [
+      'POST',
+      '/node/v1/usage',
+      {
+        nodeId: NODE,
+        batchId: randomUUID(),
+        windowStart: new Date(now - 60_000).toISOString(),
+        windowEnd: new Date(now - 1_000).toISOString(),
+        counts: [],
+      },
+    ],
+    [
+      'POST',
+      '/node/v1/clarifications',
+      { choices: [{ text: 'show my invoices', capabilityId: 'invoice-lookup', tenant: 'acme-partner' }] },
+    ],
+    [
+      'POST',
+      '/node/v1/token-exchange',
+      {
+        subjectToken: mintA2AToken(config, 'alice', 'acme-partner', ['invoices:read'], 3600, AGENT),
+        tool: 'ledger',
+        capabilityId: 'invoice-lookup',
+      },
+    ],
+  ])('%s %s', async (method, path, body) => {
+    const res = await fetch(`${url}${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${mintNodeToken(config, AGENT)}`,
+        ...(body ? { 'content-type': 'application/json' } : {}),
+      },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    const json = (await res.json()) as { error: { code: string; message: string } };
+    expect(res.status).toBe(503);
+    expect(res.headers.get('retry-after')).toBe('5');
+    expect(json).toEqual({ error: { code: 'SERVICE_UNAVAILABLE', message: expect.any(String) } });
+    expect(json.error.message).not.toMatch(/127\.0\.0\.1|postgres:|id /);
+  });
+});
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}

@@ -45,10 +45,18 @@ export function nodeApiAnswer(error: unknown, logger: Pick<Logger, 'error'>, bod
     const status = error.getStatus();
     if (status === 413) {
       const limit = bodyLimit === undefined ? '' : ` of ${bodyLimit} bytes (MAX_BODY_BYTES)`;
-      return { status, headers: {}, body: { error: { code: 'PAYLOAD_TOO_LARGE', message: `request body is larger than the limit${limit}` } } };
+      return {
+        status,
+        headers: {},
+        body: { error: { code: 'PAYLOAD_TOO_LARGE', message: `request body is larger than the limit${limit}` } },
+      };
     }
     if (status === 400 || status === 415) {
-      return { status: 400, headers: {}, body: { error: { code: 'INVALID_REQUEST', message: error.message, issues: [{ path: '$', message: error.message }] } } };
+      return {
+        status: 400,
+        headers: {},
+        body: { error: { code: 'INVALID_REQUEST', message: error.message, issues: [{ path: '$', message: error.message }] } },
+      };
     }
     return { status, headers: {}, body: { error: { code: `HTTP_${status}`, message: error.message } } };
   }
