@@ -1,4 +1,11 @@
-import { ackBodySchema, heartbeatBodySchema, registerNodeBodySchema, type AckBody, type HeartbeatBody, type RegisterNodeBody } from '@cp/node-protocol';
+import {
+  ackBodySchema,
+  heartbeatBodySchema,
+  registerNodeBodySchema,
+  type AckBody,
+  type HeartbeatBody,
+  type RegisterNodeBody,
+} from '@cp/node-protocol';
 import { parseNodeBody } from '../../node-auth/parse-node-body';
 
 export const parseRegister = (body: unknown): RegisterNodeBody => parseNodeBody(registerNodeBodySchema, body, 'register body');
