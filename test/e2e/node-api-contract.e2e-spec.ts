@@ -20,6 +20,8 @@ import { createTestDatabase, type TestDatabase } from '../support/test-database'
 const AGENT = 'finance-agent';
 const OTHER = 'contract-other-agent';
 const NODE = 'contract-node-1';
+/** Registered by AGENT only (NODE is registered by OTHER too, by the other-agent case of register). */
+const AGENT_ONLY_NODE = 'contract-node-agent-only';
 const BODY_LIMIT = 4096;
 /** `$`, then `.name` or `[index]` segments: the one path format. */
 const JSON_PATH = /^\$(\.[A-Za-z_][A-Za-z0-9_]*|\[\d+\])*$/;
@@ -31,6 +33,8 @@ interface Route {
   valid?: () => unknown;
   /** A body of the right JSON type with one bad field, and the path of that field. */
   malformed?: { body: unknown; path: string };
+  /** What the valid body gets with OTHER's node token: its own agent's answer (ADR 70), or a refusal naming the field. */
+  otherAgent: { status: number; code?: string; path?: string; body?: () => unknown };
 }
 
 describe('node API contract: one answer shape, one auth answer, one path format on every /node/v1 route', () => {
@@ -55,25 +59,29 @@ describe('node API contract: one answer shape, one auth answer, one path format 
     {
       method: 'POST',
       path: '/node/v1/register',
+      otherAgent: { status: 204 },
       valid: () => ({ nodeId: NODE }),
       malformed: { body: { nodeId: 'bad id!' }, path: '$.nodeId' },
     },
     {
       method: 'POST',
       path: '/node/v1/heartbeat',
+      otherAgent: { status: 204 },
       valid: () => ({ nodeId: NODE }),
       malformed: { body: { nodeId: NODE, stopping: 'yes' }, path: '$.stopping' },
     },
     {
       method: 'POST',
       path: '/node/v1/ack',
+      otherAgent: { status: 204 },
       valid: () => ({ nodeId: NODE, revision: 1, servedHash: 'a'.repeat(64) }),
       malformed: { body: { nodeId: NODE, revision: -1, servedHash: 'a'.repeat(64) }, path: '$.revision' },
     },
-    { method: 'GET', path: '/node/v1/bundle' },
+    { method: 'GET', path: '/node/v1/bundle', otherAgent: { status: 200 } },
     {
       method: 'POST',
       path: '/node/v1/usage',
+      otherAgent: { status: 400, code: 'INVALID_REQUEST', path: '$.nodeId', body: () => usage({ nodeId: AGENT_ONLY_NODE }) },
       valid: () => usage(),
       malformed: {
         body: {
@@ -86,12 +94,14 @@ describe('node API contract: one answer shape, one auth answer, one path format 
     {
       method: 'POST',
       path: '/node/v1/token-exchange',
+      otherAgent: { status: 400, code: 'SUBJECT_TOKEN_INVALID' },
       valid: () => ({ subjectToken: subject(), tool: 'ledger', capabilityId: 'invoice-lookup' }),
       malformed: { body: { subjectToken: 'x', tool: 'Not A Tool', capabilityId: 'invoice-lookup' }, path: '$.tool' },
     },
     {
       method: 'POST',
       path: '/node/v1/clarifications',
+      otherAgent: { status: 400, code: 'UNKNOWN_CAPABILITY', path: '$.choices[0].capabilityId' },
       valid: () => ({ choices: [{ text: 'show my invoices', capabilityId: 'invoice-lookup', tenant: 'acme-partner' }] }),
       malformed: { body: { choices: [{ text: '', capabilityId: 'invoice-lookup', tenant: 'acme-partner' }] }, path: '$.choices[0].text' },
     },
@@ -143,6 +153,8 @@ describe('node API contract: one answer shape, one auth answer, one path format 
     await createManifests(pg, [{ agentId: OTHER, capabilityId: 'other-capability', state: 'ga' }]);
     const register = await call(routes[0]!, mintNodeToken(config, AGENT));
     expect(register.status).toBe(204);
+    const agentOnly = await call(routes[0]!, mintNodeToken(config, AGENT), JSON.stringify({ nodeId: AGENT_ONLY_NODE }));
+    expect(agentOnly.status).toBe(204);
   }, 60_000);
 
   afterAll(async () => {
@@ -184,10 +196,15 @@ describe('node API contract: one answer shape, one auth answer, one path format 
     });
 
     it("another agent's node token acts on that agent only, and never names this agent", async () => {
-      const res = await call(route, mintNodeToken(config, OTHER));
-      expect(res.status).toBeLessThan(500);
+      const body = route.otherAgent.body ? JSON.stringify(route.otherAgent.body()) : undefined;
+      const res = await call(route, mintNodeToken(config, OTHER), body);
+      expect(res.status).toBe(route.otherAgent.status);
       expect(JSON.stringify(res.json ?? '')).not.toContain(AGENT);
-      if (res.status >= 400) expectShape(res.json, (res.json as { error: { code: string } }).error.code);
+      if (route.otherAgent.code) expectShape(res.json, route.otherAgent.code);
+      if (route.otherAgent.path) {
+        expect((res.json as { error: { issues: { path: string }[] } }).error.issues.map((i) => i.path)).toContain(route.otherAgent.path);
+      }
+      if (route.path === '/node/v1/bundle') expect((res.json as { agentId?: string }).agentId).toBe(OTHER);
     });
 
     if (route.malformed) {
