@@ -2,23 +2,70 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 const pureCoreImports = {
-  group: [
-    '@nestjs/*',
-    '@prisma/*',
-    'ioredis',
-    'bullmq',
-    'pg',
-    'fastify',
-    'node:http',
-    'http',
-    'undici',
-    '@cp/db',
-    '@cp/common',
-    '@cp/node-sdk',
-    '../../../prisma/*',
-  ],
+  group: ['@nestjs/*', '@prisma/*', 'ioredis', 'bullmq', 'pg', 'fastify', 'node:http', 'http', 'undici', '../../../prisma/*'],
   message: 'libs/capabilities is the pure core.',
 };
+/** Our own libs a part may not import (docs/architecture.md, "Boundaries"); `regex` over the import path. */
+const ours = (names, message) => ({ regex: `^@cp/(${names.join('|')})(/|$)`, message });
+/** Relative imports that reach into another lib or app: go through its `@cp/<lib>` barrel instead. */
+const noReachingIn = {
+  regex:
+    '^(\\.\\./)+(libs/|apps/)?(capabilities|auth|common|db|jobs|sync|node-sdk|node-protocol|control-plane|worker|agent-node|cpctl)/src/',
+  message: 'Import another lib through its @cp/<lib> alias, never by a relative path into its src.',
+};
+const boundaries = [
+  {
+    files: ['libs/capabilities/**/*.ts'],
+    patterns: [pureCoreImports, { regex: '^@cp/(?!capabilities(/testing)?$)', message: 'The pure core imports nothing else of ours.' }],
+  },
+  {
+    files: ['libs/node-protocol/**/*.ts'],
+    patterns: [
+      {
+        regex: '^(?!(zod|@cp/capabilities)$)(?!\\.{1,2}/)',
+        message: 'libs/node-protocol (the wire contract) imports only zod and @cp/capabilities.',
+      },
+    ],
+  },
+  {
+    files: ['libs/common/**/*.ts'],
+    patterns: [
+      ours(['capabilities', 'auth', 'db', 'jobs', 'sync', 'node-sdk', 'node-protocol'], 'libs/common imports no other lib of ours.'),
+    ],
+  },
+  {
+    files: ['libs/auth/**/*.ts'],
+    patterns: [ours(['db', 'jobs', 'sync', 'node-sdk', 'node-protocol'], 'libs/auth imports only @cp/common.')],
+  },
+  {
+    files: ['libs/db/**/*.ts'],
+    patterns: [ours(['auth', 'jobs', 'sync', 'node-sdk', 'node-protocol'], 'libs/db imports only @cp/capabilities and @cp/common.')],
+  },
+  {
+    files: ['libs/jobs/**/*.ts'],
+    patterns: [ours(['sync', 'node-sdk', 'node-protocol'], 'libs/jobs is server side: no sync, no node SDK.')],
+  },
+  {
+    files: ['libs/sync/**/*.ts'],
+    patterns: [ours(['node-sdk', 'jobs'], 'libs/sync takes the wire contract from @cp/node-protocol, never from the client SDK.')],
+  },
+  {
+    files: ['libs/node-sdk/**/*.ts'],
+    patterns: [ours(['db', 'jobs', 'sync'], 'libs/node-sdk runs on agent nodes: no database, jobs or control-plane sync code.')],
+  },
+  {
+    files: ['apps/control-plane/**/*.ts', 'apps/worker/**/*.ts'],
+    patterns: [ours(['node-sdk'], 'Server side: take the wire contract from @cp/node-protocol, never from the client SDK.')],
+  },
+  {
+    files: ['apps/agent-node/**/*.ts'],
+    patterns: [ours(['db', 'jobs', 'sync'], 'An agent node reaches the registry through the node API only.')],
+  },
+  {
+    files: ['apps/cpctl/**/*.ts'],
+    patterns: [ours(['auth', 'common', 'db', 'jobs', 'sync', 'node-sdk'], 'cpctl talks to the control plane over GraphQL only.')],
+  },
+];
 const testOnlyImports = {
   group: ['@cp/*/testing', '**/testing', '**/testing/*'],
   message: 'Test-only code: import it from specs and test/ only (ADR 0110).',
@@ -64,22 +111,22 @@ export default tseslint.config(
     },
   },
   {
-    // The pure core: no framework, database, cache or HTTP imports (docs/adr/0002-pure-core-projections.md).
-    files: ['libs/capabilities/**/*.ts'],
-    rules: { 'no-restricted-imports': ['error', { patterns: [pureCoreImports] }] },
-  },
-  {
-    files: ['libs/capabilities/**/*.ts'],
-    ignores: ['**/*.spec.ts', '**/*.service-spec.ts', 'libs/capabilities/src/testing/**'],
-    rules: { 'no-restricted-imports': ['error', { patterns: [pureCoreImports, testOnlyImports] }] },
-  },
-  {
     // Test-only code (libs/*/src/testing, reached through @cp/<lib>/testing) is not in the
     // production build: product code must not import it (ADR 0110).
     files: ['apps/**/*.ts', 'libs/**/*.ts'],
-    ignores: ['**/*.spec.ts', '**/*.service-spec.ts', 'libs/*/src/testing/**', 'libs/capabilities/**'],
-    rules: { 'no-restricted-imports': ['error', { patterns: [testOnlyImports] }] },
+    ignores: ['**/*.spec.ts', '**/*.service-spec.ts', 'libs/*/src/testing/**'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [testOnlyImports, noReachingIn] }] },
   },
+  // The boundaries between libs and apps (docs/architecture.md, "Boundaries"; the pure core: ADR 0002).
+  // A later block replaces the rule's options for its files, so each repeats the test-only pattern.
+  ...boundaries.flatMap(({ files, patterns }) => [
+    { files, rules: { 'no-restricted-imports': ['error', { patterns }] } },
+    {
+      files,
+      ignores: ['**/*.spec.ts', '**/*.service-spec.ts', 'libs/*/src/testing/**'],
+      rules: { 'no-restricted-imports': ['error', { patterns: [...patterns, testOnlyImports, noReachingIn] }] },
+    },
+  ]),
   {
     // Nothing but the config module reads process.env.
     files: ['apps/**/*.ts', 'libs/**/*.ts'],

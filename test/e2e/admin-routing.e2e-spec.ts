@@ -76,7 +76,7 @@ describe('admin API routing: clarifications (node report → review → promotio
       [{ choices: [{ text: 'x', capabilityId: 'invoice-lookup', tenant: 't', admin: true }] }, node, 400],
       [{ choices: 'all' }, node, 400],
       [{ choices: [{ text: 'x', capabilityId: 'invoice-lookup', tenant: 't' }] }, null, 401],
-      [{ choices: [{ text: 'x', capabilityId: 'invoice-lookup', tenant: 't' }] }, admin, 401],
+      [{ choices: [{ text: 'x', capabilityId: 'invoice-lookup', tenant: 't' }] }, admin, 403], // a valid token of another kind
     ];
     for (const [body, token, status] of cases) {
       const res = await report(body, token);

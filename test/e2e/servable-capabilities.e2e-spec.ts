@@ -395,15 +395,15 @@ describe('advertised means servable, and limits are enforced (issue 14)', () => 
     const handler = (id: string) => ({ id, limits: {}, outputModes: [] });
     const cases: [string, unknown, RegExp][] = [
       ['register', { nodeId: 'hostile', handlers: Array.from({ length: 501 }, (_, i) => handler(`h.x${i}`)) }, /\$\.handlers/],
-      ['register', { nodeId: 'hostile', handlers: [handler('Not A Handler')] }, /\$\.handlers\.0\.id/],
+      ['register', { nodeId: 'hostile', handlers: [handler('Not A Handler')] }, /\$\.handlers\[0\]\.id/],
       [
         'heartbeat',
         { nodeId: 'hostile', handlers: [{ ...handler('h.x'), limits: { pages: 'string' } }] },
-        /\$\.handlers\.0\.limits\.pages/,
+        /\$\.handlers\[0\]\.limits\.pages/,
       ],
       ['heartbeat', { nodeId: 'hostile', handlers: [handler('h.x'), handler('h.x')] }, /must not list a handler twice/],
-      ['heartbeat', { nodeId: 'hostile', handlers: [{ ...handler('h.x'), extra: 1 }] }, /\$\.handlers\.0/],
-      ['ack', { nodeId: 'hostile', revision: 1, servedHash: 'a'.repeat(64), unservable: ['../../etc'] }, /\$\.unservable\.0/],
+      ['heartbeat', { nodeId: 'hostile', handlers: [{ ...handler('h.x'), extra: 1 }] }, /\$\.handlers\[0\]/],
+      ['ack', { nodeId: 'hostile', revision: 1, servedHash: 'a'.repeat(64), unservable: ['../../etc'] }, /\$\.unservable\[0\]/],
     ];
     for (const [path, body, where] of cases) {
       const res = await post(path, body);

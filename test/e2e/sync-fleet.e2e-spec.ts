@@ -133,8 +133,10 @@ describe('node sync through the control plane (GraphQL, node API, fleet)', () =>
     const bundle = (token?: string) => fetch(`${url}/node/v1/bundle`, { headers: token ? { authorization: `Bearer ${token}` } : {} });
     const noToken = await bundle();
     expect(noToken.status).toBe(401);
-    expect(await noToken.json()).toEqual({ error: { code: 'UNAUTHENTICATED', message: expect.stringMatching(/node token is required/) } });
-    expect((await bundle(admin())).status).toBe(401);
+    expect(await noToken.json()).toEqual({ error: { code: 'TOKEN_MISSING', message: expect.stringMatching(/node token is required/) } });
+    expect(noToken.headers.get('www-authenticate')).toBe('Bearer');
+    // An admin token is a valid token of another kind: 403, like on every /node/v1 route.
+    expect((await bundle(admin())).status).toBe(403);
     expect((await bundle(nodeToken('no-such-agent'))).status).toBe(404);
 
     // Another agent's node token using one of finance-agent's node ids writes a node of its own

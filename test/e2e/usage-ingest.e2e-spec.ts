@@ -272,7 +272,7 @@ describe('POST /node/v1/usage', () => {
       for (const [body, path, message] of cases) {
         const res = await post(body);
         expect(res.statusCode).toBe(400);
-        expect(res.json().error.code).toBe('INVALID_USAGE_BATCH');
+        expect(res.json().error.code).toBe('INVALID_REQUEST');
         expect(res.json().error.issues).toEqual(expect.arrayContaining([{ path, message: expect.stringMatching(message) }]));
       }
       await nothingWritten('node-bad');
@@ -282,7 +282,7 @@ describe('POST /node/v1/usage', () => {
       const res = await post(batch({ nodeId: 'node-of-other' }));
       expect(res.statusCode).toBe(400);
       expect(res.json().error).toMatchObject({
-        code: 'INVALID_USAGE_BATCH',
+        code: 'INVALID_REQUEST',
         issues: [{ path: '$.nodeId', message: expect.stringMatching(/not a registered node of this agent/) }],
       });
       expect(res.body).not.toContain('other-agent');
@@ -298,10 +298,10 @@ describe('POST /node/v1/usage', () => {
       await nothingWritten('node-y');
     });
 
-    it('no token, an admin token, or a bad token (401)', async () => {
+    it('no token or a bad token (401), an admin token (403)', async () => {
       expect((await post(batch({ nodeId: 'node-anon' }), null)).statusCode).toBe(401);
       const admin = await post(batch({ nodeId: 'node-anon' }), mintAdminToken(config, 'alice', ['platform-admin']));
-      expect(admin.statusCode).toBe(401);
+      expect(admin.statusCode).toBe(403);
       expect(admin.json()).toEqual({ error: { code: 'TOKEN_WRONG_USE', message: expect.stringMatching(/accepts node tokens/) } });
       expect((await post(batch({ nodeId: 'node-anon' }), `${token}x`)).statusCode).toBe(401);
       await nothingWritten('node-anon');

@@ -164,9 +164,12 @@ describe('node ids are per agent: a squatter cannot take a victim node id', () =
     await expect(nodeSyncHealthCheck(ghost)()).rejects.toThrow(/not registered.*404/);
 
     // A node that serves from its disk copy but cannot register is not healthy either.
-    const badId = await start({ nodeId: 'has spaces' });
+    // (An invalid node id no longer gets this far: NodeSync refuses it at construction, with the
+    // control plane's own rule from @cp/node-protocol. A hostname with a control character does.)
+    expect(() => new NodeSync(options({ nodeId: 'has spaces' }))).toThrow(/nodeId "has spaces" must be/);
+    const badId = await start({ nodeId: 'bad-host:1', hostname: 'bad\u0007host' });
     await until('a bundle applied', () => badId.current());
-    expect(badId.status().registration).toEqual({ ok: false, refused: true, error: expect.stringMatching(/400.*\$\.nodeId/) });
+    expect(badId.status().registration).toEqual({ ok: false, refused: true, error: expect.stringMatching(/400.*\$\.hostname/) });
     await expect(nodeSyncHealthCheck(badId)()).rejects.toThrow(/not registered/);
   });
 });

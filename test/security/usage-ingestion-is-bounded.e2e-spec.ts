@@ -55,7 +55,7 @@ describe('usage ingestion refuses what it cannot trust', () => {
     nodes: (await pg.query(`SELECT * FROM "Node" ORDER BY 1, 2`)).rows,
   });
   /** Refused with a 4xx naming `path`, and nothing written. */
-  const expectRefused = async (body: unknown, path: string, code = 'INVALID_USAGE_BATCH') => {
+  const expectRefused = async (body: unknown, path: string, code = 'INVALID_REQUEST') => {
     const before = await snapshot();
     const res = await post(body);
     expect({ status: res.status, code: res.json().error.code }).toEqual({ status: 400, code });

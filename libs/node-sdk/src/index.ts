@@ -19,8 +19,8 @@ export {
   parseRevisionStamp,
   NODE_API_PREFIX,
   NODE_ID_PATTERN,
-} from './sync-protocol';
-export type { AckBody, HeartbeatBody, RegisterNodeBody } from './sync-protocol';
+} from '@cp/node-protocol';
+export type { AckBody, HeartbeatBody, RegisterNodeBody } from '@cp/node-protocol';
 export type { NodeBundle, NodeBundleClass, NodeBundleCheck, SerializedProjection } from '@cp/capabilities';
 export { checkNodeBundle } from '@cp/capabilities';
 export { nodeSyncOptionsFromConfig } from './node-sync-config';

@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { checkNodeBundle, type HandlerDeclaration } from '@cp/capabilities';
 import { ActiveBundle } from './active-bundle';
-import { nodeApiPaths, nodeBundleEtag, parseRevisionStamp, syncKeys, type AckBody } from './sync-protocol';
+import { nodeApiPaths, nodeBundleEtag, nodeIdSchema, parseRevisionStamp, syncKeys, type AckBody } from '@cp/node-protocol';
 
 export interface NodeSyncLogger {
   debug?(message: string): void;
@@ -116,6 +116,9 @@ export class NodeSync {
   private readonly channel: string;
 
   constructor(private readonly options: NodeSyncOptions) {
+    // The control plane's rule (one rule, @cp/node-protocol): refuse here rather than at every register.
+    const nodeId = nodeIdSchema.safeParse(options.nodeId);
+    if (!nodeId.success) throw new Error(`nodeId "${options.nodeId}" ${nodeId.error.issues[0]?.message ?? 'is invalid'}`);
     this.log = options.logger ?? silent;
     this.file = join(options.cacheDir, `${options.agentId}.bundle.json`);
     this.channel = syncKeys(options.redisKeyPrefix ?? 'cp:', options.agentId).channel;

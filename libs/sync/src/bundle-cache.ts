@@ -4,7 +4,7 @@ import type { Redis } from 'ioredis';
 import { buildNodeBundle } from '@cp/capabilities';
 import { InjectConfig, InjectRedis, type AppConfig } from '@cp/common';
 import { RegistrySnapshotRepository } from '@cp/db';
-import { nodeBundleEtag, parseRevisionStamp, syncKeys } from '@cp/node-sdk';
+import { nodeBundleEtag, parseRevisionStamp, syncKeys } from '@cp/node-protocol';
 import { SyncError, SyncErrorCode } from './sync.errors';
 import { SYNC_OPTIONS, type SyncPublisherOptions } from './sync.options';
 

@@ -1,7 +1,7 @@
 import { Body, Controller, HttpCode, Post, UseFilters, UseGuards } from '@nestjs/common';
 import type { NodePrincipal } from '@cp/auth';
 import { parseAck, parseHeartbeat, parseRegister } from './dto/node-api.inputs';
-import { NodeApiFilter } from './node-api.filter';
+import { NodeApiFilter } from '../node-auth/node-api.filter';
 import { NodeApiService } from './node-api.service';
 import { CurrentNode, NodeTokenGuard } from '../node-auth/node-token.guard';
 

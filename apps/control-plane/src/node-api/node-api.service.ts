@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { NodePrincipal } from '@cp/auth';
-import type { AckBody, HeartbeatBody, RegisterNodeBody } from '@cp/node-sdk';
+import type { AckBody, HeartbeatBody, RegisterNodeBody } from '@cp/node-protocol';
 import { NodeApiError, NodeApiErrorCode } from './node-api.errors';
 import { NodeRepository, type NodeWrite } from './node.repository';
 import { NodeInventoryRepository } from '../node-inventory/node-inventory.repository';

@@ -2,10 +2,10 @@ import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { recordPrincipal } from '@cp/common';
-import { nodeApiPaths } from '@cp/node-sdk';
+import { nodeApiPaths } from '@cp/node-protocol';
 import { BundleCache, SyncError } from '@cp/sync';
 import { NodeApiError, NodeApiErrorCode } from './node-api.errors';
-import { nodeApiAnswer } from './node-api.filter';
+import { nodeApiAnswer, sendNodeApiAnswer } from '../node-auth/node-api-answer';
 import { NodeAuthenticator } from '../node-auth/node-authenticator';
 
 /**
@@ -40,8 +40,7 @@ export class NodeBundleRoute implements OnModuleInit {
       return await reply.code(200).type('application/json; charset=utf-8').send(bundle.body);
     } catch (error) {
       const mapped = error instanceof SyncError ? new NodeApiError(NodeApiErrorCode.BundleUnavailable, error.message) : error;
-      const { status, body } = nodeApiAnswer(mapped, this.logger);
-      return reply.code(status).send(body);
+      return sendNodeApiAnswer(reply, nodeApiAnswer(mapped, this.logger));
     }
   }
 }

@@ -9,8 +9,8 @@ const MEMO_MAX_MS = 60_000;
  * Verifies node tokens. A verified token is remembered (by its exact text, until it expires or
  * for a minute at most), so a fleet revalidating every few seconds does not pay a signature
  * check per request: the bundle/304 path must run near bare-Fastify speed. Every /node/v1 entry
- * point (sync, usage, token exchange) authenticates here; failures are AuthErrors, which each
- * endpoint's filter answers with 401.
+ * point (sync, usage, token exchange, clarifications) authenticates here; failures are AuthErrors,
+ * which nodeApiAnswer answers with 401 (403 for a valid token of another kind).
  */
 @Injectable()
 export class NodeAuthenticator {

@@ -1,11 +1,9 @@
-import { Catch, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
-import type { FastifyReply } from 'fastify';
-import { AuthError, wwwAuthenticate } from '@cp/auth';
 import type { ValidationIssue } from '@cp/capabilities';
 
 /**
  * A refusal of a /node/v1 endpoint. Every feature's error extends it with its own code enum and
- * status map, and every one answers in the node API's one shape: `{ error: { code, message, issues? } }`.
+ * status map, and every one answers in the node API's one shape: `{ error: { code, message, issues? } }`
+ * (see node-api-answer.ts, the one place that turns any error into that answer).
  */
 export abstract class NodeHttpError<C extends string = string> extends Error {
   constructor(
@@ -23,18 +21,13 @@ export abstract class NodeHttpError<C extends string = string> extends Error {
   }
 }
 
-/** Node tokens refused (401, naming why) and feature refusals (their status), in the one shape. */
-@Catch(NodeHttpError, AuthError)
-export class NodeHttpErrorFilter implements ExceptionFilter {
-  catch(error: NodeHttpError | AuthError, host: ArgumentsHost): void {
-    const reply = host.switchToHttp().getResponse<FastifyReply>();
-    if (error instanceof AuthError) {
-      void reply
-        .status(401)
-        .header('www-authenticate', wwwAuthenticate(error.code))
-        .send({ error: { code: error.code, message: error.message } });
-      return;
-    }
-    void reply.status(error.status).send(error.toJSON());
+/** A body that is not what the route takes: 400 INVALID_REQUEST on every route, issues naming each problem. */
+export class NodeInputError extends NodeHttpError<'INVALID_REQUEST'> {
+  override readonly name = 'NodeInputError';
+  constructor(message: string, issues: ValidationIssue[]) {
+    super('INVALID_REQUEST', message, issues);
+  }
+  get status(): number {
+    return 400;
   }
 }

@@ -1,12 +1,12 @@
 import { Body, Controller, HttpCode, Post, UseFilters, UseGuards } from '@nestjs/common';
 import type { NodePrincipal } from '@cp/auth';
-import { NodeHttpErrorFilter } from '../node-auth/node-http-error';
+import { NodeApiFilter } from '../node-auth/node-api.filter';
 import { CurrentNode, NodeTokenGuard } from '../node-auth/node-token.guard';
 import { RoutingClarificationsService } from './routing-clarifications.service';
 
 /** Agent nodes report resolved clarifications here (node JWT; the token names the agent). */
 @Controller('node/v1')
-@UseFilters(NodeHttpErrorFilter)
+@UseFilters(NodeApiFilter)
 @UseGuards(NodeTokenGuard)
 export class ClarificationIngestController {
   constructor(private readonly clarifications: RoutingClarificationsService) {}

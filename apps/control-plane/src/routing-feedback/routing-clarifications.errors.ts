@@ -2,7 +2,6 @@ import type { ValidationIssue } from '@cp/capabilities';
 import { NodeHttpError } from '../node-auth/node-http-error';
 
 export enum ClarificationIngestErrorCode {
-  InvalidBody = 'INVALID_CLARIFICATIONS',
   UnknownCapability = 'UNKNOWN_CAPABILITY',
 }
 

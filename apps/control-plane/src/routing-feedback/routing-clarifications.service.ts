@@ -1,11 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import type { AdminPrincipal, NodePrincipal } from '@cp/auth';
 import { toManifestDocument } from '@cp/capabilities';
+import { clarificationBatchSchema } from '@cp/node-protocol';
 import { AgentsService } from '../agents/agents.service';
 import { InputValidationError, notFound } from '../common/errors';
 import { ManifestChangesService } from '../manifests/manifest-changes.service';
 import { ManifestsService } from '../manifests/manifests.service';
-import { clarificationBatchSchema } from './dto/clarification-batch.schema';
+import { parseNodeBody } from '../node-auth/parse-node-body';
 import { PromoteAs, type PromoteClarificationInput } from './dto/routing-clarification.model';
 import { ClarificationIngestError, ClarificationIngestErrorCode } from './routing-clarifications.errors';
 import { RoutingClarificationsRepository, type ClarificationRecord } from './routing-clarifications.repository';
@@ -27,18 +28,7 @@ export class RoutingClarificationsService {
   ) {}
 
   async ingest(principal: NodePrincipal, body: unknown): Promise<{ accepted: number }> {
-    const parsed = clarificationBatchSchema.safeParse(body);
-    if (!parsed.success) {
-      throw new ClarificationIngestError(
-        ClarificationIngestErrorCode.InvalidBody,
-        'invalid clarification report',
-        parsed.error.issues.map((i) => ({
-          path: `$${i.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('')}`,
-          message: i.message,
-        })),
-      );
-    }
-    const { choices } = parsed.data;
+    const { choices } = parseNodeBody(clarificationBatchSchema, body, 'clarification report');
     // The node's token names its agent: a node can only ever report about its own capabilities.
     const known = await this.repository.knownCapabilities(principal.agentId, [...new Set(choices.map((c) => c.capabilityId))]);
     const issues = choices.flatMap((c, i) =>

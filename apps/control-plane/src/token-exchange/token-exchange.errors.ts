@@ -1,14 +1,12 @@
 import { NodeHttpError } from '../node-auth/node-http-error';
 
 export enum TokenExchangeErrorCode {
-  InvalidBody = 'INVALID_TOKEN_EXCHANGE',
   SubjectTokenInvalid = 'SUBJECT_TOKEN_INVALID',
   UnknownTool = 'UNKNOWN_TOOL',
   CapabilityNotEntitled = 'CAPABILITY_NOT_ENTITLED',
 }
 
 const STATUS: Record<TokenExchangeErrorCode, number> = {
-  [TokenExchangeErrorCode.InvalidBody]: 400,
   [TokenExchangeErrorCode.SubjectTokenInvalid]: 400,
   [TokenExchangeErrorCode.UnknownTool]: 400,
   [TokenExchangeErrorCode.CapabilityNotEntitled]: 403,

@@ -2,7 +2,8 @@ import { Injectable, Logger } from '@nestjs/common';
 import { a2aVerifier, AuthError, tokenSigner, type JwtVerifier, type NodePrincipal, type TokenSigner } from '@cp/auth';
 import { downscopedScopes, isEntitled } from '@cp/capabilities';
 import { InjectConfig, type AppConfig } from '@cp/common';
-import { tokenExchangeSchema, type TokenExchangeResult } from './dto/token-exchange.schema';
+import { tokenExchangeSchema, type TokenExchangeResult } from '@cp/node-protocol';
+import { parseNodeBody } from '../node-auth/parse-node-body';
 import { TokenExchangeError, TokenExchangeErrorCode } from './token-exchange.errors';
 import { ToolRepository } from './tool.repository';
 
@@ -42,12 +43,7 @@ export class TokenExchangeService {
   }
 
   async exchange(node: NodePrincipal, rawBody: unknown): Promise<TokenExchangeResult> {
-    const parsed = tokenExchangeSchema.safeParse(rawBody);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      throw new TokenExchangeError(TokenExchangeErrorCode.InvalidBody, `${issue.path.join('.') || 'body'}: ${issue.message}`);
-    }
-    const body = parsed.data;
+    const body = parseNodeBody(tokenExchangeSchema, rawBody, 'token exchange');
     const caller = await this.callerVerifier(node.agentId)
       .verify(body.subjectToken, 'a2a')
       .catch((error: unknown) => {

@@ -2,13 +2,11 @@ import type { ValidationIssue } from '@cp/capabilities';
 import { NodeHttpError } from '../node-auth/node-http-error';
 
 export enum UsageIngestErrorCode {
-  InvalidBody = 'INVALID_USAGE_BATCH',
   UnknownCapability = 'UNKNOWN_CAPABILITY',
   BatchIdReused = 'BATCH_ID_REUSED',
 }
 
 const STATUS: Record<UsageIngestErrorCode, number> = {
-  [UsageIngestErrorCode.InvalidBody]: 400,
   [UsageIngestErrorCode.UnknownCapability]: 400,
   [UsageIngestErrorCode.BatchIdReused]: 409,
 };

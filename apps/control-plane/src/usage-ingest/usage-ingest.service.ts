@@ -3,8 +3,8 @@ import type { NodePrincipal } from '@cp/auth';
 import { isPastBatchIdRetention, type ValidationIssue } from '@cp/capabilities';
 import { InjectConfig, type AppConfig } from '@cp/common';
 import { Clock } from '@cp/jobs';
-import { ANONYMOUS_TENANT } from '@cp/node-sdk';
-import { usageBatchSchema, type UsageBatchBody } from './dto/usage-batch.schema';
+import { ANONYMOUS_TENANT, usageBatchSchema, type UsageBatchBody, type UsageIngestResult } from '@cp/node-protocol';
+import { invalidNodeBody, parseNodeBody } from '../node-auth/parse-node-body';
 import { UsageIngestError, UsageIngestErrorCode } from './usage-ingest.errors';
 import { UsageIngestRepository, type BucketIncrement } from './usage-ingest.repository';
 
@@ -13,10 +13,7 @@ const MAX_CLOCK_SKEW_MS = 5 * 60_000;
 /** One batch covers one flush window (a minute by default): a longer claim of coverage is refused. */
 const MAX_WINDOW_MS = 86_400_000;
 
-export interface IngestResult {
-  accepted: true;
-  duplicate: boolean;
-}
+export type IngestResult = UsageIngestResult;
 
 /** Validates a node's usage batch and records it exactly once. */
 @Injectable()
@@ -119,9 +116,7 @@ export class UsageIngestService {
   }
 
   private parse(body: unknown): UsageBatchBody {
-    const parsed = usageBatchSchema.safeParse(body);
-    if (parsed.success) return parsed.data;
-    throw invalid(parsed.error.issues.map((issue) => ({ path: pathOf(issue.path), message: issue.message })));
+    return parseNodeBody(usageBatchSchema, body, 'usage batch');
   }
 }
 
@@ -144,14 +139,6 @@ function aggregate(batch: UsageBatchBody): BucketIncrement[] {
   return [...byKey.values()];
 }
 
-function invalid(issues: ValidationIssue[]): UsageIngestError {
-  return new UsageIngestError(
-    UsageIngestErrorCode.InvalidBody,
-    `invalid usage batch: ${issues.map((i) => `${i.path} ${i.message}`).join('; ')}`,
-    issues,
-  );
-}
-
-function pathOf(path: readonly PropertyKey[]): string {
-  return path.reduce<string>((acc, seg) => (typeof seg === 'number' ? `${acc}[${seg}]` : `${acc}.${String(seg)}`), '$');
+function invalid(issues: ValidationIssue[]) {
+  return invalidNodeBody('usage batch', issues);
 }

@@ -3,6 +3,7 @@
  * so the two cannot disagree. Each request reads ONE bundle for routing and re-reads the CURRENT
  * one right before the handler runs, re-checking entitlement with the core's function.
  */
+import { ANONYMOUS_TENANT } from '@cp/node-protocol';
 import { randomUUID } from 'node:crypto';
 import {
   isEntitled,
@@ -118,7 +119,7 @@ interface Prepared {
 type Routed = Extract<Awaited<ReturnType<typeof routeAsync>>, { kind: 'routed' }>;
 
 /** Usage rows need a tenant; anonymous calls are counted under this one. */
-export const ANONYMOUS_TENANT = 'anonymous';
+export { ANONYMOUS_TENANT };
 
 const STATE: Record<HandlerResult['state'], TaskState> = {
   completed: 'TASK_STATE_COMPLETED',

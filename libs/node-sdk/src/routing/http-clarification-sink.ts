@@ -4,10 +4,11 @@
  * buffered (bounded), sent in small batches as soon as the previous send ends, and dropped with a
  * warning when the control plane refuses or cannot be reached. Never on the request path.
  */
+import { MAX_CLARIFICATION_TEXT, MAX_CLARIFICATIONS_PER_REPORT, nodeApiPaths } from '@cp/node-protocol';
 import type { ClarificationChoice, ClarificationSink } from '../a2a/a2a-service';
 
-export const CLARIFICATIONS_PATH = '/node/v1/clarifications';
-const MAX_BATCH = 100;
+export const CLARIFICATIONS_PATH = nodeApiPaths.clarifications;
+const MAX_BATCH = MAX_CLARIFICATIONS_PER_REPORT;
 
 export class HttpClarificationSink implements ClarificationSink {
   private buffer: ClarificationChoice[] = [];
@@ -22,7 +23,7 @@ export class HttpClarificationSink implements ClarificationSink {
 
   record(choice: ClarificationChoice): void {
     if (this.buffer.length >= (this.options.maxBuffered ?? 1000)) this.buffer.shift();
-    this.buffer.push({ ...choice, text: choice.text.slice(0, 2000) });
+    this.buffer.push({ ...choice, text: choice.text.slice(0, MAX_CLARIFICATION_TEXT) });
     this.sending ??= this.drain().finally(() => (this.sending = undefined));
   }
 

@@ -1,4 +1,5 @@
 /** Client of the control plane's POST /node/v1/token-exchange (node JWT + the caller's a2a token). */
+import { nodeApiPaths } from '@cp/node-protocol';
 import { ToolError, ToolErrorCode } from './tool-errors';
 
 export interface ExchangedToken {
@@ -23,7 +24,7 @@ export class HttpTokenExchanger implements TokenExchanger {
   async exchange(request: { subjectToken: string; tool: string; capabilityId: string }): Promise<ExchangedToken> {
     let res: Response;
     try {
-      res = await fetch(new URL('/node/v1/token-exchange', this.controlPlaneUrl), {
+      res = await fetch(new URL(nodeApiPaths.tokenExchange, this.controlPlaneUrl), {
         method: 'POST',
         headers: { authorization: `Bearer ${this.nodeToken()}`, 'content-type': 'application/json' },
         body: JSON.stringify(request),

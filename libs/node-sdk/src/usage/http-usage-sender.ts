@@ -1,7 +1,8 @@
 /** Sends a usage batch to the control plane's POST /node/v1/usage with the node's JWT. */
+import { nodeApiPaths } from '@cp/node-protocol';
 import type { SendOutcome, UsageBatch, UsageSender } from './usage-reporter';
 
-export const USAGE_PATH = '/node/v1/usage';
+export const USAGE_PATH = nodeApiPaths.usage;
 
 export class HttpUsageSender implements UsageSender {
   constructor(

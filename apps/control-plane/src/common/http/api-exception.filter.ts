@@ -1,5 +1,6 @@
 import { Catch, HttpException, HttpStatus, Logger, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { nodeApiAnswer, sendNodeApiAnswer } from '../../node-auth/node-api-answer';
 import { ApiErrorCode } from '../errors';
 
 /**
@@ -12,6 +13,7 @@ import { ApiErrorCode } from '../errors';
  *   both plain HTTP clients (`message`) and GraphQL clients (`errors[].extensions.code`) read.
  *   Other HTTP errors are answered as Nest's default filter would (status and body of the
  *   exception, e.g. terminus's 503 with its health report); anything else is a logged 500.
+ * - /node/v1: every error is answered by the node API's one answer (nodeApiAnswer).
  */
 @Catch()
 export class ApiExceptionFilter implements ExceptionFilter {
@@ -22,17 +24,14 @@ export class ApiExceptionFilter implements ExceptionFilter {
   catch(exception: unknown, host: ArgumentsHost): unknown {
     if (host.getType() !== 'http') return exception;
     const reply = host.switchToHttp().getResponse<FastifyReply>();
+    // Bodies Fastify refuses before a route runs (not JSON, too large) on the node API answer like every
+    // error of its routes (node-auth/node-api-answer.ts).
+    if (host.switchToHttp().getRequest<FastifyRequest>().url.startsWith('/node/')) {
+      return sendNodeApiAnswer(reply, nodeApiAnswer(exception, this.logger, this.limit));
+    }
     if (!(exception instanceof HttpException)) {
       this.logger.error(exception instanceof Error ? exception : String(exception));
       return reply.status(500).send({ statusCode: 500, message: 'Internal server error' });
-    }
-    // Bodies Fastify refuses before a route runs (not JSON, too large) on the node API still answer
-    // in the node API's one shape, `{ error: { code, message } }`.
-    if (host.switchToHttp().getRequest<FastifyRequest>().url.startsWith('/node/')) {
-      const status = exception.getStatus();
-      const code = status === 413 ? ApiErrorCode.PayloadTooLarge : status === 400 ? 'INVALID_REQUEST' : `HTTP_${status}`;
-      const message = status === 413 ? `request body is larger than the limit of ${this.limit} bytes (MAX_BODY_BYTES)` : exception.message;
-      return reply.status(status).send({ error: { code, message } });
     }
     if (exception.getStatus() !== HttpStatus.PAYLOAD_TOO_LARGE) {
       const body = exception.getResponse();

@@ -1,12 +1,11 @@
 import { z } from 'zod';
-import { NODE_ID_PATTERN } from '@cp/node-sdk';
+import { nodeIdSchema } from './node-id';
+import { reportedText } from './text';
 
-/** A name a node echoes from the registry: no control characters (PostgreSQL text cannot hold NUL). */
-const name = z
-  .string()
-  .min(1)
-  .max(200)
-  .regex(/^[^\p{Cc}]*$/u, 'must not contain control characters');
+/** The tenant a node counts calls of anonymous callers under (not a tenant of the registry). */
+export const ANONYMOUS_TENANT = 'anonymous';
+
+const name = reportedText(200);
 const isoDateTime = z.iso.datetime({ offset: true, message: 'must be an ISO-8601 date-time' });
 
 /**
@@ -31,7 +30,7 @@ export const usageCountSchema = z.object({
  * window, empty or not, so the control plane knows up to when its usage is known.
  */
 export const usageBatchSchema = z.object({
-  nodeId: z.string().regex(NODE_ID_PATTERN, 'must be 1-128 characters of letters, digits, ".", "_", ":" or "-"'),
+  nodeId: nodeIdSchema,
   batchId: z.uuid('must be a UUID (the idempotency key)'),
   windowStart: isoDateTime,
   windowEnd: isoDateTime,
@@ -46,3 +45,8 @@ export const usageBatchSchema = z.object({
 });
 
 export type UsageBatchBody = z.infer<typeof usageBatchSchema>;
+/** What POST /node/v1/usage answers (202). */
+export interface UsageIngestResult {
+  accepted: true;
+  duplicate: boolean;
+}

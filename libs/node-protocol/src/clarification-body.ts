@@ -1,6 +1,7 @@
 import { z } from 'zod';
 
 export const MAX_CLARIFICATION_TEXT = 2000;
+export const MAX_CLARIFICATIONS_PER_REPORT = 100;
 
 /** The body of POST /node/v1/clarifications: choices callers made when asked which capability they meant. */
 export const clarificationBatchSchema = z.strictObject({
@@ -17,7 +18,7 @@ export const clarificationBatchSchema = z.strictObject({
       }),
     )
     .min(1, 'must hold at least one choice')
-    .max(100, 'at most 100 choices per request'),
+    .max(MAX_CLARIFICATIONS_PER_REPORT, `at most ${MAX_CLARIFICATIONS_PER_REPORT} choices per request`),
 });
 
 export type ClarificationBatch = z.infer<typeof clarificationBatchSchema>;

@@ -1,20 +1,9 @@
 /**
- * The wire contract between the control plane and its nodes: Redis key and channel names, the
- * bundle ETag, and the node API's paths and bodies. Plain TypeScript, shared by both sides.
+ * Redis key and channel names of bundle sync, the bundle ETag and the revision stamp: written by
+ * the control plane (libs/sync), read by nodes (libs/node-sdk).
  *
  * Keys carry the agent in a hash tag (`{agent}`) so one agent's keys stay in one Redis Cluster slot.
  */
-import type { HandlerDeclaration } from '@cp/capabilities';
-
-export const NODE_API_PREFIX = '/node/v1';
-
-export const nodeApiPaths = {
-  register: `${NODE_API_PREFIX}/register`,
-  heartbeat: `${NODE_API_PREFIX}/heartbeat`,
-  bundle: `${NODE_API_PREFIX}/bundle`,
-  ack: `${NODE_API_PREFIX}/ack`,
-} as const;
-
 export const syncKeys = (prefix: string, agentId: string) => ({
   /** The agent's latest announced revision stamp (`revisionStamp`; raised within an epoch). */
   revision: `${prefix}sync:{${agentId}}:rev`,
@@ -49,28 +38,3 @@ export function parseRevisionStamp(value: string): { revision: number; epoch: st
 export function nodeBundleEtag(revision: number, contentHash: string): string {
   return `"r${revision}-${contentHash}"`;
 }
-
-export interface RegisterNodeBody {
-  nodeId: string;
-  hostname?: string;
-  /** The handlers this node's code has (issue 14); absent from nodes older than the inventory. */
-  handlers?: HandlerDeclaration[];
-}
-export interface HeartbeatBody {
-  nodeId: string;
-  handlers?: HandlerDeclaration[];
-  /** Sent once by a node shutting down gracefully: it is no longer one of the agent's live nodes. */
-  stopping?: boolean;
-}
-export type AckBody =
-  | {
-      nodeId: string;
-      revision: number;
-      servedHash: string;
-      /** Capabilities of the applied bundle whose handler this node lacks (it serves the rest). */
-      unservable?: string[];
-    }
-  | { nodeId: string; revision: number; error: string };
-
-/** Node ids name a process; kept printable and short because they show up in GraphQL and logs. */
-export const NODE_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;

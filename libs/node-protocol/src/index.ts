@@ -1,0 +1,24 @@
+/**
+ * @cp/node-protocol: the wire contract between the control plane and its agent nodes (paths, the
+ * zod schema of every /node/v1 body, the node-id rule, the revision stamp, the sync Redis names).
+ * Imports only zod and the pure core; both sides import it, neither imports the other.
+ */
+export { NODE_API_PREFIX, nodeApiPaths } from './paths';
+export { syncKeys, revisionStamp, parseRevisionStamp, nodeBundleEtag } from './sync-keys';
+export { NODE_ID_PATTERN, nodeIdSchema } from './node-id';
+export { reportedText } from './text';
+export { registerNodeBodySchema, heartbeatBodySchema, ackBodySchema } from './sync-bodies';
+export type { RegisterNodeBody, HeartbeatBody, AckBody } from './sync-bodies';
+export {
+  ANONYMOUS_TENANT,
+  MAX_COUNT_PER_ENTRY,
+  MAX_CALLS_PER_BATCH,
+  MAX_ENTRIES_PER_BATCH,
+  usageCountSchema,
+  usageBatchSchema,
+} from './usage-body';
+export type { UsageBatchBody, UsageIngestResult } from './usage-body';
+export { tokenExchangeSchema } from './token-exchange-body';
+export type { TokenExchangeBody, TokenExchangeResult } from './token-exchange-body';
+export { MAX_CLARIFICATION_TEXT, MAX_CLARIFICATIONS_PER_REPORT, clarificationBatchSchema } from './clarification-body';
+export type { ClarificationBatch } from './clarification-body';

@@ -1,0 +1,70 @@
+/**
+ * The boundaries between libs and apps (docs/architecture.md, "Boundaries") are lint rules: this
+ * lints small snippets as if they lived in each part, through the project's own eslint.config.mjs,
+ * and checks each forbidden import is refused and each allowed one is not.
+ */
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+
+const ROOT = join(__dirname, '../..');
+
+interface Case {
+  file: string;
+  from: string;
+  refused: boolean;
+}
+
+const cases: Case[] = [
+  { file: 'libs/capabilities/src/x.ts', from: '@cp/node-protocol', refused: true },
+  { file: 'libs/capabilities/src/x.ts', from: '@cp/common', refused: true },
+  { file: 'libs/capabilities/src/x.ts', from: 'fastify', refused: true },
+  { file: 'libs/node-protocol/src/x.ts', from: 'zod', refused: false },
+  { file: 'libs/node-protocol/src/x.ts', from: '@cp/capabilities', refused: false },
+  { file: 'libs/node-protocol/src/x.ts', from: './paths', refused: false },
+  { file: 'libs/node-protocol/src/x.ts', from: '@cp/common', refused: true },
+  { file: 'libs/node-protocol/src/x.ts', from: 'ioredis', refused: true },
+  { file: 'libs/node-protocol/src/x.ts', from: '@cp/node-sdk', refused: true },
+  { file: 'libs/sync/src/x.ts', from: '@cp/node-sdk', refused: true },
+  { file: 'libs/sync/src/x.ts', from: '@cp/node-protocol', refused: false },
+  { file: 'apps/control-plane/src/x.ts', from: '@cp/node-sdk', refused: true },
+  { file: 'apps/control-plane/src/x.ts', from: '@cp/node-protocol', refused: false },
+  { file: 'apps/worker/src/x.ts', from: '@cp/node-sdk', refused: true },
+  { file: 'libs/node-sdk/src/x.ts', from: '@cp/db', refused: true },
+  { file: 'libs/node-sdk/src/x.ts', from: '@cp/sync', refused: true },
+  { file: 'libs/node-sdk/src/x.ts', from: '../../sync/src/bundle-cache', refused: true },
+  { file: 'libs/node-sdk/src/x.ts', from: '@cp/node-protocol', refused: false },
+  { file: 'libs/common/src/x.ts', from: '@cp/db', refused: true },
+  { file: 'apps/agent-node/src/x.ts', from: '@cp/db', refused: true },
+  { file: 'apps/agent-node/src/x.ts', from: '@cp/node-sdk', refused: false },
+  { file: 'apps/control-plane/src/x.ts', from: '@cp/db/testing', refused: true },
+];
+
+/** One eslint process for every case: the ESLint API over the project's config, one lintText per snippet. */
+function lint(all: Case[]): boolean[] {
+  const script = `
+    import { ESLint } from 'eslint';
+    const cases = JSON.parse(process.argv[1]);
+    const eslint = new ESLint({ cwd: ${JSON.stringify(ROOT)} });
+    const out = [];
+    for (const c of cases) {
+      const [result] = await eslint.lintText(\`import * as m from '\${c.from}';\\nexport const used = m;\\n\`, { filePath: c.file });
+      out.push(result.messages.some((m) => m.ruleId === 'no-restricted-imports'));
+    }
+    console.log(JSON.stringify(out));`;
+  const stdout = execFileSync(process.execPath, ['--input-type=module', '-e', script, JSON.stringify(all)], {
+    cwd: ROOT,
+    encoding: 'utf8',
+  });
+  return JSON.parse(stdout) as boolean[];
+}
+
+describe('lib boundaries are enforced by lint', () => {
+  let refused: boolean[];
+  beforeAll(() => {
+    refused = lint(cases);
+  }, 120_000);
+
+  it.each(cases.map((c, i) => [c.file, c.from, c.refused, i] as const))('%s importing %s: refused = %s', (_file, _from, expected, i) => {
+    expect(refused[i]).toBe(expected);
+  });
+});
