@@ -4,7 +4,8 @@
  * and checks each forbidden import is refused and each allowed one is not.
  */
 import { execFileSync } from 'node:child_process';
-import { join } from 'node:path';
+import { readdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 
 const ROOT = join(__dirname, '../..');
 
@@ -39,6 +40,17 @@ const cases: Case[] = [
   { file: 'apps/control-plane/src/x.ts', from: '@cp/db/testing', refused: true },
 ];
 
+/**
+ * Type-aware lint only parses files its TypeScript project knows, so each snippet is linted as the
+ * text of a real file of the same folder (the boundary rules match on the folder).
+ */
+function realFileBeside(file: string): string {
+  const dir = dirname(file);
+  const name = readdirSync(join(ROOT, dir)).find((f) => f.endsWith('.ts') && !f.includes('spec'));
+  if (!name) throw new Error(`no TypeScript file in ${dir} to lint a snippet as`);
+  return join(dir, name);
+}
+
 /** One eslint process for every case: the ESLint API over the project's config, one lintText per snippet. */
 function lint(all: Case[]): boolean[] {
   const script = `
@@ -48,10 +60,13 @@ function lint(all: Case[]): boolean[] {
     const out = [];
     for (const c of cases) {
       const [result] = await eslint.lintText(\`import * as m from '\${c.from}';\\nexport const used = m;\\n\`, { filePath: c.file });
+      const fatal = result.messages.find((m) => m.fatal);
+      if (fatal) throw new Error(c.file + ': ' + fatal.message);
       out.push(result.messages.some((m) => m.ruleId === 'no-restricted-imports'));
     }
     console.log(JSON.stringify(out));`;
-  const stdout = execFileSync(process.execPath, ['--input-type=module', '-e', script, JSON.stringify(all)], {
+  const asReal = all.map((c) => ({ ...c, file: realFileBeside(c.file) }));
+  const stdout = execFileSync(process.execPath, ['--input-type=module', '-e', script, JSON.stringify(asReal)], {
     cwd: ROOT,
     encoding: 'utf8',
   });
