@@ -99,6 +99,7 @@ export class RedisTaskEvents implements TaskEvents {
   private readonly subscribed = new Map<string, Promise<unknown>>();
   /** Identifies this bus's own messages when the subscriber hears them back. */
   private readonly origin = randomUUID();
+  private readonly ownMark = `{"origin":"${this.origin}"`;
 
   /** `subscriber` is a connection of its own (it enters subscriber mode); `publisher` may be shared. */
   constructor(
@@ -108,13 +109,14 @@ export class RedisTaskEvents implements TaskEvents {
   ) {
     subscriber.on('message', (channel: string, message: string) => {
       if (!channel.startsWith(this.channel(''))) return;
+      // Already delivered locally when it was produced: dropped before parsing.
+      if (message.startsWith(this.ownMark)) return;
       let envelope: Envelope;
       try {
         envelope = JSON.parse(message) as Envelope;
       } catch {
         return;
       }
-      // Already delivered locally when it was produced.
       if (envelope.origin === this.origin) return;
       const { origin: _origin, ...event } = envelope;
       this.listeners.deliver(channel.slice(this.channel('').length), event);
@@ -128,7 +130,8 @@ export class RedisTaskEvents implements TaskEvents {
   }
 
   outbound(taskId: string, event: TaskEvent): PublishOnSave & { local: () => void } {
-    const envelope: Envelope = { ...event, origin: this.origin };
+    // origin first, so the subscriber recognises its own messages by their start (ownMark).
+    const envelope: Envelope = { origin: this.origin, ...event };
     return {
       channel: this.channel(taskId),
       message: JSON.stringify(envelope),
