@@ -23,7 +23,7 @@ import { HandlerRegistry } from '../../libs/node-sdk/src/a2a/handler-registry';
 import { registerA2AServer } from '../../libs/node-sdk/src/a2a/a2a-server';
 import { RedisTaskStore } from '../../libs/node-sdk/src/a2a/redis-task-store';
 import { InMemoryTaskEvents, RedisTaskEvents } from '../../libs/node-sdk/src/a2a/task-events';
-import { InMemoryTaskStore, type TaskStore } from '../../libs/node-sdk/src/a2a/task-store';
+import { DEFAULT_TASK_LIMITS, InMemoryTaskStore, type TaskStore } from '../../libs/node-sdk/src/a2a/task-store';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 100);
 const STREAMS = Number(process.env.BENCH_STREAMS ?? 60);
@@ -33,6 +33,8 @@ const PREFIX = `bench-a2a-${process.pid}:`;
 const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent' });
 const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
 const TEXT = 'reconcile invoice INV-20931 against its PO';
+// One bench owner creates tens of thousands of tasks: room for them in both stores alike.
+const LIMITS = { ...DEFAULT_TASK_LIMITS, maxOwnerBytes: 1 << 30 };
 const token = mintA2AToken(config, 'bench@acme', 'acme-partner', ['recon.run']);
 
 function handlers(): HandlerRegistry {
@@ -183,8 +185,8 @@ async function main(): Promise<void> {
   );
 
   console.log(`\n## Task store through A2AService: 16 concurrent callers, ${SECONDS} s per run, ${ROUNDS} rounds`);
-  const memory = service(new InMemoryTaskStore(), new InMemoryTaskEvents());
-  const shared = service(new RedisTaskStore(redis, `${PREFIX}svc:`), new RedisTaskEvents(redis, sub, `${PREFIX}svc:`));
+  const memory = service(new InMemoryTaskStore(LIMITS), new InMemoryTaskEvents());
+  const shared = service(new RedisTaskStore(redis, `${PREFIX}svc:`, LIMITS), new RedisTaskEvents(redis, sub, `${PREFIX}svc:`));
   const rc = { caller: { principal: 'bench@acme', tenant: 'acme-partner', scopes: ['recon.run'] } };
   const lookup = () => ({ message: { messageId: 'l', role: 'ROLE_USER', parts: [{ text: 'What is the status of invoice INV-20931?' }] } });
   const results: Record<string, { ops: number[]; p50: number[]; p99: number[] }> = {};

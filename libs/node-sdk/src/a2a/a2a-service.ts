@@ -178,7 +178,7 @@ export class A2AService {
   }
 
   async sendMessage(rawParams: unknown, rc: RequestContext, active: readonly string[]): Promise<{ task: WireTask }> {
-    const prepared = await this.prepare(rawParams, rc, active);
+    const prepared = await this.prepare(rawParams, rc, active, true);
     const task = await this.execute(prepared);
     return { task: trimHistory(task, prepared.params.configuration?.historyLength) };
   }
@@ -313,7 +313,7 @@ export class A2AService {
    * Validation, routing and entitlement, then the task stored with the inbound message (which
    * also applies the byte limits): every refusal happens here and changes nothing.
    */
-  private async prepare(rawParams: unknown, rc: RequestContext, active: readonly string[]): Promise<Prepared> {
+  private async prepare(rawParams: unknown, rc: RequestContext, active: readonly string[], coalesce = false): Promise<Prepared> {
     const params = sendMessageParams(rawParams, this.limits);
     const bundle = this.current();
     if (params.configuration?.taskPushNotificationConfig !== undefined && !declaredBy(bundle).pushNotifications) {
@@ -433,7 +433,11 @@ export class A2AService {
     });
     let saved: TaskRecord;
     try {
-      saved = await this.store({ ...base, task: submitted, capabilityId }, record);
+      // SendMessage on a new task: nobody streams it yet, so it is stored working straight away
+      // (one save instead of submitted + working; ADR 82). Streams and continued tasks show both.
+      const first: WireTask =
+        coalesce && record === undefined ? { ...submitted, status: { ...submitted.status, state: 'TASK_STATE_WORKING' } } : submitted;
+      saved = await this.store({ ...base, task: first, capabilityId }, record);
     } catch (error) {
       admission.release();
       throw error;
@@ -462,8 +466,10 @@ export class A2AService {
     const { capabilityId, registration, policy, decision, metadata, limits, admission } = p.execution;
     const run = new TaskRun(p.record, this.deps.tasks, this.deps.events);
     const task = p.record.task;
-    const working: WireTask = { ...task, status: { state: 'TASK_STATE_WORKING', timestamp: nowIso() } };
-    await run.commit(working, statusUpdate(working));
+    if (task.status.state !== 'TASK_STATE_WORKING') {
+      const working: WireTask = { ...task, status: { state: 'TASK_STATE_WORKING', timestamp: nowIso() } };
+      await run.commit(working, statusUpdate(working));
+    }
     let result: HandlerResult;
     try {
       const outcome = await admission.run((signal) =>

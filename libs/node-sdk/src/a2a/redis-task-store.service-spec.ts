@@ -130,4 +130,51 @@ describe('RedisTaskStore and RedisTaskEvents', () => {
     const [, subscribers] = (await connections[0].pubsub('NUMSUB', `${PREFIX}a2a:task-events:t-ev`)) as [string, number];
     expect(subscribers).toBe(0);
   });
+
+  const working = (taskId: string, seq: number): TaskEvent => ({
+    seq,
+    final: false,
+    event: { statusUpdate: { taskId, contextId: 'c', status: { state: 'TASK_STATE_WORKING', timestamp: 'x' } } },
+  });
+  const settle = () => new Promise((r) => setTimeout(r, 150));
+
+  it('saving with an event publishes it in the same step to other replicas, once, and locally once; a refused save publishes nothing', async () => {
+    const one = new RedisTaskEvents(connect(), connect(), PREFIX);
+    const two = new RedisTaskEvents(connect(), connect(), PREFIX);
+    const here: TaskEvent[] = [];
+    const there: TaskEvent[] = [];
+    const offHere = await one.subscribe('p-1', (e) => here.push(e));
+    const offThere = await two.subscribe('p-1', (e) => there.push(e));
+    const owner = ownerKey({ tenant: 'acme', principal: 'pub' });
+    const ok = one.outbound('p-1', working('p-1', 1));
+    await a.save(record('p-1', owner, 10), ok);
+    ok.local();
+    const big = one.outbound('p-1', working('p-1', 2));
+    await expect(a.save({ ...record('p-1', owner, 11, { metadata: { blob: 'x'.repeat(5000) } }), seq: 2 }, big)).rejects.toMatchObject({
+      reason: 'TASK_TOO_LARGE',
+    });
+    await settle();
+    // The replica's copy comes through Redis; this bus's own copy is dropped (it was delivered locally).
+    expect(there.map((e) => e.seq)).toEqual([1]);
+    expect(here.map((e) => e.seq)).toEqual([1]);
+    expect(there[0]).not.toHaveProperty('origin');
+    expect((await b.get('p-1', owner))?.seq).toBe(1);
+    await offHere();
+    await offThere();
+  });
+
+  it('publish() on a bus reaches its own listeners exactly once and other replicas exactly once', async () => {
+    const one = new RedisTaskEvents(connect(), connect(), PREFIX);
+    const two = new RedisTaskEvents(connect(), connect(), PREFIX);
+    const here: number[] = [];
+    const there: number[] = [];
+    const offHere = await one.subscribe('p-2', (e) => here.push(e.seq));
+    const offThere = await two.subscribe('p-2', (e) => there.push(e.seq));
+    for (let seq = 1; seq <= 5; seq++) await one.publish('p-2', working('p-2', seq));
+    await settle();
+    expect(here).toEqual([1, 2, 3, 4, 5]);
+    expect(there).toEqual([1, 2, 3, 4, 5]);
+    await offHere();
+    await offThere();
+  });
 });

@@ -5,7 +5,9 @@
  *   {prefix}a2a:owner:{hash}:sizes   hash id → stored bytes
  *   {prefix}a2a:owner:{hash}:bytes   the owner's stored bytes
  * A save is one Lua script, so the byte limits hold across replicas. Expired tasks leave their
- * index entries behind; a save over the owner limit and ListTasks forget them.
+ * index entries behind; a save over the owner limit and ListTasks forget them. The script also
+ * PUBLISHes the change when given one, so save and fan-out are one round trip and no replica can
+ * see an event whose state is not stored (ADR 82). Scripts run by SHA (EVALSHA), loaded on NOSCRIPT.
  */
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
@@ -21,6 +23,7 @@ import {
   type TaskRecord,
   type TaskStore,
   type TaskStoreLimits,
+  type PublishOnSave,
 } from './task-store';
 
 // Returns {0, bytes} saved, {1, bytes} task too large, {2, bytes} owner over its limit.
@@ -49,6 +52,7 @@ redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1])
 redis.call('SET', KEYS[4], total, 'PX', ARGV[4])
 redis.call('PEXPIRE', KEYS[2], ARGV[4])
 redis.call('PEXPIRE', KEYS[3], ARGV[4])
+if ARGV[8] ~= '' then redis.call('PUBLISH', ARGV[8], ARGV[9]) end
 return {0, size}
 `;
 
@@ -66,18 +70,22 @@ return freed
 
 const CHUNK = 200;
 
+const sha1 = (script: string) => createHash('sha1').update(script).digest('hex');
+const SAVE_SHA = sha1(SAVE);
+
 export class RedisTaskStore implements TaskStore {
+  readonly publishesOnSave = true;
+
   constructor(
     private readonly redis: Redis,
     private readonly prefix: string,
     private readonly limits: TaskStoreLimits = DEFAULT_TASK_LIMITS,
   ) {}
 
-  async save(record: TaskRecord): Promise<void> {
+  /** Saves the record and, in the same script, publishes `publish` when the save succeeds. */
+  async save(record: TaskRecord, publish?: PublishOnSave): Promise<void> {
     const o = this.ownerKeys(record.owner);
-    const [code, bytes] = (await this.redis.eval(
-      SAVE,
-      4,
+    const args = [
       this.taskKey(record.task.id),
       o.index,
       o.sizes,
@@ -89,7 +97,17 @@ export class RedisTaskStore implements TaskStore {
       String(this.limits.maxTaskBytes),
       String(this.limits.maxOwnerBytes),
       this.taskKey(''),
-    )) as [number, number];
+      publish?.channel ?? '',
+      publish?.message ?? '',
+    ];
+    let reply: unknown;
+    try {
+      reply = await this.redis.evalsha(SAVE_SHA, 4, ...args);
+    } catch (error) {
+      if (!String((error as Error).message).startsWith('NOSCRIPT')) throw error;
+      reply = await this.redis.eval(SAVE, 4, ...args);
+    }
+    const [code, bytes] = reply as [number, number];
     if (code === 1) throw taskTooLarge(bytes, this.limits.maxTaskBytes);
     if (code === 2) throw ownerQuotaExceeded(this.limits.maxOwnerBytes);
   }

@@ -1,9 +1,13 @@
 /**
  * Task updates fanned out to every stream on a task, on every replica: one Redis channel per
- * task, one subscriber connection per node, multiplexed to local listeners. The in-memory bus
- * is for unit tests and single-process use.
+ * task, one subscriber connection per node, multiplexed to local listeners. An event produced on
+ * this node reaches its local listeners directly; the copy coming back through the subscriber
+ * carries this bus's origin id and is dropped, so nothing is delivered twice (ADR 82). The
+ * in-memory bus is for unit tests and single-process use.
  */
+import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import type { PublishOnSave } from './task-store';
 import type { WireArtifact, WireTask } from './wire-types';
 
 /** A2A 1.0 StreamResponse: exactly one member. */
@@ -24,6 +28,11 @@ export type TaskEventListener = (event: TaskEvent) => void;
 
 export interface TaskEvents {
   publish(taskId: string, event: TaskEvent): Promise<void>;
+  /**
+   * For a store that publishes on save: the PUBLISH to send with the save, and `local`, which
+   * delivers the event to this node's listeners once the save succeeded. Undefined: use publish().
+   */
+  outbound?(taskId: string, event: TaskEvent): PublishOnSave & { local: () => void };
   /** Resolves once events published from now on reach the listener; returns its unsubscribe. */
   subscribe(taskId: string, listener: TaskEventListener): Promise<() => Promise<void>>;
   /** Local listeners right now (leak checks). */
@@ -80,9 +89,17 @@ export class InMemoryTaskEvents implements TaskEvents {
   }
 }
 
+/** On the wire: the event plus the bus that produced it. */
+interface Envelope extends TaskEvent {
+  origin?: string;
+}
+
 export class RedisTaskEvents implements TaskEvents {
   private readonly listeners = new Listeners();
   private readonly subscribed = new Map<string, Promise<unknown>>();
+  /** Identifies this bus's own messages when the subscriber hears them back. */
+  private readonly origin = randomUUID();
+  private readonly ownMark = `{"origin":"${this.origin}"`;
 
   /** `subscriber` is a connection of its own (it enters subscriber mode); `publisher` may be shared. */
   constructor(
@@ -92,18 +109,34 @@ export class RedisTaskEvents implements TaskEvents {
   ) {
     subscriber.on('message', (channel: string, message: string) => {
       if (!channel.startsWith(this.channel(''))) return;
-      let event: TaskEvent;
+      // Already delivered locally when it was produced: dropped before parsing.
+      if (message.startsWith(this.ownMark)) return;
+      let envelope: Envelope;
       try {
-        event = JSON.parse(message) as TaskEvent;
+        envelope = JSON.parse(message) as Envelope;
       } catch {
         return;
       }
+      if (envelope.origin === this.origin) return;
+      const { origin: _origin, ...event } = envelope;
       this.listeners.deliver(channel.slice(this.channel('').length), event);
     });
   }
 
   async publish(taskId: string, event: TaskEvent): Promise<void> {
-    await this.publisher.publish(this.channel(taskId), JSON.stringify(event));
+    const out = this.outbound(taskId, event);
+    await this.publisher.publish(out.channel, out.message);
+    out.local();
+  }
+
+  outbound(taskId: string, event: TaskEvent): PublishOnSave & { local: () => void } {
+    // origin first, so the subscriber recognises its own messages by their start (ownMark).
+    const envelope: Envelope = { origin: this.origin, ...event };
+    return {
+      channel: this.channel(taskId),
+      message: JSON.stringify(envelope),
+      local: () => this.listeners.deliver(taskId, event),
+    };
   }
 
   async subscribe(taskId: string, listener: TaskEventListener): Promise<() => Promise<void>> {

@@ -1,10 +1,11 @@
 /**
  * One task's updates while a message is handled: each is saved (seq + 1) and then published, one
  * at a time in call order, so every stream on any replica sees the same sequence the store holds.
+ * On Redis the save script publishes too: one round trip per update (ADR 82).
  */
 import { randomUUID } from 'node:crypto';
 import type { TaskUpdates } from './handler-registry';
-import type { StreamEvent, TaskEvents } from './task-events';
+import type { StreamEvent, TaskEvent, TaskEvents } from './task-events';
 import type { TaskRecord, TaskStore } from './task-store';
 import { TERMINAL_STATES, type TaskState, type WireArtifact, type WireTask } from './wire-types';
 
@@ -41,9 +42,19 @@ export class TaskRun {
   commit(task: WireTask, event: StreamEvent, extra: Partial<Pick<TaskRecord, 'capabilityId'>> = {}): Promise<void> {
     return this.enqueue(async () => {
       const record: TaskRecord = { ...this.record, ...extra, task, updatedAt: Date.parse(task.status.timestamp), seq: this.record.seq + 1 };
+      const change: TaskEvent = { seq: record.seq, final: endsStream(task.status.state), event };
+      const out = this.store.publishesOnSave ? this.events.outbound?.(task.id, change) : undefined;
+      if (out) {
+        // One round trip: the store's script saves and publishes (ADR 82); local streams get the
+        // event directly.
+        await this.store.save(record, out);
+        this.record = record;
+        out.local();
+        return;
+      }
       await this.store.save(record);
       this.record = record;
-      await this.events.publish(task.id, { seq: record.seq, final: endsStream(task.status.state), event });
+      await this.events.publish(task.id, change);
     });
   }
 

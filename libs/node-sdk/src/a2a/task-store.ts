@@ -63,11 +63,22 @@ export interface TaskStoreLimits {
 
 export const DEFAULT_TASK_LIMITS: TaskStoreLimits = { maxTaskBytes: 2_097_152, maxOwnerBytes: 33_554_432, retentionMs: 86_400_000 };
 
+/** A Redis PUBLISH a store that `publishesOnSave` sends in the same step as the save (ADR 82). */
+export interface PublishOnSave {
+  channel: string;
+  message: string;
+}
+
 export interface TaskStore {
   /** The task if it exists AND belongs to this owner. */
   get(id: string, owner: string): Promise<TaskRecord | undefined>;
-  /** Refuses (PayloadTooLarge, nothing written) past the per-task or per-owner byte limit. */
-  save(record: TaskRecord): Promise<void>;
+  /**
+   * Refuses (PayloadTooLarge, nothing written) past the per-task or per-owner byte limit. A store
+   * with `publishesOnSave` also publishes `publish` atomically with a successful save.
+   */
+  save(record: TaskRecord, publish?: PublishOnSave): Promise<void>;
+  /** true when save() honours its `publish` argument (the Redis store). */
+  readonly publishesOnSave?: boolean;
   /** Newest first (status time, then id), filtered, one page after the cursor. */
   list(owner: string, query: TaskQuery): Promise<TaskPage>;
 }

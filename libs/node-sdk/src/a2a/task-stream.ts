@@ -26,9 +26,9 @@ export class TaskStream implements AsyncIterable<StreamEvent> {
   first(event: StreamEvent, seq: number, final: boolean): void {
     this.queue.unshift(event);
     this.seen = Math.max(this.seen, seq);
-    // Events that arrived before the snapshot was read and that it already contains.
-    this.pending = this.pending.filter((e) => e.seq > this.seen);
-    for (const e of this.pending) this.push(e);
+    // Events that arrived before the snapshot was read, minus those it already contains (and
+    // any seq heard twice).
+    for (const e of this.pending) if (e.seq > this.seen && !this.done) this.push(e);
     this.pending = [];
     this.started = true;
     if (final) this.finish();
