@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import Fastify from 'fastify';
 import { createSecretKey } from 'node:crypto';
 import jwt from 'jsonwebtoken';
-import { mintA2AToken } from '@cp/auth';
+import { a2aAudience, mintA2AToken } from '@cp/auth';
 import { loadConfig } from '@cp/common';
 import {
   buildNodeBundle,
@@ -165,7 +165,7 @@ async function main(): Promise<void> {
         JSON.stringify({
           etag: bundle.publicCard.etag,
           secret: config.JWT_SECRET,
-          audience: config.A2A_JWT_AUDIENCE,
+          audience: a2aAudience(config),
           issuer: config.A2A_JWT_ISSUER,
         }),
         String(barePort),
