@@ -13,7 +13,6 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Fastify from 'fastify';
@@ -31,6 +30,7 @@ import {
   type CapabilityManifest,
   type WireMessage,
 } from '@cp/capabilities';
+import { freePort } from '../support/free-port';
 
 // autocannon ships no types; this is the part used here.
 interface AutocannonResult {
@@ -73,15 +73,6 @@ if (process.argv[2] === '--bare') {
   void app.listen({ port: Number(process.argv[6]), host: '127.0.0.1' });
 } else {
   void main();
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const p = (s.address() as { port: number }).port;
-      s.close(() => resolve(p));
-    });
-  });
 }
 
 async function waitFor(url: string, ms = 20_000): Promise<void> {

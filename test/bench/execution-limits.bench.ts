@@ -10,7 +10,6 @@
  * `total_commands_processed` counts exactly this server's round trips per call.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import Fastify from 'fastify';
 import { Redis } from 'ioredis';
 import { a2aVerifier } from '@cp/auth';
@@ -30,6 +29,7 @@ import {
 } from '@cp/node-sdk';
 import { registerFinanceHandlers } from '../../apps/agent-node/src/finance/finance-handlers';
 import { startPrivateRedis } from '../support/redis-server';
+import { freePort } from '../support/free-port';
 
 interface AutocannonResult {
   non2xx: number;
@@ -98,15 +98,6 @@ if (process.argv[2] === '--serve') {
   void app.listen({ port: Number(port), host: '127.0.0.1' });
 } else {
   void main();
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const p = (s.address() as { port: number }).port;
-      s.close(() => resolve(p));
-    });
-  });
 }
 
 const BODY = JSON.stringify({

@@ -16,7 +16,6 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -29,6 +28,7 @@ import { seedWhenEmpty } from '@cp/db';
 import { NodeSync, type ActiveBundle } from '@cp/node-sdk';
 import { PrismaClient } from '../../prisma/generated/client';
 import { createTestDatabase } from '../support/test-database';
+import { freePort } from '../support/free-port';
 
 interface AutocannonResult {
   non2xx: number;
@@ -67,15 +67,6 @@ if (process.argv[2] === '--bare') {
   main().catch((error) => {
     console.error(error);
     process.exit(1);
-  });
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const p = (s.address() as { port: number }).port;
-      s.close(() => resolve(p));
-    });
   });
 }
 

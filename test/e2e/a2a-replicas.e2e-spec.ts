@@ -7,7 +7,6 @@
  * no stream left behind after clients disconnect.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -28,6 +27,7 @@ import { spawnA2ANode, type A2ANodeProcess } from '../support/a2a-node-process';
 import { startRoundRobinProxy, type RoundRobinProxy } from '../support/round-robin-proxy';
 import { testConfig } from '../support/config';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { freePort } from '../support/free-port';
 
 const AGENT = 'finance-agent';
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -44,17 +44,6 @@ type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-ex
   ],
 })
 class ControlPlaneUnderTest {}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-    s.on('error', reject);
-  });
-}
 
 async function until<T>(probe: () => Promise<T | undefined | false>, timeoutMs = 10_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;

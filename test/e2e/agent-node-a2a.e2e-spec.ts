@@ -4,7 +4,6 @@
  * official @a2a-js/sdk client as the caller. Assertions are on wire JSON.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -25,6 +24,7 @@ import { TokenExchangeModule } from '../../apps/control-plane/src/token-exchange
 import { AgentNodeModule } from '../../apps/agent-node/src/agent-node.module';
 import { testConfig } from '../support/config';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { freePort } from '../support/free-port';
 
 const AGENT = 'finance-agent';
 
@@ -50,17 +50,6 @@ async function boot(module: unknown, config: AppConfig, port = 0): Promise<{ app
   app.enableShutdownHooks();
   await app.listen(port, '127.0.0.1');
   return { app, url: (await app.getUrl()).replace('[::1]', '127.0.0.1') };
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-    s.on('error', reject);
-  });
 }
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any

@@ -1,6 +1,5 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { mintAdminToken } from '@cp/auth';
@@ -14,6 +13,7 @@ import { testConfig } from '../support/config';
 import { startPrivateRedis, type PrivateRedis } from '../support/redis-server';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
 import { until } from '../support/until';
+import { freePort } from '../support/free-port';
 
 type Health = { status: string; details: Record<string, { status: string; message?: string; revision?: number }> };
 
@@ -193,14 +193,3 @@ describe('the admin API with PostgreSQL unreachable', () => {
     expect(res.data?.me.subject).toBe('ops');
   });
 });
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}

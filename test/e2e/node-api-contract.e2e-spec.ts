@@ -5,7 +5,6 @@
  * (fixed text per code) for a missing or invalid token, 403 for a valid token of another kind.
  */
 import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:net';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Client } from 'pg';
 import { AuthErrorCode, mintA2AToken, mintAdminToken, mintNodeToken, wwwAuthenticate } from '@cp/auth';
@@ -16,6 +15,7 @@ import { createAgent, createManifests } from '../../libs/jobs/src/testing/retire
 import { bootApp } from '../support/boot';
 import { testConfig } from '../support/config';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { freePort } from '../support/free-port';
 
 const AGENT = 'finance-agent';
 const OTHER = 'contract-other-agent';
@@ -298,14 +298,3 @@ describe('node API with PostgreSQL unreachable: every route that needs it answer
     expect(json.error.message).not.toMatch(/127\.0\.0\.1|postgres:|id /);
   });
 });
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}

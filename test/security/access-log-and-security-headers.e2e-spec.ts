@@ -5,7 +5,6 @@
  * headers of a JSON API, while the public card keeps its own caching headers.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -21,19 +20,9 @@ import { testConfig } from '../support/config';
 import { LogCapture } from '../support/log-capture';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
 import { until } from '../support/until';
+import { freePort } from '../support/free-port';
 
 const AGENT = 'finance-agent';
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-    s.on('error', reject);
-  });
-}
 
 function expectSecurityHeaders(headers: Headers, cacheControl = 'no-store') {
   expect(headers.get('x-content-type-options')).toBe('nosniff');

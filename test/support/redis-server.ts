@@ -3,24 +3,14 @@
  * never touched. Keeps nothing on disk, like the shared one.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer, createConnection } from 'node:net';
+import { createConnection } from 'node:net';
+import { freePort } from './free-port';
 
 export interface PrivateRedis {
   port: number;
   url: string;
   stop(): Promise<void>;
   start(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 const accepts = (port: number) =>

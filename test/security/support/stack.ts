@@ -4,7 +4,6 @@
  * an agent node synced from it. Hostile callers talk to both over real HTTP.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -18,6 +17,7 @@ import { AgentNodeModule } from '../../../apps/agent-node/src/agent-node.module'
 import { bootApp } from '../../support/boot';
 import { testConfig } from '../../support/config';
 import { createTestDatabase, type TestDatabase } from '../../support/test-database';
+import { freePort } from '../../support/free-port';
 
 export const AGENT = 'finance-agent';
 
@@ -30,17 +30,6 @@ export interface SecurityStack {
   cp: NestFastifyApplication;
   node: NestFastifyApplication;
   close(): Promise<void>;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-    s.on('error', reject);
-  });
 }
 
 export async function startSecurityStack(label: string, overrides: Record<string, string> = {}): Promise<SecurityStack> {
