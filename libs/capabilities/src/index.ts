@@ -24,7 +24,7 @@ export { diffCards, hasBreakingChange } from './diff-cards';
 export type { CardChange, CardChangeKind } from './diff-cards';
 export { findLeaks, MIN_LEAK_TEXT } from './find-leaks';
 export type { Leak } from './find-leaks';
-export { checkManifestChange } from './lifecycle';
+export { checkManifestChange, wasRemovedFromPreview } from './lifecycle';
 export { planApply } from './plan-apply';
 export type { ApplyPlan, ManifestChange } from './plan-apply';
 export { changedFields } from './manifest-diff';
@@ -45,6 +45,9 @@ export * from './retirement';
 export { downscopedScopes } from './downscope';
 export {
   GENERIC_LIMITS,
+  LIVE_NODE_WINDOW_MS,
+  isLiveNode,
+  liveNodeCutoff,
   LIMIT_TYPES,
   MAX_INVENTORY_HANDLERS,
   handlerInventorySchema,

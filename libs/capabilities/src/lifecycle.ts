@@ -78,3 +78,11 @@ export function checkManifestChange(
   if (next.state === 'deprecated' || (next.state === 'removed' && fields.length > 0)) out.push(...replacementIssues(next, registry));
   return out;
 }
+
+/**
+ * A removed manifest that was never deprecated went preview → removed (or was recorded as removed
+ * directly): its tombstone is shown only to callers who could have used it as a preview (ADR 61).
+ */
+export function wasRemovedFromPreview(m: { state: CapabilityState; deprecatedAt: Date | null }): boolean {
+  return m.state === 'removed' && m.deprecatedAt === null;
+}

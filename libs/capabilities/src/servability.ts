@@ -179,3 +179,18 @@ export function typedLimits(limits: ManifestLimits, declared: Record<string, Lim
   }
   return out;
 }
+
+/**
+ * A node is live while it reports: a heartbeat (every 10 s by default) within this window, and no
+ * graceful stop since. Three missed heartbeats and it no longer counts (ADR 0100).
+ */
+export const LIVE_NODE_WINDOW_MS = 30_000;
+
+/** Nodes whose last report is older than this are not live at `now`. */
+export function liveNodeCutoff(now: Date): Date {
+  return new Date(now.getTime() - LIVE_NODE_WINDOW_MS);
+}
+
+export function isLiveNode(node: { reportedAt: Date; stoppedAt: Date | null }, now: Date): boolean {
+  return node.stoppedAt === null && node.reportedAt.getTime() >= liveNodeCutoff(now).getTime();
+}

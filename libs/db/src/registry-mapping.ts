@@ -7,6 +7,7 @@ import type {
   RoutingHintsBlock,
   SkillBlock,
 } from '@cp/capabilities';
+import { wasRemovedFromPreview } from '@cp/capabilities';
 import { Prisma } from '../../../prisma/generated/client';
 import type { AgentModel, CapabilityManifestModel } from '../../../prisma/generated/models';
 
@@ -27,8 +28,7 @@ export function manifestFromRow(row: CapabilityManifestModel): CapabilityManifes
   if (row.tools.length > 0) manifest.tools = [...row.tools];
   if (row.replacedBy !== null) manifest.replacedBy = row.replacedBy;
   if (row.deprecationReason !== null) manifest.deprecationReason = row.deprecationReason;
-  // Removed without ever being deprecated: it went preview → removed (see removedFromPreview).
-  if (row.state === 'removed' && row.deprecatedAt === null) manifest.removedFromPreview = true;
+  if (wasRemovedFromPreview(row)) manifest.removedFromPreview = true;
   if (row.routing !== null && typeof row.routing === 'object') manifest.routing = row.routing as unknown as RoutingHintsBlock;
   return manifest;
 }

@@ -1,10 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import type { AdminPrincipal } from '@cp/auth';
+import { isLiveNode } from '@cp/capabilities';
 import { AccessPolicy } from '../auth/access-policy';
 import { notFound } from '../common/errors';
 import type { FleetModel, FleetNodeModel } from './dto/fleet.model';
 import { FleetRepository, type FleetNodeRecord } from './fleet.repository';
-import { isLive, NodeInventoryRepository, type NodeInventoryRecord } from '../node-inventory/node-inventory.repository';
+import { NodeInventoryRepository, type NodeInventoryRecord } from '../node-inventory/node-inventory.repository';
 
 /** A node row with what issue 14 adds: its handler inventory and what it cannot serve. */
 export interface FleetNodeView extends FleetNodeRecord {
@@ -36,7 +37,7 @@ export function toFleetNode(node: FleetNodeView, currentRevision: number): Fleet
     lastError: node.lastError,
     lastErrorAt: node.lastErrorAt,
     handlers: inv ? inv.handlers.map((h) => ({ id: h.id, limits: { ...h.limits }, outputModes: [...h.outputModes] })) : null,
-    live: inv ? isLive(inv) : false,
+    live: inv ? isLiveNode(inv, new Date()) : false,
     unservable,
     warnings,
   };

@@ -1,12 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import type { HandlerDeclaration, NodeInventory } from '@cp/capabilities';
+import { liveNodeCutoff, type HandlerDeclaration, type NodeInventory } from '@cp/capabilities';
 import { Prisma, PrismaService } from '@cp/db';
-
-/**
- * A node is live while it reports: a heartbeat (every 10 s by default) within this window, and no
- * graceful stop since. Three missed heartbeats and it no longer counts (ADR 0100).
- */
-export const LIVE_NODE_WINDOW_MS = 30_000;
 
 export interface NodeInventoryRecord extends NodeInventory {
   agentId: string;
@@ -40,10 +34,10 @@ export class NodeInventoryRepository {
     await this.prisma.nodeInventory.updateMany({ where: { agentId, nodeId }, data: { unservable, unservableRevision: revision } });
   }
 
-  /** The agent's live nodes (see LIVE_NODE_WINDOW_MS), ordered by node id. */
+  /** The agent's live nodes (the core's rule: isLiveNode), ordered by node id. */
   async live(agentId: string, now = new Date()): Promise<NodeInventoryRecord[]> {
     const rows = await this.prisma.nodeInventory.findMany({
-      where: { agentId, stoppedAt: null, reportedAt: { gte: new Date(now.getTime() - LIVE_NODE_WINDOW_MS) } },
+      where: { agentId, stoppedAt: null, reportedAt: { gte: liveNodeCutoff(now) } },
       orderBy: { nodeId: 'asc' },
     });
     return rows.map(toRecord);
@@ -73,8 +67,4 @@ function toRecord(row: {
     reportedUnservable: row.unservable,
     unservableRevision: row.unservableRevision,
   };
-}
-
-export function isLive(record: Pick<NodeInventoryRecord, 'reportedAt' | 'stoppedAt'>, now = new Date()): boolean {
-  return record.stoppedAt === null && now.getTime() - record.reportedAt.getTime() <= LIVE_NODE_WINDOW_MS;
 }
