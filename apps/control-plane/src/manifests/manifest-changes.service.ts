@@ -58,9 +58,7 @@ export class ManifestChangesService {
   /** create / update: the document is parsed after access and revision are checked, like every draft. */
   private document(principal: AdminPrincipal, input: ManifestDocumentInput, action: 'create' | 'update') {
     return this.change(principal, {
-      agentId: input.agentId,
-      expectedRevision: input.expectedRevision,
-      allowUnserved: input.allowUnserved,
+      ...changeOf(input),
       action,
       target: (snapshot) => {
         const parsed = validateManifest(input.manifest);
@@ -80,9 +78,7 @@ export class ManifestChangesService {
     build: (previous: CapabilityManifest) => CapabilityManifest,
   ) {
     return this.change(principal, {
-      agentId: input.agentId,
-      expectedRevision: input.expectedRevision,
-      allowUnserved: input.allowUnserved,
+      ...changeOf(input),
       action,
       target: (snapshot) => {
         const previous = snapshot.manifests.find((m) => m.id === input.capabilityId);
@@ -120,4 +116,9 @@ function draftOf(change: SingleChange, snapshot: RegistrySnapshot): ManifestDraf
     refusal: `manifest "${next.id}" cannot be ${change.action}d`,
     pathOf: (id) => (id === next.id ? '$' : undefined),
   };
+}
+
+/** What every single-manifest mutation's input says about the change as a whole. */
+function changeOf(input: { agentId: string; expectedRevision: number; allowUnserved?: string[] | null }) {
+  return { agentId: input.agentId, expectedRevision: input.expectedRevision, allowUnserved: input.allowUnserved };
 }
