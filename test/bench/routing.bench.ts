@@ -3,7 +3,8 @@
  * 1. Quality on the labelled back-office set (test/fixtures/routing-eval): the product router,
  *    the router before issue 13 ("today") and plain BM25 over the same fields and tokenizer, on
  *    the held-out half, the tuning half (constants were chosen on it) and the whole (split.yaml),
- *    and the product router without the manifests' routing hints.
+ *    and the second held-out set (held-out-2.yaml, ADR 0096), and the product router without the
+ *    manifests' routing hints.
  * 2. Latency of one route() decision over a 2,000-capability router index (the eval set's 25
  *    capabilities plus 1,975 generated ones), today's classifier and the new one interleaved in
  *    one run, with plain BM25 as the bare baseline doing the same ranking work.
@@ -11,7 +12,7 @@
 import { LexicalClassifier, route, routingTestIndex, type Classifier, type CapabilityManifest, type RouterIndex } from '@cp/capabilities';
 import { LegacyLexicalClassifier } from '../support/routing-eval/legacy-classifier';
 import { PlainBm25Classifier } from '../support/routing-eval/plain-bm25';
-import { evaluate, half, loadEvalSet, renderTable, withoutHints, type EvalSet } from '../support/routing-eval/routing-eval';
+import { evaluate, half, loadEvalSet, loadSecondHeldOut, renderTable, withoutHints, type EvalSet } from '../support/routing-eval/routing-eval';
 
 const CAPABILITIES = 2_000;
 const WARMUP = 50;
@@ -31,6 +32,7 @@ const views: [string, EvalSet][] = [
   ['held-out half', half(set, 'held-out')],
   ['tuning half', half(set, 'tuning')],
   ['whole set', set],
+  ['second held-out set', loadSecondHeldOut()],
 ];
 for (const [title, view] of views) {
   console.log(`## Quality on the ${title} (${view.suite.tests.length} messages)\n`);

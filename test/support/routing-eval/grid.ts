@@ -4,8 +4,9 @@ import { evaluate, half, loadEvalSet } from './routing-eval';
 
 const tuning = half(loadEvalSet(), 'tuning');
 const rows: string[] = [];
-for (const minStrength of [0.8, 0.9, 1.0, 1.05, 1.1, 1.15, 1.2, 1.3])
-  for (const minMargin of [0.1, 0.2, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6]) {
+const steps = (from: number, to: number, step: number) => Array.from({ length: Math.round((to - from) / step) + 1 }, (_, i) => +(from + i * step).toFixed(3));
+for (const minStrength of steps(0.6, 1.3, 0.05))
+  for (const minMargin of steps(0.1, 0.5, 0.025)) {
     const f = evaluate(tuning, new LexicalClassifier({ minStrength, minMargin }));
     const total = f.clear + f.ambiguous + f.outOfScope;
     rows.push(

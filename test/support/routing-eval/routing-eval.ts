@@ -46,6 +46,29 @@ export function loadEvalSet(dir = EVAL_DIR): EvalSet {
   return { snapshot: { agentId, revision: 1, agent, manifests: manifests.manifests, previewTenants: [] }, suite: parsed.suite, heldOut };
 }
 
+/**
+ * The second held-out set (held-out-2.yaml): 100 messages written after the first held-out half had
+ * been looked at, over the same manifests. Never tuned on (ADR 0096).
+ */
+export function loadSecondHeldOut(dir = EVAL_DIR): EvalSet {
+  const base = loadEvalSet(dir);
+  const parsed = parseRoutingTests(
+    parse(readFileSync(join(dir, 'held-out-2.yaml'), 'utf8')),
+    new Set(base.snapshot.manifests.map((m) => m.id)),
+  );
+  if (!parsed.ok) throw new Error(`routing eval second held-out set: ${JSON.stringify(parsed.errors)}`);
+  return { snapshot: base.snapshot, suite: parsed.suite, heldOut: new Set(parsed.suite.tests.map((t) => t.text ?? '')) };
+}
+
+/** Word-set Jaccard similarity of two messages (lowercase letters and digits): how close a paraphrase is. */
+export function wordOverlap(a: string, b: string): number {
+  const words = (s: string) => new Set(s.toLowerCase().match(/[a-z0-9]+/g) ?? []);
+  const x = words(a);
+  const y = words(b);
+  const shared = [...x].filter((w) => y.has(w)).length;
+  return shared / Math.max(x.size + y.size - shared, 1);
+}
+
 /** One half of the set (same manifests, the half's messages only). */
 export function half(set: EvalSet, which: Half): EvalSet {
   const keep = (text: string) => set.heldOut.has(text) === (which === 'held-out');

@@ -39,9 +39,28 @@ describe('text analysis', () => {
   });
 
   it('drops stopwords and every token holding a digit (ids, amounts, dates)', () => {
-    expect(terms('What is the status of invoice INV-20931 for 4,200 EUR on 3rd May?')).toEqual(['status', stem('invoice'), 'eur', 'may']);
+    expect(terms('What is the status of invoice INV-20931 for 4,200 EUR on 3rd May?')).toEqual(['status', stem('invoice'), 'eur']);
     expect(terms('month-end close')).toEqual(['month', 'end', 'close']);
     expect(terms('')).toEqual([]);
+  });
+
+  it('drops spelled-out dates and times like numbers, keeping a period word that is not a date (ADR 0096)', () => {
+    const pay = terms('pay the invoice');
+    expect(terms('pay the invoice at the end of the month')).toEqual(pay);
+    expect(terms('pay the invoice at the start of next quarter')).toEqual(pay);
+    expect(terms('pay the invoice next Tuesday morning')).toEqual(pay);
+    expect(terms('pay the invoice, it was due two weeks ago')).toEqual([...pay, stem('due')]);
+    expect(terms('pay the invoice from last month')).toEqual(pay);
+    expect(terms('pay the October invoice tomorrow')).toEqual(pay);
+    expect(terms('pay this week')).toEqual([stem('pay')]);
+    // The period words that are not part of a date stay: they can be what a capability is about.
+    expect(terms('month-end close')).toEqual(['month', 'end', 'close']);
+    expect(terms('send their monthly statement')).toEqual([stem('send'), stem('monthly'), stem('statement')]);
+    expect(terms('the end of the line')).toEqual([stem('end'), stem('line')]);
+    expect(terms('last invoice')).toEqual([stem('last'), stem('invoice')]);
+    // Hostile input: a wall of date words is just dropped, nothing throws.
+    expect(terms('last month '.repeat(5000))).toEqual([]);
+    expect(terms('ago ago ago end of of the')).toEqual([stem('end')]);
   });
 });
 

@@ -101,6 +101,48 @@ export function stem(word: string): string {
  */
 const isIdentifier = (token: string) => /\d/.test(token);
 
+/**
+ * Spelled-out dates and times ("last month", "next Tuesday", "the end of the month", "two weeks
+ * ago", "October", "tomorrow") name when, never what: like numbers they are dropped, from
+ * manifests and messages alike (ADR 0096). "may" goes with the months: as a verb it names no
+ * capability either. A period word alone stays ("month-end close", "monthly statement").
+ */
+const DAY_OR_MONTH = new Set(
+  'monday tuesday wednesday thursday friday saturday sunday mon tue tues wed thu thur thurs fri sat sun january february march april june may july august september october november december jan feb mar apr jun jul aug sep sept oct nov dec today tomorrow yesterday tonight'.split(
+    ' ',
+  ),
+);
+const RELATIVE = new Set('last next this coming previous past current every each following'.split(' '));
+const PERIOD = /^(?:day|week|weekend|month|quarter|year|morning|afternoon|evening|night|fortnight|period)s?$/;
+const COUNT = new Set('a an one two three four five six seven eight nine ten few couple several'.split(' '));
+const EDGE = new Set('end start beginning middle'.split(' '));
+
+/** Which of `words` belong to a date or time expression. */
+function dateMask(words: readonly string[]): boolean[] {
+  const mask = words.map((w) => DAY_OR_MONTH.has(w));
+  for (let i = 0; i < words.length; i++) {
+    const w = words[i];
+    // last/next/this … week, month, Friday
+    if (RELATIVE.has(w) && i + 1 < words.length && (PERIOD.test(words[i + 1]) || DAY_OR_MONTH.has(words[i + 1]))) {
+      mask[i] = mask[i + 1] = true;
+    }
+    // two weeks ago, a few days ago
+    if (w === 'ago') {
+      mask[i] = true;
+      for (let j = i - 1; j >= 0 && j >= i - 3 && (PERIOD.test(words[j]) || COUNT.has(words[j])); j--) mask[j] = true;
+    }
+    // the end / start of the month (…of next year)
+    if (EDGE.has(w) && words[i + 1] === 'of') {
+      let j = i + 2;
+      while (j < words.length && (words[j] === 'the' || RELATIVE.has(words[j]))) j++;
+      if (j < words.length && PERIOD.test(words[j])) for (let k = i; k <= j; k++) mask[k] = true;
+    }
+  }
+  // Tuesday morning, tomorrow night
+  for (let i = 0; i + 1 < words.length; i++) if (mask[i] && PERIOD.test(words[i + 1])) mask[i + 1] = true;
+  return mask;
+}
+
 /** Raw lowercase word tokens: letters, digits, apostrophes and inner hyphens kept together. */
 export function tokens(text: string): string[] {
   return text.toLowerCase().match(/[\p{L}\p{N}]+(?:['’-][\p{L}\p{N}]+)*/gu) ?? [];
@@ -116,8 +158,10 @@ export function terms(text: string): string[] {
     if (isIdentifier(token)) continue;
     for (const raw of token.replace(/’/g, "'").split('-')) words.push(raw);
   }
+  const dates = dateMask(words);
   const out: string[] = [];
   for (let i = 0; i < words.length; i++) {
+    if (dates[i]) continue;
     const phrase = i + 1 < words.length ? PHRASES[`${words[i]} ${words[i + 1]}`] : undefined;
     if (phrase !== undefined) {
       out.push(stem(phrase));
