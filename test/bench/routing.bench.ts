@@ -12,7 +12,15 @@
 import { LexicalClassifier, route, routingTestIndex, type Classifier, type CapabilityManifest, type RouterIndex } from '@cp/capabilities';
 import { LegacyLexicalClassifier } from '../support/routing-eval/legacy-classifier';
 import { PlainBm25Classifier } from '../support/routing-eval/plain-bm25';
-import { evaluate, half, loadEvalSet, loadSecondHeldOut, renderTable, withoutHints, type EvalSet } from '../support/routing-eval/routing-eval';
+import {
+  evaluate,
+  half,
+  loadEvalSet,
+  loadSecondHeldOut,
+  renderTable,
+  withoutHints,
+  type EvalSet,
+} from '../support/routing-eval/routing-eval';
 
 const CAPABILITIES = 2_000;
 const WARMUP = 50;

@@ -4,7 +4,8 @@ import { evaluate, half, loadEvalSet } from './routing-eval';
 
 const tuning = half(loadEvalSet(), 'tuning');
 const rows: string[] = [];
-const steps = (from: number, to: number, step: number) => Array.from({ length: Math.round((to - from) / step) + 1 }, (_, i) => +(from + i * step).toFixed(3));
+const steps = (from: number, to: number, step: number) =>
+  Array.from({ length: Math.round((to - from) / step) + 1 }, (_, i) => +(from + i * step).toFixed(3));
 for (const minStrength of steps(0.6, 1.3, 0.05))
   for (const minMargin of steps(0.1, 0.5, 0.025)) {
     const f = evaluate(tuning, new LexicalClassifier({ minStrength, minMargin }));

@@ -71,7 +71,7 @@ export interface Calibration {
   /** Minimum relative margin over the runner-up, 0..1. */
   minMargin: number;
 }
-export const DEFAULT_CALIBRATION: Calibration = { minStrength: 0.8, minMargin: 0.3 };
+export const DEFAULT_CALIBRATION: Calibration = { minStrength: 1.0, minMargin: 0.3 };
 /** The router's default threshold: the confidence this classifier gives at exactly the calibration's edges. */
 const AT_EDGE = 0.6;
 /** Fewer distinct known words than this: a short generic message ("cancel it", "refund"). */
