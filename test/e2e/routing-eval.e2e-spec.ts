@@ -5,7 +5,7 @@
 import { LexicalClassifier } from '@cp/capabilities';
 import { LegacyLexicalClassifier } from '../support/routing-eval/legacy-classifier';
 import { PlainBm25Classifier } from '../support/routing-eval/plain-bm25';
-import { evaluate, half, loadEvalSet } from '../support/routing-eval/routing-eval';
+import { evaluate, half, loadEvalSet, loadSecondHeldOut, wordOverlap } from '../support/routing-eval/routing-eval';
 
 describe('routing evaluation (labelled back-office set)', () => {
   const set = loadEvalSet();
@@ -28,22 +28,51 @@ describe('routing evaluation (labelled back-office set)', () => {
     }
   });
 
-  // The floor is what the router reaches on the HELD-OUT half (its constants were chosen on the
-  // tuning half only; ADR 0095); the goals of issue 13 (80% clear, ≤ 3% wrong) are not reached: docs/performance.md.
+  const second = loadSecondHeldOut();
+
+  it('has a second held-out set of new messages in the same strata, none a near-copy of the first set (ADR 0096)', () => {
+    const stratum = (t: { expect: string; category?: string }) => t.category ?? t.expect;
+    const count = (tests: { expect: string; category?: string }[], s: string) => tests.filter((t) => stratum(t) === s).length;
+    expect(second.suite.tests.length).toBeGreaterThanOrEqual(100);
+    for (const m of set.snapshot.manifests) expect(count(second.suite.tests, m.id)).toBe(3);
+    expect(count(second.suite.tests, 'ambiguous')).toBe(15);
+    expect(count(second.suite.tests, 'out-of-scope')).toBe(10);
+    // Independence: no message shares half or more of its words with any message of the first set.
+    const firstTexts = set.suite.tests.map((t) => t.text ?? '');
+    const nearCopies = second.suite.tests.filter((t) => firstTexts.some((f) => wordOverlap(f, t.text ?? '') >= 0.5));
+    expect(nearCopies.map((t) => t.text)).toEqual([]);
+    expect(wordOverlap('pay the Acme invoice', 'pay the Acme invoice')).toBe(1);
+    expect(wordOverlap('pay the Acme invoice', 'book a hotel')).toBe(0);
+  });
+
+  // The floors are what the shipped router reaches on each HELD-OUT set, one message under it (its
+  // constants were chosen on the tuning half only; ADR 0095, 0096); the goals of issue 13 (80% clear,
+  // ≤ 3% wrong) are not reached: docs/performance.md.
   it('holds the measured floor on the held-out half: clear routed, wrong routes, ambiguous clarified', () => {
     const f = evaluate(half(set, 'held-out'), new LexicalClassifier());
     const total = f.clear + f.ambiguous + f.outOfScope;
-    expect(f.clearCorrect / f.clear).toBeGreaterThanOrEqual(0.65);
+    expect(f.clearCorrect / f.clear).toBeGreaterThanOrEqual(0.64);
     expect(f.wrongRoutes / total).toBeLessThanOrEqual(0.04);
     expect(f.ambiguousClarified / f.ambiguous).toBeGreaterThanOrEqual(0.85);
     expect(f.outOfScopeClarified / f.outOfScope).toBeGreaterThanOrEqual(0.9);
   });
 
-  it('beats both the router before issue 13 and plain BM25 on wrong routes and on ambiguous messages', () => {
-    const now = evaluate(set, new LexicalClassifier());
-    for (const other of [evaluate(set, new LegacyLexicalClassifier()), evaluate(set, new PlainBm25Classifier())]) {
-      expect(now.wrongRoutes).toBeLessThan(other.wrongRoutes);
-      expect(now.ambiguousClarified).toBeGreaterThan(other.ambiguousClarified);
+  it('holds the measured floor on the second held-out set', () => {
+    const f = evaluate(second, new LexicalClassifier());
+    const total = f.clear + f.ambiguous + f.outOfScope;
+    expect(f.clearCorrect / f.clear).toBeGreaterThanOrEqual(0.58);
+    expect(f.wrongRoutes / total).toBeLessThanOrEqual(0.04);
+    expect(f.ambiguousClarified / f.ambiguous).toBeGreaterThanOrEqual(0.73);
+    expect(f.outOfScopeClarified / f.outOfScope).toBeGreaterThanOrEqual(0.9);
+  });
+
+  it('beats both the router before issue 13 and plain BM25 on wrong routes and on ambiguous messages, on both sets', () => {
+    for (const view of [set, second]) {
+      const now = evaluate(view, new LexicalClassifier());
+      for (const other of [evaluate(view, new LegacyLexicalClassifier()), evaluate(view, new PlainBm25Classifier())]) {
+        expect(now.wrongRoutes).toBeLessThan(other.wrongRoutes);
+        expect(now.ambiguousClarified).toBeGreaterThan(other.ambiguousClarified);
+      }
     }
   });
 });
