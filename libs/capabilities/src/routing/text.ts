@@ -1,6 +1,7 @@
 /**
  * Text analysis shared by every lexical scorer: tokens → lowercase Porter2 (Snowball English)
- * stems, English stopwords dropped, identifiers dropped. Deterministic, no model, no I/O.
+ * stems, English stopwords dropped, identifiers and spelled-out dates dropped. Deterministic, no
+ * model, no I/O.
  */
 import { eng as englishStopwords } from 'stopword';
 import porter2 = require('wink-porter2-stemmer');
@@ -149,8 +150,9 @@ export function tokens(text: string): string[] {
 }
 
 /**
- * Stems of the content words, in order. Identifiers (anything with a digit) and stopwords are
- * dropped; hyphenated words without digits split into their parts (month-end → month, end).
+ * Stems of the content words, in order. Identifiers (anything with a digit), spelled-out dates
+ * ("next Friday", "the end of the month") and stopwords are dropped; hyphenated words without
+ * digits split into their parts (month-end → month, end).
  */
 export function terms(text: string): string[] {
   const words: string[] = [];
