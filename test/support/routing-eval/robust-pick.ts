@@ -25,7 +25,7 @@ const rows: { s: number; m: number; clear: number; wrong: number; p90: number }[
 for (const minStrength of steps(0.6, 1.5, 0.05))
   for (const minMargin of steps(0.1, 0.6, 0.025)) {
     const report = runRoutingTests(tuning.snapshot, tuning.suite, { classifier: new LexicalClassifier({ minStrength, minMargin }) });
-    const wrong = report.results.map((r) => (r.wrong ? 1 : 0));
+    const wrong: number[] = report.results.map((r) => (r.wrong ? 1 : 0));
     const rates = draws.map((d) => d.reduce((sum, i) => sum + wrong[i], 0) / n).sort((a, b) => a - b);
     const clear = report.results.filter((r) => r.expect !== CLARIFY);
     rows.push({
