@@ -83,6 +83,28 @@ describe('LexicalClassifier', () => {
     expect(noisy.confidence).toBe(plain.confidence);
   });
 
+  it('lets no spelled-out date decide a route: "the end of the month" is when, not the month-end close (ADR 0096)', () => {
+    const finance = [
+      entry('close-checklist', 'Month-end close status', 'Shows which month-end close tasks are done, late or blocked.'),
+      entry(
+        'schedule-payment',
+        'Schedule a supplier payment',
+        'Schedules payment of an approved supplier invoice in the next payment run.',
+      ),
+      entry('payment-status', 'Payment status', 'Tells whether a payment to a supplier for last month was sent or cleared.'),
+    ];
+    const dated = classifier.classify("can we pay Globex's approved invoice at the end of the month", finance);
+    const undated = classifier.classify("can we pay Globex's approved invoice", finance);
+    expect(dated.id).toBe('schedule-payment');
+    expect(dated.confidence).toBe(undated.confidence);
+    expect(dated.ranking?.map((r) => r.id)).not.toContain('close-checklist');
+    // A date in the manifest does not pull a message that carries the same date either.
+    const status = classifier.classify('was the supplier payment for last month sent', finance);
+    expect(status.ranking).toEqual(classifier.classify('was the supplier payment sent', finance).ranking);
+    // The capability's own words still count: "month-end close" is not a date.
+    expect(classifier.classify('where are we on the month-end close tasks', finance).id).toBe('close-checklist');
+  });
+
   it('keeps short generic messages below the threshold even when one capability matches', () => {
     const cancel = [
       entry('cancel-trip', 'Cancel a booking', 'Cancels a booked trip.'),
