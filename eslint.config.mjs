@@ -22,8 +22,9 @@ const boundaries = [
     files: ['libs/node-protocol/**/*.ts'],
     patterns: [
       {
-        regex: '^(?!(zod|@cp/capabilities)$)(?!\\.{1,2}/)',
-        message: 'libs/node-protocol (the wire contract) imports only zod and @cp/capabilities.',
+        // jose and canonicalize: the signatures of cards and bundles are part of the contract (ADR 0130).
+        regex: '^(?!(zod|jose|canonicalize|node:crypto|@cp/capabilities)$)(?!\\.{1,2}/)',
+        message: 'libs/node-protocol (the wire contract) imports only zod, jose, canonicalize and @cp/capabilities.',
       },
     ],
   },

@@ -31,6 +31,7 @@ import {
   type WireMessage,
 } from '@cp/capabilities';
 import { freePort } from '../support/free-port';
+import { writeSignedBundle } from '../support/signed-bundle';
 
 // autocannon ships no types; this is the part used here.
 interface AutocannonResult {
@@ -114,14 +115,11 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-agent-node-'));
   const [nodePort, barePort] = [await freePort(), await freePort()];
   const finance = financeAgentExample({ baseUrl: `http://127.0.0.1:${nodePort}` });
-  const bundle = buildNodeBundle({
-    agentId: 'finance-agent',
-    revision: 1,
-    agent: finance.agent,
-    manifests: finance.manifests,
-    previewTenants: [],
-  });
-  writeFileSync(join(dir, 'finance-agent.bundle.json'), JSON.stringify(bundle));
+  // Signed like the control plane signs it: the cards served below carry their signatures (ADR 0130).
+  const bundle = await writeSignedBundle(
+    dir,
+    buildNodeBundle({ agentId: 'finance-agent', revision: 1, agent: finance.agent, manifests: finance.manifests, previewTenants: [] }),
+  );
   const partner = finance.callers.partner!;
   const token = mintA2AToken(config, partner.principal, partner.tenant, [...partner.scopes]);
   const partnerClass = bundle.classes.find((c) => c.extendedCard.body.includes('reconcile-invoice'))!;

@@ -14,7 +14,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import YAML from 'yaml';
-import { mintNodeToken } from '@cp/auth';
+import { generateKeyRingEntry, mintNodeToken } from '@cp/auth';
 import { testConfig } from '../support/config';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
 import { buildContext, dockerignoreMatcher, interpolate, parseDockerfile, runStage, type StageResult } from '../support/container-image';
@@ -42,7 +42,7 @@ interface ComposeService {
 
 const APPS = ['control-plane', 'worker', 'agent-node'] as const;
 const JOBS = ['migrate', 'seed'] as const;
-const SECRET_VARIABLES = ['JWT_SECRET', 'POSTGRES_PASSWORD', 'NODE_TOKEN'];
+const SECRET_VARIABLES = ['JWT_SECRET', 'POSTGRES_PASSWORD', 'NODE_TOKEN', 'SIGNING_KEYS'];
 
 describe('the Dockerfile and docker-compose.yml (read)', () => {
   const stage = (name: string) => dockerfile.stages.find((s) => s.name === name)!;
@@ -173,6 +173,7 @@ describe('the image built without Docker boots every app', () => {
       JWT_SECRET: jwtSecret,
       POSTGRES_PASSWORD: 'unused-on-loopback',
       NODE_TOKEN: mintNodeToken(testConfig({ JWT_SECRET: jwtSecret }), 'finance-agent'),
+      SIGNING_KEYS: JSON.stringify({ keys: [generateKeyRingEntry('image-test')] }),
       LOG_LEVEL: 'warn',
     };
     // Exactly the variables that name the compose network's hosts and the container ports.

@@ -1,9 +1,10 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { mintAdminToken } from '@cp/auth';
 import { buildNodeBundle, financeAgentExample } from '@cp/capabilities';
+import { writeSignedBundle } from '../support/signed-bundle';
 import { AppModule } from '../../apps/control-plane/src/app.module';
 import { WorkerModule } from '../../apps/worker/src/worker.module';
 import { AgentNodeModule } from '../../apps/agent-node/src/agent-node.module';
@@ -110,7 +111,8 @@ describe('an agent node with a verified bundle while Redis and the control plane
       manifests: finance.manifests,
       previewTenants: [],
     });
-    writeFileSync(join(cacheDir, 'finance-agent.bundle.json'), JSON.stringify(bundle));
+    // Signed, with the JWKS the node fetched last: verified again on load (ADR 0130).
+    await writeSignedBundle(cacheDir, bundle);
     ({ app, url } = await bootApp(
       AgentNodeModule,
       testConfig({

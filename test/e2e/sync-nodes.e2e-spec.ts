@@ -14,7 +14,7 @@ import { mintNodeToken } from '@cp/auth';
 import { AppConfigModule, AppConfigToken, createFastifyAdapter, RedisModule, type AppConfig } from '@cp/common';
 import { DbModule, PrismaService, RegistrySnapshotRepository, RegistryWriter, seedWhenEmpty } from '@cp/db';
 import { NodeSync, nodeBundleEtag, syncKeys, type NodeSyncOptions } from '@cp/node-sdk';
-import { BundleCache, OutboxRelay, SyncPublisherModule } from '@cp/sync';
+import { BundleCache, OutboxRelay, SigningKeys, SyncPublisherModule } from '@cp/sync';
 import { NodeApiModule } from '../../apps/control-plane/src/node-api/node-api.module';
 import { testConfig } from '../support/config';
 import { spawnNodeProcess, type NodeProcess } from '../support/node-process';
@@ -113,7 +113,8 @@ describe('node sync (real PostgreSQL, Redis, HTTP; one node in another process)'
   it('every node starts on the current revision, serving the bundle the control plane computed', async () => {
     expect(revisions()).toEqual([1, 1, 1]);
     const status = await child!.waitFor((s) => s.revision === 1);
-    const expected = buildNodeBundle((await app.get(RegistrySnapshotRepository).snapshot(AGENT))!);
+    // What the control plane built and signed (the cards carry signatures, so the hash is of the signed bundle).
+    const expected = JSON.parse((await app.get(BundleCache).current(AGENT))!.body) as NodeBundle;
     expect(status.servedHash).toBe(expected.contentHash);
     for (const n of nodes) expect(n.current()!.publicCard).toEqual(expected.publicCard);
     const rows = await until('acks of all four nodes', async () => {
@@ -202,6 +203,8 @@ describe('node sync (real PostgreSQL, Redis, HTTP; one node in another process)'
       JSON.stringify(corrupt),
       'etag',
       nodeBundleEtag(revision, good.contentHash),
+      'kid',
+      app.get(SigningKeys).active().kid,
     );
     await app.get(BundleCache).raise(AGENT, revision, true);
     await until('every node refused it', () => nodes.every((n) => n.status().lastRefusal !== null));

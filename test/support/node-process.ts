@@ -7,7 +7,8 @@ import { fork, type ChildProcess } from 'node:child_process';
 // The core file, not the package index: the child proves NodeSync runs without Nest loaded.
 import { NodeSync, type NodeSyncOptions, type NodeSyncStatus } from '../../libs/node-sdk/src/node-sync';
 
-type ChildStatus = Omit<NodeSyncStatus, 'lastFetchAt'> & { agentId: string | null; publicEtag: string | null };
+/** `kid`: the key that signed the served bundle (from its JWS header). */
+type ChildStatus = Omit<NodeSyncStatus, 'lastFetchAt'> & { agentId: string | null; publicEtag: string | null; kid: string | null };
 type Reply = { id: number; status: ChildStatus };
 
 export interface NodeProcess {
@@ -78,7 +79,14 @@ async function runChild(options: NodeSyncOptions): Promise<void> {
   process.on('message', (m: { id: number }) => {
     const { lastFetchAt: _at, ...status } = sync.status();
     const current = sync.current();
-    process.send!({ id: m.id, status: { ...status, agentId: current?.agentId ?? null, publicEtag: current?.publicCard.etag ?? null } });
+    const signature = current?.bundle.signature;
+    const kid = signature
+      ? ((JSON.parse(Buffer.from(signature.split('.')[0], 'base64url').toString('utf8')) as { kid?: string }).kid ?? null)
+      : null;
+    process.send!({
+      id: m.id,
+      status: { ...status, agentId: current?.agentId ?? null, publicEtag: current?.publicCard.etag ?? null, kid },
+    });
   });
   process.on('disconnect', () => void sync.stop().finally(() => process.exit(0)));
   await sync.start();

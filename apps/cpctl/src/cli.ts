@@ -4,6 +4,7 @@
  */
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { cardDiffCommand, cardShowCommand } from './commands/card.command';
+import { cardVerifyCommand } from './commands/card-verify.command';
 import { exportCommand } from './commands/export.command';
 import { planCommand } from './commands/plan.command';
 import { routeTestCommand } from './commands/route-test.command';
@@ -124,6 +125,13 @@ export async function run(argv: readonly string[], io: Io): Promise<ExitCode> {
     .option('--agent <id>', 'fetch it from the control plane')
     .option('--out <file>', 'write it to a file instead of stdout')
     .action(action('card show', (ctx, dir: string | undefined, opts: { agent?: string; out?: string }) => cardShowCommand(ctx, dir, opts)));
+
+  card
+    .command('verify')
+    .description("fetch an agent card and verify its signatures (A2A §8.4) against a JWKS you name; the card's own jku is never followed")
+    .argument('<url>', 'the card URL (a base URL means its /.well-known/agent-card.json)')
+    .option('--jwks <url|file>', 'the JWKS to verify with (env CPCTL_JWKS), e.g. the control plane /.well-known/jwks.json')
+    .action(action('card verify', (ctx, url: string, opts: { jwks?: string }) => cardVerifyCommand(ctx, url, opts)));
 
   program
     .command('route')

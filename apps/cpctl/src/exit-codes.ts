@@ -26,4 +26,14 @@ export enum ExitCode {
   Failure = 10,
   /** route test: a labelled message was routed to the wrong capability, or accuracy is below min_accuracy. */
   RoutingTestFailed = 11,
+  /** card verify: the card carries no signatures. */
+  CardUnsigned = 12,
+  /** card verify: a signature names a key of the JWKS but does not verify: the card is not what was signed. */
+  CardSignatureInvalid = 13,
+  /** card verify: no signature was made with a key of the given JWKS (unknown kid). */
+  CardUnknownKey = 14,
+  /** card verify: the JWKS could not be fetched or read. */
+  JwksUnavailable = 15,
+  /** card verify: what the URL answered is not an agent card (not JSON, not an object, malformed signatures). */
+  CardMalformed = 16,
 }

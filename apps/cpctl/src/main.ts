@@ -2,7 +2,7 @@
 import { run } from './cli';
 
 // cpctl is a client tool, not a service: the AppConfig of the servers does not apply, so it
-// reads its own three variables (CPCTL_URL, CPCTL_TOKEN, CPCTL_TIMEOUT_MS) from here only.
+// reads its own three variables (CPCTL_URL, CPCTL_TOKEN, CPCTL_TIMEOUT_MS, CPCTL_JWKS) from here only.
 // eslint-disable-next-line no-restricted-properties
 const env = process.env;
 

@@ -1,6 +1,7 @@
 import type { AppConfig } from '@cp/common';
 import { JwtVerifier } from './jwt-verifier';
 import type { TokenUse } from './principals';
+import { KeyRing, KeyRingError } from './key-ring';
 import { TokenSigner } from './token-signer';
 
 /** The configured lifetime limit of every token kind (JWT_MAX_LIFETIME_*_SECONDS). */
@@ -85,5 +86,47 @@ export function mintA2AToken(
     issuer: config.A2A_JWT_ISSUER,
     expiresIn,
     claims: { tenant, scope: scopes.join(' ') },
+  });
+}
+
+/**
+ * The signing key ring of this deployment (ADR 0130): SIGNING_KEYS, else SIGNING_KEYS_FILE, else
+ * (development only) a key generated once into SIGNING_DEV_KEY_FILE. Production without real keys
+ * refuses to start (fail closed, like ADR 0068), naming the variables.
+ */
+export function keyRingFromConfig(config: AppConfig): KeyRing {
+  if (config.SIGNING_KEYS) return new KeyRing({ kind: 'inline', json: config.SIGNING_KEYS, variable: 'SIGNING_KEYS' });
+  if (config.SIGNING_KEYS_FILE) return new KeyRing({ kind: 'file', path: config.SIGNING_KEYS_FILE, variable: 'SIGNING_KEYS_FILE' });
+  if (config.NODE_ENV === 'production') {
+    throw new KeyRingError(
+      'SIGNING_KEYS or SIGNING_KEYS_FILE must be set in production: cards, bundles and tool tokens are signed with them (a generated development key is refused)',
+    );
+  }
+  return new KeyRing({ kind: 'dev', path: config.SIGNING_DEV_KEY_FILE });
+}
+
+/** Tool tokens: ES256 with the key ring's active key (kid in the header); tools verify with the JWKS. */
+export function toolTokenSigner(keyRing: KeyRing): TokenSigner {
+  return new TokenSigner({ keyRing });
+}
+
+/**
+ * How a tool verifies tool tokens: ES256 only, keys from the pinned JWKS (SIGNING_JWKS_URL, a
+ * URL in configuration), never the shared secret, so a tool can verify but cannot mint.
+ */
+export function toolTokenVerifier(
+  config: AppConfig,
+  audience: string,
+  options: { fetchJwks?: (url: string) => Promise<unknown> } = {},
+): JwtVerifier {
+  return new JwtVerifier({
+    algorithms: ['ES256'],
+    jwksUrl: config.SIGNING_JWKS_URL,
+    issuer: config.JWT_ISSUER,
+    audience,
+    maxLifetimeSeconds: maxLifetimes(config),
+    jwksCooldownMs: config.SIGNING_JWKS_COOLDOWN_MS,
+    jwksMaxAgeMs: config.SIGNING_JWKS_CACHE_SECONDS * 1000,
+    fetchJwks: options.fetchJwks,
   });
 }

@@ -12,5 +12,20 @@ export {
   mintAdminToken,
   mintNodeToken,
   mintA2AToken,
+  keyRingFromConfig,
+  toolTokenSigner,
+  toolTokenVerifier,
 } from './from-config';
+export {
+  KeyRing,
+  KeyRingError,
+  SIGNING_ALG,
+  parseKeyRing,
+  generateKeyRingEntry,
+  type KeyState,
+  type KeyRingKey,
+  type KeyRingSource,
+  type PublicJwk,
+  type SigningKey,
+} from './key-ring';
 export { bearerToken } from './bearer';

@@ -11,6 +11,10 @@ export interface KeySourceOptions {
   /** A JWKS document on disk, or at a URL (fetched, cached, refreshed on an unknown kid). */
   jwksFile?: string;
   jwksUrl?: string;
+  /** Least time between two fetches of jwksUrl on an unknown kid (default 30 s). */
+  jwksCooldownMs?: number;
+  /** A fetched JWKS is fetched again on the next verification after this long (default: never), so removed keys stop verifying. */
+  jwksMaxAgeMs?: number;
   /** Injectable for tests. */
   fetchJwks?: (url: string) => Promise<unknown>;
 }
@@ -57,8 +61,12 @@ export class KeyResolver {
       );
     }
     if (alg === 'HS256') return this.secretKey!;
+    const age = Date.now() - this.fetchedAt;
+    if (this.options.jwksUrl && this.fetchedAt > 0 && this.options.jwksMaxAgeMs !== undefined && age > this.options.jwksMaxAgeMs) {
+      await this.refresh().catch(() => undefined); // an unreachable JWKS keeps the keys it had
+    }
     let key = this.find(alg, header.kid);
-    if (!key && this.options.jwksUrl && Date.now() - this.fetchedAt > MIN_REFRESH_MS) {
+    if (!key && this.options.jwksUrl && Date.now() - this.fetchedAt > (this.options.jwksCooldownMs ?? MIN_REFRESH_MS)) {
       await this.refresh();
       key = this.find(alg, header.kid);
     }

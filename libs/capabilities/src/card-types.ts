@@ -32,4 +32,6 @@ export interface AgentCard {
   iconUrl?: string;
   securitySchemes?: Record<string, unknown>;
   securityRequirements?: unknown[];
+  /** A2A §8.4 JWS signatures over the card's canonical form (added by the control plane, ADR 0130). */
+  signatures?: { protected: string; signature: string; header?: Record<string, unknown> }[];
 }

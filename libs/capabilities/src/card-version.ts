@@ -32,3 +32,8 @@ export function serializeCard(card: AgentCard): SerializedCard {
   const body = canonicalJson(card);
   return { body, etag: `"${createHash('sha256').update(body, 'utf8').digest('base64url')}"` };
 }
+
+/** A signed card's bytes: canonical JSON of the card with its `signatures` (A2A §8.4), and their ETag. */
+export function serializeCardWithSignatures(card: object, signatures: readonly object[]): SerializedCard {
+  return serializeCard({ ...(card as AgentCard), signatures: [...signatures] as AgentCard['signatures'] });
+}

@@ -13,7 +13,7 @@ export type { RouterIndex, RouterEntry, Tombstone } from './router-index';
 export { buildExecutionPolicy, policyEntriesForHandler } from './execution-policy';
 export type { ExecutionPolicy, PolicyEntry } from './execution-policy';
 export { canonicalJson } from './canonical-json';
-export { cardVersion, skillsHash, serializeCard } from './card-version';
+export { cardVersion, skillsHash, serializeCard, serializeCardWithSignatures } from './card-version';
 export type { SerializedCard } from './card-version';
 export { checkAgentCard } from './card-schema';
 export { entitlementClassKey, enumerateEntitlementClasses, EntitlementClassIndex, ANONYMOUS_CLASS } from './entitlement-classes';

@@ -45,8 +45,13 @@ export interface NodeBundle {
   executionPolicy: ExecutionPolicy;
   extensions: AgentExtension[];
   protocol: ProtocolSettings;
-  /** sha256 hex of canonicalJson(bundle without contentHash and generatedAt). */
+  /** sha256 hex of canonicalJson(bundle without contentHash, generatedAt and signature). */
   contentHash: string;
+  /**
+   * The control plane's compact JWS over {agentId, revision, epoch, contentHash} (ADR 0130);
+   * left out of contentHash. Absent on a bundle the core built and nobody signed yet.
+   */
+  signature?: string;
 }
 
 export const NODE_BUNDLE_FORMAT = 1;
@@ -57,7 +62,7 @@ export const DEFAULT_CHECK_CLASS_SAMPLE = 64;
 export function bundleContentHash(
   bundle: Omit<NodeBundle, 'contentHash' | 'generatedAt'> & Partial<Pick<NodeBundle, 'contentHash' | 'generatedAt'>>,
 ): string {
-  const { contentHash: _h, generatedAt: _g, ...content } = bundle;
+  const { contentHash: _h, generatedAt: _g, signature: _s, ...content } = bundle;
   return createHash('sha256').update(canonicalJson(content), 'utf8').digest('hex');
 }
 
@@ -119,6 +124,7 @@ function shapeError(b: Record<string, unknown>): string | null {
   if (!isRevision(b.revision)) return 'revision: expected a non-negative integer';
   if (typeof b.generatedAt !== 'string') return 'generatedAt: expected an ISO date string';
   if (typeof b.contentHash !== 'string' || !/^[0-9a-f]{64}$/.test(b.contentHash)) return 'contentHash: expected 64 hex digits';
+  if (b.signature !== undefined && typeof b.signature !== 'string') return 'signature: expected a compact JWS string';
   const s = b.snapshot;
   if (!isObject(s)) return 'snapshot: expected an object';
   if (s.agentId !== b.agentId) return `snapshot.agentId: ${JSON.stringify(s.agentId)} differs from agentId ${JSON.stringify(b.agentId)}`;
@@ -182,9 +188,10 @@ export function checkNodeBundle(
     const hash = bundleContentHash(bundle);
     if (hash !== bundle.contentHash) return fail(`contentHash mismatch: content hashes to ${hash}, bundle says ${bundle.contentHash}`);
     const snapshot = bundle.snapshot;
+    // Cards are compared without their signatures (which verifyNodeBundle checks, with the keys).
     const pub = serializeCard(buildPublicCard(snapshot));
-    if (pub.body !== bundle.publicCard.body) return fail('publicCard: bytes differ from the public card of the snapshot');
-    if (pub.etag !== bundle.publicCard.etag) return fail('publicCard: etag does not match its bytes');
+    if (unsignedBody(bundle.publicCard.body) !== pub.body) return fail('publicCard: bytes differ from the public card of the snapshot');
+    if (serializeCardEtag(bundle.publicCard.body) !== bundle.publicCard.etag) return fail('publicCard: etag does not match its bytes');
     if (!sameJson(bundle.anonymousRouterIndex, buildRouterIndex(snapshot, null)))
       return fail('anonymousRouterIndex: differs from the snapshot');
     if (!sameJson(bundle.executionPolicy, buildExecutionPolicy(snapshot))) return fail('executionPolicy: differs from the snapshot');
@@ -207,7 +214,7 @@ export function checkNodeBundle(
         return fail(`classes[${i}].key: not an entitlement class key`);
       }
       if (caller === null || index.key(caller) !== c.key) return fail(`classes[${i}].key: not an entitlement class of this snapshot`);
-      if (serializeCard(buildExtendedCard(snapshot, caller)).body !== c.extendedCard.body)
+      if (serializeCard(buildExtendedCard(snapshot, caller)).body !== unsignedBody(c.extendedCard.body))
         return fail(`classes[${i}].extendedCard: differs from the snapshot`);
       if (!sameJson(c.routerIndex, buildRouterIndex(snapshot, caller))) return fail(`classes[${i}].routerIndex: differs from the snapshot`);
     }
@@ -215,6 +222,13 @@ export function checkNodeBundle(
     return fail(`inconsistent bundle: ${(error as Error).message}`);
   }
   return { ok: true, bundle };
+}
+
+/** The card's canonical bytes without `signatures` (what the core computes from the snapshot). */
+function unsignedBody(body: string): string {
+  if (!body.includes('"signatures":')) return body;
+  const { signatures: _s, ...card } = JSON.parse(body) as Record<string, unknown>;
+  return canonicalJson(card);
 }
 
 function serializeCardEtag(body: string): string {

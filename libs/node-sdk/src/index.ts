@@ -21,6 +21,18 @@ export {
   NODE_ID_PATTERN,
 } from '@cp/node-protocol';
 export type { AckBody, HeartbeatBody, RegisterNodeBody } from '@cp/node-protocol';
+// Signature verification for calling agents and for tools built on the SDK (ADR 0130): a card
+// fetched from another agent, a node bundle (the delta sync rebuilds one and checks it here).
+export {
+  verifyCardSignature,
+  verifyNodeBundle,
+  cardSigningPayload,
+  pinnedJwks,
+  CardVerifyCode,
+  BUNDLE_SIGNATURE_TYP,
+} from '@cp/node-protocol';
+export type { CardVerification, BundleVerification, VerificationKeys, AgentCardSignature } from '@cp/node-protocol';
+export { PinnedJwks, type PinnedJwksOptions } from './pinned-jwks';
 export type { NodeBundle, NodeBundleClass, NodeBundleCheck, SerializedProjection } from '@cp/capabilities';
 export { checkNodeBundle } from '@cp/capabilities';
 export { nodeSyncOptionsFromConfig } from './node-sync-config';

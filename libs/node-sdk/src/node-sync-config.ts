@@ -26,6 +26,9 @@ export function nodeSyncOptionsFromConfig(
     redisUrl: config.REDIS_URL,
     redisKeyPrefix: config.REDIS_KEY_PREFIX,
     pollIntervalMs: config.NODE_POLL_INTERVAL_MS,
+    jwksUrl: config.SIGNING_JWKS_URL,
+    jwksCacheMaxAgeMs: config.SIGNING_JWKS_CACHE_SECONDS * 1000,
+    jwksCooldownMs: config.SIGNING_JWKS_COOLDOWN_MS,
     logger: extra.logger,
   };
 }

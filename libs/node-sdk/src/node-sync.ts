@@ -4,8 +4,10 @@
  *
  * - One reference (`current()`) to an immutable ActiveBundle, swapped whole: a request that read it
  *   sees one revision from start to end.
- * - A bundle is checked (checkNodeBundle, same agent, revision not older) before it is applied;
- *   a refused bundle leaves the old one in place and is reported to the control plane (ack).
+ * - A bundle is checked (checkNodeBundle, same agent, revision not older) and its signatures
+ *   verified against the pinned JWKS (verifyNodeBundle) before it is applied, from the control
+ *   plane and from disk alike; a refused bundle leaves the old one in place and is reported to the
+ *   control plane (ack with the reason, shown in the fleet view).
  * - The last good bundle is also on disk (temp file + fsync + rename), so a node restarted while
  *   the control plane is down starts serving from disk.
  * - Invalidations arrive on a Redis pub/sub channel (own subscriber connection, reconnect with
@@ -20,7 +22,17 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { checkNodeBundle, type HandlerDeclaration } from '@cp/capabilities';
 import { ActiveBundle } from './active-bundle';
-import { nodeApiPaths, nodeBundleEtag, nodeIdSchema, parseRevisionStamp, syncKeys, type AckBody } from '@cp/node-protocol';
+import {
+  nodeApiPaths,
+  nodeBundleEtag,
+  nodeIdSchema,
+  parseRevisionStamp,
+  syncKeys,
+  verifyNodeBundle,
+  type AckBody,
+  type VerificationKeys,
+} from '@cp/node-protocol';
+import { PinnedJwks } from './pinned-jwks';
 
 export interface NodeSyncLogger {
   debug?(message: string): void;
@@ -54,6 +66,16 @@ export interface NodeSyncOptions {
   reconnectMaxMs?: number;
   /** How many classes checkNodeBundle recomputes (default: its own default). */
   classSample?: number;
+  /**
+   * The keys bundles must be signed with (ADR 0130). Default: the JWKS at `jwksUrl`, else at the
+   * control plane's /.well-known/jwks.json, kept on disk next to the bundle. A bundle that is
+   * unsigned, tampered with or signed by a key not in it is refused, whatever its source.
+   */
+  jwks?: VerificationKeys;
+  jwksUrl?: string;
+  /** Of the default pinned JWKS: how long a fetched JWKS is kept, and the least time between fetches on an unknown kid. */
+  jwksCacheMaxAgeMs?: number;
+  jwksCooldownMs?: number;
   /** The handlers this node's code has, reported at register and every heartbeat (issue 14). */
   handlers?: () => HandlerDeclaration[];
   logger?: NodeSyncLogger;
@@ -114,6 +136,8 @@ export class NodeSync {
   private readonly log: NodeSyncLogger;
   private readonly file: string;
   private readonly channel: string;
+  private readonly pinned?: PinnedJwks;
+  private readonly keys: VerificationKeys;
 
   constructor(private readonly options: NodeSyncOptions) {
     // The control plane's rule (one rule, @cp/node-protocol): refuse here rather than at every register.
@@ -123,6 +147,17 @@ export class NodeSync {
     this.file = join(options.cacheDir, `${options.agentId}.bundle.json`);
     this.channel = syncKeys(options.redisKeyPrefix ?? 'cp:', options.agentId).channel;
     this.handlers = options.handlers;
+    if (options.jwks) this.keys = options.jwks;
+    else {
+      this.pinned = new PinnedJwks({
+        url: options.jwksUrl ?? `${options.controlPlaneUrl.replace(/\/+$/, '')}/.well-known/jwks.json`,
+        file: join(options.cacheDir, `${options.agentId}.jwks.json`),
+        cacheMaxAgeMs: options.jwksCacheMaxAgeMs,
+        cooldownMs: options.jwksCooldownMs,
+        timeoutMs: options.requestTimeoutMs,
+      });
+      this.keys = this.pinned.getKey;
+    }
   }
 
   /** Sets where the handler inventory comes from (before start(); apps that build handlers later). */
@@ -180,6 +215,8 @@ export class NodeSync {
   async start(): Promise<void> {
     if (this.running) return;
     this.running = true;
+    // The control plane's JWKS when it answers; the last one fetched (on disk) when it does not.
+    if (this.pinned) await this.pinned.refresh().catch(() => this.pinned!.loadFromDisk());
     await this.loadFromDisk();
     this.subscribe();
     await this.register();
@@ -264,6 +301,11 @@ export class NodeSync {
     let refusal: string | null = check.ok ? null : check.error;
     if (check.ok && check.bundle.agentId !== this.options.agentId) {
       refusal = `bundle is for agent "${check.bundle.agentId}", this node serves "${this.options.agentId}"`;
+    }
+    // Signed by the control plane with a key of the pinned JWKS, cards included (ADR 0130).
+    if (check.ok && refusal === null) {
+      const verified = await verifyNodeBundle(check.bundle, this.keys);
+      if (!verified.ok) refusal = `signature ${verified.code}: ${verified.reason}`;
     }
     if (!check.ok || refusal !== null) {
       this.lastRefusal = refusal;

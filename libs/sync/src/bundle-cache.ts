@@ -4,7 +4,8 @@ import type { Redis } from 'ioredis';
 import { buildNodeBundle } from '@cp/capabilities';
 import { InjectConfig, InjectRedis, type AppConfig } from '@cp/common';
 import { RegistrySnapshotRepository } from '@cp/db';
-import { nodeBundleEtag, parseRevisionStamp, syncKeys } from '@cp/node-protocol';
+import { nodeBundleEtag, parseRevisionStamp, signNodeBundle, syncKeys } from '@cp/node-protocol';
+import { SigningKeys } from './signing-keys';
 import { SyncError, SyncErrorCode } from './sync.errors';
 import { SYNC_OPTIONS, type SyncPublisherOptions } from './sync.options';
 
@@ -16,6 +17,8 @@ export interface CachedBundle {
   etag: string;
   /** The exact JSON text served. */
   body: string;
+  /** The key that signed it: a bundle signed by a key that is no longer active is signed again. */
+  kid: string;
 }
 
 /**
@@ -67,6 +70,7 @@ export class BundleCache {
     @InjectConfig() config: AppConfig,
     private readonly snapshots: RegistrySnapshotRepository,
     @Inject(SYNC_OPTIONS) private readonly options: SyncPublisherOptions,
+    private readonly signing: SigningKeys,
   ) {
     this.prefix = config.REDIS_KEY_PREFIX;
   }
@@ -91,7 +95,7 @@ export class BundleCache {
       if (known === null) return null;
       stamp = await this.raiseStamp(agentId, known.revision, false, known.epoch);
     }
-    return this.memo.get(memoKey(agentId, stamp.revision, stamp.epoch)) ?? this.ensure(agentId, stamp.revision, stamp.epoch);
+    return this.memo.get(this.memoKey(agentId, stamp.revision, stamp.epoch)) ?? this.ensure(agentId, stamp.revision, stamp.epoch);
   }
 
   /**
@@ -99,7 +103,7 @@ export class BundleCache {
    * epoch unknown (the publisher, told only the revision) it is computed from PostgreSQL.
    */
   ensure(agentId: string, revision: number, epoch?: string): Promise<CachedBundle | null> {
-    const key = memoKey(agentId, revision, epoch ?? '?');
+    const key = this.memoKey(agentId, revision, epoch ?? '?');
     const hit = this.memo.get(key);
     if (hit) return Promise.resolve(hit);
     let pending = this.computing.get(key);
@@ -157,9 +161,11 @@ export class BundleCache {
   }
 
   private async readCached(agentId: string, revision: number, epoch: string): Promise<CachedBundle | null> {
-    const [body, etag] = await this.redis.hmget(this.keys(agentId).bundle(revision, epoch), 'body', 'etag');
+    const [body, etag, kid] = await this.redis.hmget(this.keys(agentId).bundle(revision, epoch), 'body', 'etag', 'kid');
     if (body === null || etag === null) return null;
-    return this.remember({ agentId, revision, epoch, etag, body });
+    // Signed by a key that is no longer the active one (a rotation): sign it again.
+    if (kid !== this.signing.active().kid) return null;
+    return this.remember({ agentId, revision, epoch, etag, body, kid });
   }
 
   private async compute(agentId: string): Promise<CachedBundle | null> {
@@ -167,22 +173,34 @@ export class BundleCache {
     const snapshot = await this.snapshots.snapshot(agentId);
     if (!snapshot) return null;
     this.stats.builds++;
-    const bundle = buildNodeBundle(snapshot);
+    const key = this.signing.active();
+    // Every card and the bundle are signed here, once per (agent, revision), never per request.
+    const bundle = await signNodeBundle(buildNodeBundle(snapshot), key);
     const entry: CachedBundle = {
       agentId,
       revision: snapshot.revision,
       epoch: snapshot.epoch ?? '',
       etag: nodeBundleEtag(snapshot.revision, bundle.contentHash),
       body: JSON.stringify(bundle),
+      kid: key.kid,
     };
-    const key = this.keys(agentId).bundle(entry.revision, entry.epoch);
-    await this.redis.multi().hset(key, 'body', entry.body, 'etag', entry.etag).expire(key, this.options.bundleTtlSeconds).exec();
+    const redisKey = this.keys(agentId).bundle(entry.revision, entry.epoch);
+    await this.redis
+      .multi()
+      .hset(redisKey, 'body', entry.body, 'etag', entry.etag, 'kid', entry.kid)
+      .expire(redisKey, this.options.bundleTtlSeconds)
+      .exec();
     await this.raiseStamp(agentId, entry.revision, false, entry.epoch);
     return this.remember(entry);
   }
 
+  /** Memo entries are per signing key too: after a rotation the old ones are never hit again. */
+  private memoKey(agentId: string, revision: number, epoch: string, kid = this.signing.active().kid): string {
+    return `${agentId}@${revision}|${epoch}#${kid}`;
+  }
+
   private remember(entry: CachedBundle): CachedBundle {
-    const key = memoKey(entry.agentId, entry.revision, entry.epoch);
+    const key = this.memoKey(entry.agentId, entry.revision, entry.epoch, entry.kid);
     this.memo.delete(key);
     this.memo.set(key, entry);
     if (this.memo.size > MEMO_LIMIT) this.memo.delete(this.memo.keys().next().value!);
@@ -190,5 +208,4 @@ export class BundleCache {
   }
 }
 
-const memoKey = (agentId: string, revision: number, epoch: string) => `${agentId}@${revision}|${epoch}`;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -4,16 +4,18 @@ import { BundleCache } from './bundle-cache';
 import { OutboxRelay } from './outbox-relay';
 import { OutboxRepository } from './outbox.repository';
 import { RevisionPublisher } from './revision-publisher';
+import { SigningKeys } from './signing-keys';
 import { DEFAULT_SYNC_OPTIONS, SYNC_OPTIONS, type SyncPublisherOptions } from './sync.options';
 
 const providers = [
+  SigningKeys,
   BundleCache,
   OutboxRepository,
   RevisionPublisher,
   OutboxRelay,
   { provide: REVISION_LISTENERS, inject: [RevisionPublisher], useFactory: (publisher: RevisionPublisher) => [publisher] },
 ];
-const exported = [REVISION_LISTENERS, BundleCache, RevisionPublisher, OutboxRelay];
+const exported = [REVISION_LISTENERS, SigningKeys, BundleCache, RevisionPublisher, OutboxRelay];
 
 /**
  * Import once in any app that changes the registry (control plane, worker): RegistryWriter then

@@ -1,9 +1,10 @@
 /**
  * A deterministic fake ERP standing in for the finance agent's real one. Like a real tool it
- * trusts nothing but the tool token: it verifies it (audience tool:erp, token_use tool) and
+ * trusts nothing but the tool token: it verifies it (ES256 against the control plane's JWKS,
+ * audience tool:erp, token_use tool) and
  * serves only what the token's scopes allow, for the token's tenant.
  */
-import { JwtVerifier } from '@cp/auth';
+import { toolTokenVerifier } from '@cp/auth';
 import type { AppConfig } from '@cp/common';
 import type { ToolImplementation } from '@cp/node-sdk';
 
@@ -25,14 +26,8 @@ export interface ErpAnswer {
 }
 
 export function createErpTool(config: AppConfig): ToolImplementation {
-  const verifier = new JwtVerifier({
-    algorithms: config.JWT_ALGORITHMS,
-    secret: config.JWT_SECRET,
-    jwksFile: config.JWT_JWKS_FILE,
-    jwksUrl: config.JWT_JWKS_URL,
-    issuer: config.JWT_ISSUER,
-    audience: ERP_AUDIENCE,
-  });
+  // ES256 from the control plane's pinned JWKS only: the ERP can verify tool tokens, not mint them.
+  const verifier = toolTokenVerifier(config, ERP_AUDIENCE);
   return async (input, { token }) => {
     const principal = await verifier.verify(token, 'tool');
     if (!principal.scopes.includes('recon.run')) throw new Error('the ERP needs recon.run to read purchase orders');

@@ -3,13 +3,17 @@ import { NodeAuthModule } from '../node-auth/node-auth.module';
 import { NodeInventoryModule } from '../node-inventory/node-inventory.module';
 import { NodeApiController } from './node-api.controller';
 import { NodeApiService } from './node-api.service';
+import { JwksRoute } from './jwks.route';
 import { NodeBundleRoute } from './node-bundle.route';
 import { NodeRepository } from './node.repository';
 
-/** The API agent nodes sync from (/node/v1). Needs SyncPublisherModule (BundleCache), DbModule and RedisModule. */
+/**
+ * The API agent nodes sync from (/node/v1) and the JWKS they (and tools, and A2A clients) verify
+ * signatures with (/.well-known/jwks.json). Needs SyncPublisherModule (BundleCache, SigningKeys), DbModule and RedisModule.
+ */
 @Module({
   imports: [NodeAuthModule, NodeInventoryModule],
   controllers: [NodeApiController],
-  providers: [NodeApiService, NodeRepository, NodeBundleRoute],
+  providers: [NodeApiService, NodeRepository, NodeBundleRoute, JwksRoute],
 })
 export class NodeApiModule {}

@@ -1,8 +1,9 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { a2aVerifier, AuthError, tokenSigner, type JwtVerifier, type NodePrincipal, type TokenSigner } from '@cp/auth';
+import { a2aVerifier, AuthError, toolTokenSigner, type JwtVerifier, type NodePrincipal, type TokenSigner } from '@cp/auth';
 import { downscopedScopes, isEntitled } from '@cp/capabilities';
 import { InjectConfig, type AppConfig } from '@cp/common';
 import { tokenExchangeSchema, type TokenExchangeResult } from '@cp/node-protocol';
+import { SigningKeys } from '@cp/sync';
 import { parseNodeBody } from '../node-auth/parse-node-body';
 import { TokenExchangeError, TokenExchangeErrorCode } from './token-exchange.errors';
 import { ToolRepository } from './tool.repository';
@@ -28,8 +29,10 @@ export class TokenExchangeService {
   constructor(
     private readonly tools: ToolRepository,
     @InjectConfig() private readonly config: AppConfig,
+    keys: SigningKeys,
   ) {
-    this.signer = tokenSigner(config);
+    // ES256 with the key ring's active key: tools verify with the public JWKS and cannot mint (ADR 0130).
+    this.signer = toolTokenSigner(keys.keyRing());
   }
 
   /** The verifier of one agent's a2a tokens (its own audience); agents are few, so kept. */

@@ -69,6 +69,24 @@ const configFields = z.object({
   JWT_MAX_LIFETIME_NODE_SECONDS: lifetime(30 * 24 * 3600),
   JWT_MAX_LIFETIME_A2A_SECONDS: lifetime(3600),
   JWT_MAX_LIFETIME_TOOL_SECONDS: lifetime(300),
+  /**
+   * The signing key ring (ADR 0130): cards, node bundles and tool tokens are ES256 JWS under it.
+   * SIGNING_KEYS (the key ring document as JSON) or SIGNING_KEYS_FILE (a path to it); without
+   * either, development generates one key and keeps it in SIGNING_DEV_KEY_FILE (mode 0600), and
+   * production refuses to start. A file is re-read when it changes (rotation without a restart).
+   */
+  SIGNING_KEYS: z.string().min(2).optional(),
+  SIGNING_KEYS_FILE: z.string().min(1).optional(),
+  SIGNING_DEV_KEY_FILE: z.string().min(1).default('.cache/control-plane/signing-keys.json'),
+  SIGNING_KEYS_RELOAD_MS: z.coerce.number().int().min(50).default(10_000),
+  /**
+   * The JWKS every verifier (agent nodes, tools) pins: a URL in configuration, never one named by
+   * what it verifies (no jku). Default: the control plane's /.well-known/jwks.json.
+   */
+  SIGNING_JWKS_URL: url(['http:', 'https:']).optional(),
+  /** How long a verifier keeps a fetched JWKS, and the least time between two fetches on an unknown kid. */
+  SIGNING_JWKS_CACHE_SECONDS: z.coerce.number().int().min(1).default(300),
+  SIGNING_JWKS_COOLDOWN_MS: z.coerce.number().int().min(0).default(30_000),
   /** Tokens that partner agents present to agent nodes. */
   A2A_JWT_ISSUER: z.string().min(1).default('capability-control-plane'),
   /**
@@ -161,7 +179,14 @@ export const configSchema = configFields
       }
     }
   })
-  .transform((config) => ({ ...config, NODE_ENV: config.NODE_ENV ?? (isLoopbackHost(config.HOST) ? 'development' : 'production') }));
+  .transform((config) => ({
+    ...config,
+    NODE_ENV: config.NODE_ENV ?? (isLoopbackHost(config.HOST) ? 'development' : 'production'),
+    SIGNING_JWKS_URL: config.SIGNING_JWKS_URL ?? `${config.CONTROL_PLANE_URL.replace(/\/+$/, '')}${JWKS_PATH}`,
+  }));
+
+/** Where the control plane publishes the public keys of its key ring. */
+export const JWKS_PATH = '/.well-known/jwks.json';
 
 export type AppConfig = z.infer<typeof configSchema>;
 

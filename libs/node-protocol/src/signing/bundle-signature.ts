@@ -1,0 +1,123 @@
+/**
+ * Node bundle signatures (ADR 0130). The control plane signs every bundle it builds: each card in
+ * it (public card and every precomputed class's extended card, A2A §8.4), then the bundle itself,
+ * a compact JWS (`typ: cp-bundle+jwt`, ES256, kid) whose payload names the agent, the revision,
+ * the registry epoch and the contentHash. `signature` is left out of contentHash (like
+ * generatedAt), so anything that rebuilds a bundle (the delta sync) recomputes the same hash and
+ * checks this signature over it.
+ *
+ * A node calls verifyNodeBundle(bundle, keys) after checkNodeBundle (shape, hash, projections
+ * recomputed from the snapshot with `signatures` removed) and before it activates the bundle, and
+ * again on a bundle read from its disk cache.
+ */
+import { CompactSign, compactVerify, decodeProtectedHeader } from 'jose';
+import {
+  bundleContentHash,
+  serializeCardWithSignatures,
+  type NodeBundle,
+  type NodeBundleClass,
+  type SerializedProjection,
+} from '@cp/capabilities';
+import { CardVerifyCode, cardSignatures, failureCode, verifyCardSignature, worstFailure } from './card-signature';
+import { SIGNATURE_ALG, keyGetter, type SignatureKey, type VerificationKeys } from './keys';
+
+export const BUNDLE_SIGNATURE_TYP = 'cp-bundle+jwt';
+
+/** What a bundle signature asserts. */
+export interface BundleSignaturePayload {
+  agentId: string;
+  revision: number;
+  /** RegistrySnapshot.epoch, '' when the bundle has none. */
+  epoch: string;
+  contentHash: string;
+  /** Epoch seconds. */
+  iat: number;
+}
+
+export type BundleVerification = { ok: true; kid: string } | { ok: false; code: CardVerifyCode; reason: string };
+
+const encoder = new TextEncoder();
+
+/** One card signed (§8.4): its bytes and ETag recomputed with `signatures`. */
+export async function signProjection(projection: SerializedProjection, key: SignatureKey): Promise<SerializedProjection> {
+  const card = JSON.parse(projection.body) as Record<string, unknown>;
+  delete card.signatures;
+  return serializeCardWithSignatures(card, await cardSignatures(card, key));
+}
+
+/**
+ * The bundle with every card signed, contentHash recomputed, and its own signature. Cards are
+ * signed here, once per (revision, entitlement class), never per request.
+ */
+export async function signNodeBundle(bundle: NodeBundle, key: SignatureKey, now: Date = new Date()): Promise<NodeBundle> {
+  const publicCard = await signProjection(bundle.publicCard, key);
+  const classes: NodeBundleClass[] = [];
+  for (const c of bundle.classes) classes.push({ ...c, extendedCard: await signProjection(c.extendedCard, key) });
+  const { signature: _old, ...rest } = bundle;
+  const signed: NodeBundle = { ...rest, publicCard, classes };
+  signed.contentHash = bundleContentHash(signed);
+  const payload: BundleSignaturePayload = {
+    agentId: signed.agentId,
+    revision: signed.revision,
+    epoch: signed.snapshot.epoch ?? '',
+    contentHash: signed.contentHash,
+    iat: Math.floor(now.getTime() / 1000),
+  };
+  signed.signature = await new CompactSign(encoder.encode(JSON.stringify(payload)))
+    .setProtectedHeader({ alg: SIGNATURE_ALG, kid: key.kid, typ: BUNDLE_SIGNATURE_TYP })
+    .sign(key.privateKey);
+  return signed;
+}
+
+const fail = (code: CardVerifyCode, reason: string): BundleVerification => ({ ok: false, code, reason });
+
+/**
+ * Verifies a bundle's signature and every card signature in it against the pinned keys. The
+ * contentHash is recomputed from the bundle, never taken from it. Never throws.
+ */
+export async function verifyNodeBundle(bundle: NodeBundle, keys: VerificationKeys): Promise<BundleVerification> {
+  if (typeof bundle.signature !== 'string' || bundle.signature === '') return fail(CardVerifyCode.Unsigned, 'the bundle is not signed');
+  let header: ReturnType<typeof decodeProtectedHeader>;
+  try {
+    header = decodeProtectedHeader(bundle.signature);
+  } catch {
+    return fail(CardVerifyCode.Malformed, 'the bundle signature is not a compact JWS');
+  }
+  if (header.typ !== BUNDLE_SIGNATURE_TYP || header.alg !== SIGNATURE_ALG || typeof header.kid !== 'string') {
+    return fail(CardVerifyCode.Malformed, `the bundle signature must be ${SIGNATURE_ALG} with a kid and typ ${BUNDLE_SIGNATURE_TYP}`);
+  }
+  const getKey = keyGetter(keys);
+  let claims: Partial<BundleSignaturePayload>;
+  try {
+    const { payload } = await compactVerify(bundle.signature, getKey, { algorithms: [SIGNATURE_ALG] });
+    claims = JSON.parse(new TextDecoder().decode(payload)) as Partial<BundleSignaturePayload>;
+  } catch (error) {
+    const code = failureCode(error);
+    const reason = {
+      [CardVerifyCode.UnknownKey]: `the bundle is signed with key "${safeKid(header.kid)}", which the pinned JWKS does not hold`,
+      [CardVerifyCode.BadSignature]: 'the bundle signature does not verify',
+      [CardVerifyCode.KeysUnavailable]: 'the pinned JWKS could not be fetched or read',
+    }[code as string];
+    return fail(code, reason ?? 'the bundle signature is malformed');
+  }
+  const hash = bundleContentHash(bundle);
+  if (claims.contentHash !== hash)
+    return fail(CardVerifyCode.BadSignature, 'the bundle content is not what was signed (contentHash differs)');
+  if (claims.agentId !== bundle.agentId || claims.revision !== bundle.revision || claims.epoch !== (bundle.snapshot.epoch ?? '')) {
+    return fail(CardVerifyCode.BadSignature, 'the bundle signature names another agent, revision or epoch');
+  }
+  const cards: [string, SerializedProjection][] = [
+    ['publicCard', bundle.publicCard],
+    ...bundle.classes.map((c, i) => [`classes[${i}].extendedCard`, c.extendedCard] as [string, SerializedProjection]),
+  ];
+  for (const [where, card] of cards) {
+    const result = await verifyCardSignature(card.body, getKey);
+    if (!result.ok) return fail(worstFailure([result.code]), `${where}: ${result.reason}`);
+  }
+  return { ok: true, kid: header.kid };
+}
+
+/** A kid from a header is the sender's text: shown only when it is plain. */
+function safeKid(kid: string): string {
+  return /^[A-Za-z0-9._:-]{1,64}$/.test(kid) ? kid : '(unprintable)';
+}
