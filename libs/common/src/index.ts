@@ -23,12 +23,13 @@ export {
   SECONDS_BUCKETS,
   type MetricDef,
 } from './observability/metrics';
-export { SERVER_METRICS, serverMetric } from './observability/server-metrics';
+export { SERVER_METRICS, serverCounter, serverHistogram, serverGauge } from './observability/server-metrics';
 export {
   tracingOn,
   tracingConfigured,
   startTracing,
   inSpan,
+  openSpan,
   markSpanError,
   activeSpan,
   contextFromHeaders,
@@ -40,4 +41,5 @@ export {
   SpanKind,
   type Span,
   type Context,
+  type OpenSpan,
 } from './observability/tracing';

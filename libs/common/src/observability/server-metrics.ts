@@ -4,7 +4,7 @@
  * GraphQL root field the schema has, or an agent id of the registry; never a principal, a tenant
  * or free text (ADR 0140). The agent node's metrics are in @cp/node-sdk (node-metrics.ts).
  */
-import type { Registry } from 'prom-client';
+import type { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { counterIn, gaugeIn, histogramIn, SECONDS_BUCKETS, type MetricDef } from './metrics';
 
 const def = <L extends string>(d: MetricDef<L>): MetricDef<L> => d;
@@ -61,7 +61,7 @@ export const SERVER_METRICS = {
   }),
   usageIngest: def({
     name: 'cp_usage_batches_ingested_total',
-    help: 'Usage batches received from nodes, by outcome (recorded, duplicate, refused).',
+    help: 'Usage batches received from nodes, by outcome (recorded, duplicate, refused: the batch was wrong, failed: our fault).',
     type: 'counter',
     labels: ['outcome'],
   }),
@@ -98,18 +98,18 @@ export const SERVER_METRICS = {
   }),
 } as const;
 
-type Labels<D> = D extends MetricDef<infer L> ? L : never;
-type Accessors = {
-  [K in keyof typeof SERVER_METRICS]: (typeof SERVER_METRICS)[K]['type'] extends 'counter'
-    ? ReturnType<typeof counterIn<Labels<(typeof SERVER_METRICS)[K]>>>
-    : (typeof SERVER_METRICS)[K]['type'] extends 'histogram'
-      ? ReturnType<typeof histogramIn<Labels<(typeof SERVER_METRICS)[K]>>>
-      : ReturnType<typeof gaugeIn<Labels<(typeof SERVER_METRICS)[K]>>>;
-};
+type Key = keyof typeof SERVER_METRICS;
+type LabelsOf<K extends Key> = (typeof SERVER_METRICS)[K] extends MetricDef<infer L> ? L : never;
 
-/** One metric of the catalog in this registry (created on first use). */
-export function serverMetric<K extends keyof typeof SERVER_METRICS>(registry: Registry, key: K): Accessors[K] {
-  const d = SERVER_METRICS[key] as MetricDef;
-  const made = d.type === 'counter' ? counterIn(registry, d) : d.type === 'histogram' ? histogramIn(registry, d) : gaugeIn(registry, d);
-  return made as unknown as Accessors[K];
+/** A counter of the catalog in this registry (created on first use). */
+export function serverCounter<K extends Key>(registry: Registry, key: K): Counter<LabelsOf<K>> {
+  return counterIn(registry, SERVER_METRICS[key] as MetricDef<LabelsOf<K>>);
+}
+
+export function serverHistogram<K extends Key>(registry: Registry, key: K): Histogram<LabelsOf<K>> {
+  return histogramIn(registry, SERVER_METRICS[key] as MetricDef<LabelsOf<K>>);
+}
+
+export function serverGauge<K extends Key>(registry: Registry, key: K, collect?: (this: Gauge<LabelsOf<K>>) => void | Promise<void>): Gauge<LabelsOf<K>> {
+  return gaugeIn(registry, SERVER_METRICS[key] as MetricDef<LabelsOf<K>>, collect);
 }

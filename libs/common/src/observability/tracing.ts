@@ -216,3 +216,34 @@ export function inSpan<T>(
 export function markSpanError(span: Span | undefined, code: string): void {
   span?.setStatus({ code: SpanStatusCode.ERROR, message: code });
 }
+
+/** A span opened now and ended by the caller (for work whose end is not a promise: observables, streams). */
+export interface OpenSpan {
+  readonly span: Span;
+  readonly traceId: string;
+  /** Runs `work` with this span active (what it starts, awaits and calls inherits it). */
+  run<T>(work: () => T): T;
+  /** Ends the span; with a code, marked failed. */
+  end(errorCode?: string): void;
+}
+
+/** undefined while tracing is off. */
+export function openSpan(
+  name: string,
+  attributes: Attributes,
+  options: { kind?: SpanKind; parent?: Context } = {},
+): OpenSpan | undefined {
+  if (!on) return undefined;
+  const parent = options.parent ?? context.active();
+  const span = tracer().startSpan(name, { kind: options.kind ?? SpanKind.INTERNAL, attributes }, parent);
+  const ctx = trace.setSpan(parent, span);
+  return {
+    span,
+    traceId: span.spanContext().traceId,
+    run: (work) => context.with(ctx, work),
+    end: (errorCode) => {
+      if (errorCode) span.setStatus({ code: SpanStatusCode.ERROR, message: errorCode });
+      span.end();
+    },
+  };
+}
