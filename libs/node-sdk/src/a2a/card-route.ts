@@ -50,7 +50,17 @@ export function registerCardRoute(
     void reply.header('content-type', 'application/json').send(declaredBy(b).publicCardBytes);
     return reply;
   };
-  app.get(AGENT_CARD_PATH, (request: FastifyRequest, reply: FastifyReply) => {
+  const latency = observer.cardLatency?.bind(observer);
+  // A route-level hook only when latency is measured: without metrics the route has no hook at all.
+  const hooks = latency
+    ? {
+        onResponse: (_request: FastifyRequest, reply: FastifyReply, done: () => void) => {
+          latency(reply.elapsedTime / 1000);
+          done();
+        },
+      }
+    : {};
+  app.get(AGENT_CARD_PATH, hooks, (request: FastifyRequest, reply: FastifyReply) => {
     // Tracing off: straight to the answer (no context, no span).
     if (!tracingOn()) return serve(request, reply);
     return inSpan(

@@ -4,7 +4,7 @@
  * of the bundle being served (anything else is counted as `other`, so a caller cannot mint
  * series), the tools registered on this node. Never a principal, a tenant or free text.
  */
-import type { Counter, Registry } from 'prom-client';
+import type { Counter, Histogram, Registry } from 'prom-client';
 import { counterIn, gaugeIn, histogramIn, type MetricDef } from '@cp/common';
 import type { RefreshOutcome } from '../node-sync';
 import type { ServedBundle } from '../a2a/served-bundle';
@@ -28,6 +28,13 @@ export const NODE_METRICS = {
     help: 'Agent card answers, by card kind (public, extended) and HTTP status (200, 304, 401, 503, other).',
     type: 'counter',
     labels: ['kind', 'status'],
+  }),
+  cardDuration: def({
+    name: 'a2a_card_duration_seconds',
+    help: 'Public agent card latency, request received to response sent (Fastify elapsedTime).',
+    type: 'histogram',
+    labels: [],
+    buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
   }),
   requests: def({
     name: 'a2a_requests_total',
@@ -107,6 +114,7 @@ export interface NodeMetricsSources {
 
 export class NodeMetrics implements A2AObserver, ToolObserver, UsageObserver {
   private readonly cards: Record<CardKind, Record<(typeof CARD_STATUSES)[number], Counter.Internal>>;
+  private readonly cardDuration: Histogram;
   private readonly requests: Counter<'method' | 'binding' | 'outcome'>;
   private readonly routing: Counter<'layer' | 'outcome'>;
   private readonly denials: Counter<'capability'>;
@@ -131,6 +139,7 @@ export class NodeMetrics implements A2AObserver, ToolObserver, UsageObserver {
         Counter.Internal
       >;
     this.cards = { public: bind('public'), extended: bind('extended') };
+    this.cardDuration = histogramIn(registry, NODE_METRICS.cardDuration);
     this.requests = counterIn(registry, NODE_METRICS.requests);
     this.routing = counterIn(registry, NODE_METRICS.routing);
     this.denials = counterIn(registry, NODE_METRICS.denials);
@@ -166,6 +175,10 @@ export class NodeMetrics implements A2AObserver, ToolObserver, UsageObserver {
   card(kind: CardKind, status: number): void {
     const byStatus = this.cards[kind];
     (status === 200 ? byStatus['200'] : status === 304 ? byStatus['304'] : status === 401 ? byStatus['401'] : status === 503 ? byStatus['503'] : byStatus.other).inc();
+  }
+
+  cardLatency(seconds: number): void {
+    this.cardDuration.observe(seconds);
   }
 
   request(method: string, binding: A2ABinding, outcome: string): void {

@@ -13,6 +13,8 @@ export type UsageBatchOutcome = 'spooled' | 'sent' | 'refused';
 export interface A2AObserver {
   /** A card answered: status 200, 304, or an error status. */
   card(kind: CardKind, status: number): void;
+  /** Public-card latency (request received → response sent); when absent, no hook is added to the card route. */
+  cardLatency?(seconds: number): void;
   /** An A2A operation answered: outcome `ok` or the A2A error name. */
   request(method: string, binding: A2ABinding, outcome: string): void;
   /** The router decided (layer: a route layer, `clarification`, or `none` when refused). */
