@@ -17,7 +17,15 @@ import { a2aVerifier, mintA2AToken } from '@cp/auth';
 import { buildNodeBundle, financeAgentExample } from '@cp/capabilities';
 import { loadConfig } from '@cp/common';
 import { installTracerProvider } from '../../libs/common/src/observability/tracing';
-import { ActiveBundle, HandlerRegistry, InMemoryTaskEvents, InMemoryTaskStore, NodeMetrics, registerA2AServer, ToolGateway } from '@cp/node-sdk';
+import {
+  ActiveBundle,
+  HandlerRegistry,
+  InMemoryTaskEvents,
+  InMemoryTaskStore,
+  NodeMetrics,
+  registerA2AServer,
+  ToolGateway,
+} from '@cp/node-sdk';
 import { freePort } from '../support/free-port';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -36,7 +44,9 @@ type Mode = 'bare' | 'off' | 'metrics' | 'traced';
 
 function bundle(): ActiveBundle {
   const f = financeAgentExample();
-  return new ActiveBundle(buildNodeBundle({ agentId: 'finance-agent', revision: 1, agent: f.agent, manifests: f.manifests, previewTenants: [] }));
+  return new ActiveBundle(
+    buildNodeBundle({ agentId: 'finance-agent', revision: 1, agent: f.agent, manifests: f.manifests, previewTenants: [] }),
+  );
 }
 
 class DroppingExporter implements SpanExporter {
@@ -91,7 +101,9 @@ async function main(): Promise<void> {
   try {
     for (const mode of modes) {
       const port = await freePort();
-      const child = spawn(process.execPath, [...process.execArgv, __filename, '--serve', mode, String(port)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+      const child = spawn(process.execPath, [...process.execArgv, __filename, '--serve', mode, String(port)], {
+        stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      });
       children.push(child);
       await new Promise<void>((resolve, reject) => {
         child.once('message', () => resolve());
@@ -114,7 +126,9 @@ async function main(): Promise<void> {
     const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
     const seconds = Number(process.env.BENCH_SECONDS ?? 3);
     for (const mode of modes) await autocannon({ url: `${urls[mode]}/.well-known/agent-card.json`, connections: 10, duration: 1 });
-    console.log(`\n| path | ${modes.join(' req/s | ')} req/s | off/bare | metrics/bare | traced/bare | traced/metrics | p99 ms (bare/off/metrics/traced) |`);
+    console.log(
+      `\n| path | ${modes.join(' req/s | ')} req/s | off/bare | metrics/bare | traced/bare | traced/metrics | p99 ms (bare/off/metrics/traced) |`,
+    );
     console.log(`| --- | ${modes.map(() => '---').join(' | ')} | --- | --- | --- | --- | --- |`);
     for (const [name, opts] of Object.entries(paths)) {
       const rps: Record<Mode, number[]> = { bare: [], off: [], metrics: [], traced: [] };

@@ -168,7 +168,11 @@ describe('observability of the worked example (metrics, traces, audit trail)', (
       expect(parent === caller.split('-')[2] || (parent !== undefined && ids.has(parent))).toBe(true);
     }
     const route = trace.find((s) => s.name === 'a2a.route')!;
-    expect(route.attributes).toMatchObject({ 'a2a.tenant': 'acme-partner', 'a2a.routing.decision': 'routed', 'a2a.capability.id': 'reconcile-invoice' });
+    expect(route.attributes).toMatchObject({
+      'a2a.tenant': 'acme-partner',
+      'a2a.routing.decision': 'routed',
+      'a2a.capability.id': 'reconcile-invoice',
+    });
     // Never a token in any attribute.
     for (const span of spans.spans()) for (const v of Object.values(span.attributes)) expect(String(v)).not.toContain(partner.slice(0, 30));
 
@@ -192,7 +196,15 @@ describe('observability of the worked example (metrics, traces, audit trail)', (
         },
       }),
     ]);
-    const bad = await graphql(`{ auditEvents(filter: { traceId: "not-a-trace" }) { nodes { id } } }`);
+    const bad = await graphql(`
+      {
+        auditEvents(filter: { traceId: "not-a-trace" }) {
+          nodes {
+            id
+          }
+        }
+      }
+    `);
     expect(bad.errors?.[0]?.message).toMatch(/traceId/);
   });
 
@@ -200,18 +212,31 @@ describe('observability of the worked example (metrics, traces, audit trail)', (
     const [node0, cp0] = [await scrape(node), await scrape(cp)];
     const traceId = randomBytes(16).toString('hex');
     const answer = await graphql(
-      `mutation { updateAgent(input: { id: "finance-agent", expectedRevision: 1, description: "Invoices, traced." }) { revision } }`,
+      `
+        mutation {
+          updateAgent(input: { id: "finance-agent", expectedRevision: 1, description: "Invoices, traced." }) {
+            revision
+          }
+        }
+      `,
       { traceparent: traceparent(traceId) },
     );
     expect(answer.errors).toBeUndefined();
     expect(answer.data.updateAgent.revision).toBe(2);
     await until('the node serving revision 2', () => node.get(NodeSync).current()?.revision === 2, 15_000);
     await until('the node apply span', () => spans.trace(traceId).some((s) => s.name === 'node.sync.apply'), 10_000);
-    await until('the ack observed', async () => value(await scrape(cp), 'cp_sync_propagation_seconds_count', { agent: 'finance-agent' }) > value(cp0, 'cp_sync_propagation_seconds_count', { agent: 'finance-agent' }), 10_000);
+    await until(
+      'the ack observed',
+      async () =>
+        value(await scrape(cp), 'cp_sync_propagation_seconds_count', { agent: 'finance-agent' }) >
+        value(cp0, 'cp_sync_propagation_seconds_count', { agent: 'finance-agent' }),
+      10_000,
+    );
 
     const trace = spans.trace(traceId);
     const names = trace.map((s) => s.name);
-    for (const name of ['graphql.mutation updateAgent', 'registry.write', 'sync.publish', 'bundle.build', 'node.sync.apply']) expect(names).toContain(name);
+    for (const name of ['graphql.mutation updateAgent', 'registry.write', 'sync.publish', 'bundle.build', 'node.sync.apply'])
+      expect(names).toContain(name);
     const ids = new Set(trace.map((s) => s.spanContext().spanId));
     const roots = trace.filter((s) => !s.parentSpanContext || !ids.has(s.parentSpanContext.spanId));
     expect(roots.map((s) => s.name)).toEqual(['graphql.mutation updateAgent']);
@@ -219,11 +244,18 @@ describe('observability of the worked example (metrics, traces, audit trail)', (
     expect(apply.attributes).toMatchObject({ 'cp.agent.id': 'finance-agent', 'cp.revision': 2, 'cp.sync.outcome': 'applied' });
 
     const [node1, cp1] = [await scrape(node), await scrape(cp)];
-    expect(value(cp1, 'cp_graphql_operations_total', { type: 'mutation', field: 'updateAgent', outcome: 'ok' }) - value(cp0, 'cp_graphql_operations_total', { type: 'mutation', field: 'updateAgent', outcome: 'ok' })).toBe(1);
+    expect(
+      value(cp1, 'cp_graphql_operations_total', { type: 'mutation', field: 'updateAgent', outcome: 'ok' }) -
+        value(cp0, 'cp_graphql_operations_total', { type: 'mutation', field: 'updateAgent', outcome: 'ok' }),
+    ).toBe(1);
     expect(value(cp1, 'cp_registry_changes_total') - value(cp0, 'cp_registry_changes_total')).toBeGreaterThanOrEqual(1);
-    expect(value(cp1, 'cp_sync_publishes_total', { outcome: 'published' }) - value(cp0, 'cp_sync_publishes_total', { outcome: 'published' })).toBe(1);
+    expect(
+      value(cp1, 'cp_sync_publishes_total', { outcome: 'published' }) - value(cp0, 'cp_sync_publishes_total', { outcome: 'published' }),
+    ).toBe(1);
     expect(value(cp1, 'cp_bundle_build_duration_seconds_count') - value(cp0, 'cp_bundle_build_duration_seconds_count')).toBe(1);
-    expect(value(node1, 'node_sync_fetches_total', { outcome: 'applied' }) - value(node0, 'node_sync_fetches_total', { outcome: 'applied' })).toBe(1);
+    expect(
+      value(node1, 'node_sync_fetches_total', { outcome: 'applied' }) - value(node0, 'node_sync_fetches_total', { outcome: 'applied' }),
+    ).toBe(1);
     expect(value(node1, 'node_bundle_revision')).toBe(2);
   });
 
@@ -235,7 +267,10 @@ describe('observability of the worked example (metrics, traces, audit trail)', (
       await rpc(`Method${i}`, {}, { authorization: `Bearer ${token}` });
       await rpc(
         'SendMessage',
-        { message: { messageId: `c-${i}`, role: 'ROLE_USER', parts: [{ text: `cap-${i}` }] }, metadata: { skillId: `cap-${randomBytes(6).toString('hex')}` } },
+        {
+          message: { messageId: `c-${i}`, role: 'ROLE_USER', parts: [{ text: `cap-${i}` }] },
+          metadata: { skillId: `cap-${randomBytes(6).toString('hex')}` },
+        },
         { authorization: `Bearer ${token}` },
       );
       await fetch(`${nodeUrl}/a2a/rest/message:send`, {

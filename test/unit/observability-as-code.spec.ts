@@ -67,7 +67,8 @@ describe('deploy/observability as code', () => {
       expect(def.name).toMatch(/^[a-z][a-z0-9_]*$/);
       if (def.type === 'counter') expect(def.name).toMatch(/_total$/);
       if (def.type === 'histogram') expect(def.name).toMatch(/_seconds$/);
-      for (const label of def.labels) expect(['principal', 'tenant', 'caller', 'message', 'text', 'token', 'operationName']).not.toContain(label);
+      for (const label of def.labels)
+        expect(['principal', 'tenant', 'caller', 'message', 'text', 'token', 'operationName']).not.toContain(label);
     }
   });
 
@@ -79,7 +80,8 @@ describe('deploy/observability as code', () => {
       const { errors, metrics } = inspect(rule.expr);
       expect({ rule: rule.alert, errors }).toEqual({ rule: rule.alert, errors: [] });
       expect(metrics.length).toBeGreaterThan(0);
-      for (const m of metrics) expect({ rule: rule.alert, metric: m, exported: known.has(m) }).toEqual({ rule: rule.alert, metric: m, exported: true });
+      for (const m of metrics)
+        expect({ rule: rule.alert, metric: m, exported: known.has(m) }).toEqual({ rule: rule.alert, metric: m, exported: true });
       expect(rule.labels?.severity).toMatch(/^(critical|warning|info)$/);
       expect(rule.annotations?.summary).toBeTruthy();
       if (rule.for !== undefined) expect(rule.for).toMatch(/^\d+[smhd]$/);
@@ -93,7 +95,12 @@ describe('deploy/observability as code', () => {
   it('every dashboard panel query parses and names only exported metrics; panels do not overlap', () => {
     const dashboard = JSON.parse(readFileSync(DASHBOARD, 'utf8')) as {
       uid: string;
-      panels: { id: number; title: string; gridPos: { x: number; y: number; w: number; h: number }; targets: { refId: string; expr: string }[] }[];
+      panels: {
+        id: number;
+        title: string;
+        gridPos: { x: number; y: number; w: number; h: number };
+        targets: { refId: string; expr: string }[];
+      }[];
     };
     expect(dashboard.uid).toBe('capability-control-plane');
     const ids = new Set<number>();
@@ -105,7 +112,8 @@ describe('deploy/observability as code', () => {
       for (const target of panel.targets) {
         const { errors, metrics } = inspect(target.expr);
         expect({ panel: panel.title, errors }).toEqual({ panel: panel.title, errors: [] });
-        for (const m of metrics) expect({ panel: panel.title, metric: m, exported: known.has(m) }).toEqual({ panel: panel.title, metric: m, exported: true });
+        for (const m of metrics)
+          expect({ panel: panel.title, metric: m, exported: known.has(m) }).toEqual({ panel: panel.title, metric: m, exported: true });
       }
       for (let x = panel.gridPos.x; x < panel.gridPos.x + panel.gridPos.w; x++)
         for (let y = panel.gridPos.y; y < panel.gridPos.y + panel.gridPos.h; y++) {

@@ -42,9 +42,10 @@ export function revisionAnnouncement(stamp: string, traceparent: string | undefi
   return traceparent && TRACEPARENT.test(traceparent) ? `${stamp}|${traceparent}` : stamp;
 }
 
-export function parseRevisionAnnouncement(
-  message: string,
-): { stamp: { revision: number; epoch: string } | undefined; traceparent: string | undefined } {
+export function parseRevisionAnnouncement(message: string): {
+  stamp: { revision: number; epoch: string } | undefined;
+  traceparent: string | undefined;
+} {
   const bar = message.lastIndexOf('|');
   const tail = bar === -1 ? '' : message.slice(bar + 1);
   if (bar > 0 && message.indexOf('|') < bar && TRACEPARENT.test(tail)) {

@@ -48,7 +48,10 @@ export class NodeApiService {
       return;
     }
     const published = await this.nodes.publishedAt(agentId, body.revision);
-    if (published) serverHistogram(this.metrics, 'propagation').labels(agentId).observe(Math.max(0, (Date.now() - published.getTime()) / 1000));
+    if (published)
+      serverHistogram(this.metrics, 'propagation')
+        .labels(agentId)
+        .observe(Math.max(0, (Date.now() - published.getTime()) / 1000));
   }
 
   private async write(node: NodePrincipal, nodeId: string, change: NodeWrite): Promise<void> {

@@ -34,10 +34,16 @@ export class UsageIngestService {
   async ingest(principal: NodePrincipal, body: unknown): Promise<IngestResult> {
     try {
       const result = await this.record(principal, body);
-      if (this.metrics) serverCounter(this.metrics, 'usageIngest').labels(result.duplicate ? 'duplicate' : 'recorded').inc();
+      if (this.metrics)
+        serverCounter(this.metrics, 'usageIngest')
+          .labels(result.duplicate ? 'duplicate' : 'recorded')
+          .inc();
       return result;
     } catch (error) {
-      if (this.metrics) serverCounter(this.metrics, 'usageIngest').labels(error instanceof NodeHttpError ? 'refused' : 'failed').inc();
+      if (this.metrics)
+        serverCounter(this.metrics, 'usageIngest')
+          .labels(error instanceof NodeHttpError ? 'refused' : 'failed')
+          .inc();
       throw error;
     }
   }

@@ -39,13 +39,18 @@ export class RetirementProcessor extends WorkerHost {
       }
       throw error;
     } finally {
-      if (this.metrics) serverHistogram(this.metrics, 'jobDuration').labels(RETIREMENT_QUEUE).observe((performance.now() - started) / 1000);
+      if (this.metrics)
+        serverHistogram(this.metrics, 'jobDuration')
+          .labels(RETIREMENT_QUEUE)
+          .observe((performance.now() - started) / 1000);
     }
   }
 
   private observe(run: RetirementRunRecord | null): void {
     if (!this.metrics || !run) return;
-    serverCounter(this.metrics, 'retirementRuns').labels(run.status === 'failed' ? 'failed' : 'completed').inc();
+    serverCounter(this.metrics, 'retirementRuns')
+      .labels(run.status === 'failed' ? 'failed' : 'completed')
+      .inc();
     const decisions = serverCounter(this.metrics, 'retirementDecisions');
     if (run.retiredCount > 0) decisions.labels('retired', 'unused').inc(run.retiredCount);
     // The first reason of each recorded skip (codes of the core's rule: a bounded set).

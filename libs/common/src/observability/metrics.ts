@@ -4,7 +4,15 @@
  * its own (METRICS_HOST, loopback by default), never on the app's port.
  */
 import { createServer, type Server } from 'node:http';
-import { Global, Inject, Injectable, Module, type DynamicModule, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import {
+  Global,
+  Inject,
+  Injectable,
+  Module,
+  type DynamicModule,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { AppConfig } from '../config/config';
 import { AppConfigToken } from '../config/config.provider';
@@ -25,10 +33,17 @@ export interface MetricDef<L extends string = string> {
 export const SECONDS_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 
 export function counterIn<L extends string>(registry: Registry, def: MetricDef<L>): Counter<L> {
-  return (registry.getSingleMetric(def.name) as Counter<L> | undefined) ?? new Counter<L>({ name: def.name, help: def.help, labelNames: def.labels, registers: [registry] });
+  return (
+    (registry.getSingleMetric(def.name) as Counter<L> | undefined) ??
+    new Counter<L>({ name: def.name, help: def.help, labelNames: def.labels, registers: [registry] })
+  );
 }
 
-export function gaugeIn<L extends string>(registry: Registry, def: MetricDef<L>, collect?: (this: Gauge<L>) => void | Promise<void>): Gauge<L> {
+export function gaugeIn<L extends string>(
+  registry: Registry,
+  def: MetricDef<L>,
+  collect?: (this: Gauge<L>) => void | Promise<void>,
+): Gauge<L> {
   return (
     (registry.getSingleMetric(def.name) as Gauge<L> | undefined) ??
     new Gauge<L>({ name: def.name, help: def.help, labelNames: def.labels, registers: [registry], ...(collect ? { collect } : {}) })
@@ -38,7 +53,13 @@ export function gaugeIn<L extends string>(registry: Registry, def: MetricDef<L>,
 export function histogramIn<L extends string>(registry: Registry, def: MetricDef<L>): Histogram<L> {
   return (
     (registry.getSingleMetric(def.name) as Histogram<L> | undefined) ??
-    new Histogram<L>({ name: def.name, help: def.help, labelNames: def.labels, buckets: def.buckets ?? SECONDS_BUCKETS, registers: [registry] })
+    new Histogram<L>({
+      name: def.name,
+      help: def.help,
+      labelNames: def.labels,
+      buckets: def.buckets ?? SECONDS_BUCKETS,
+      registers: [registry],
+    })
   );
 }
 

@@ -110,6 +110,10 @@ export function serverHistogram<K extends Key>(registry: Registry, key: K): Hist
   return histogramIn(registry, SERVER_METRICS[key] as MetricDef<LabelsOf<K>>);
 }
 
-export function serverGauge<K extends Key>(registry: Registry, key: K, collect?: (this: Gauge<LabelsOf<K>>) => void | Promise<void>): Gauge<LabelsOf<K>> {
+export function serverGauge<K extends Key>(
+  registry: Registry,
+  key: K,
+  collect?: (this: Gauge<LabelsOf<K>>) => void | Promise<void>,
+): Gauge<LabelsOf<K>> {
   return gaugeIn(registry, SERVER_METRICS[key] as MetricDef<LabelsOf<K>>, collect);
 }

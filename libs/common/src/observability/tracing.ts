@@ -228,11 +228,7 @@ export interface OpenSpan {
 }
 
 /** undefined while tracing is off. */
-export function openSpan(
-  name: string,
-  attributes: Attributes,
-  options: { kind?: SpanKind; parent?: Context } = {},
-): OpenSpan | undefined {
+export function openSpan(name: string, attributes: Attributes, options: { kind?: SpanKind; parent?: Context } = {}): OpenSpan | undefined {
   if (!on) return undefined;
   const parent = options.parent ?? context.active();
   const span = tracer().startSpan(name, { kind: options.kind ?? SpanKind.INTERNAL, attributes }, parent);

@@ -183,7 +183,9 @@ export function registerA2ARoutes(app: FastifyInstance, options: A2ARoutesOption
       traced(
         'rest',
         'SendMessage',
-        rest('SendMessage', async (req, rc, active) => json(await svc.sendMessage(parseRestBody(req.body, options.maxJsonDepth), rc, active))),
+        rest('SendMessage', async (req, rc, active) =>
+          json(await svc.sendMessage(parseRestBody(req.body, options.maxJsonDepth), rc, active)),
+        ),
       ),
     );
     scope.post(
@@ -348,7 +350,8 @@ async function jsonRpc(request: FastifyRequest, reply: FastifyReply, options: A2
       throw new A2AError(A2AErrorName.InvalidParams, 'params must be an object');
     }
     if (e.params !== undefined) checkDepth(e.params, options.maxJsonDepth);
-    if (!METHODS.has(e.method)) throw new A2AError(A2AErrorName.MethodNotFound, `method "${e.method}" does not exist`, { method: e.method });
+    if (!METHODS.has(e.method))
+      throw new A2AError(A2AErrorName.MethodNotFound, `method "${e.method}" does not exist`, { method: e.method });
     method = e.method;
     checkVersion(request.headers['a2a-version'], (request.query as Record<string, unknown>)['A2A-Version']);
     const svc = options.service;

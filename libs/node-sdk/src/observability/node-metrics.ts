@@ -174,7 +174,16 @@ export class NodeMetrics implements A2AObserver, ToolObserver, UsageObserver {
 
   card(kind: CardKind, status: number): void {
     const byStatus = this.cards[kind];
-    (status === 200 ? byStatus['200'] : status === 304 ? byStatus['304'] : status === 401 ? byStatus['401'] : status === 503 ? byStatus['503'] : byStatus.other).inc();
+    (status === 200
+      ? byStatus['200']
+      : status === 304
+        ? byStatus['304']
+        : status === 401
+          ? byStatus['401']
+          : status === 503
+            ? byStatus['503']
+            : byStatus.other
+    ).inc();
   }
 
   cardLatency(seconds: number): void {

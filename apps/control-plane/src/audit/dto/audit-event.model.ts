@@ -2,7 +2,9 @@ import { Field, ID, InputType, Int, ObjectType } from '@nestjs/graphql';
 import { JSONScalar } from '../../common/graphql/json.scalar';
 import { Connection } from '../../common/graphql/pagination';
 
-@ObjectType('Delegation', { description: 'On whose behalf: caller principal → agent (node credential) → capability → tool, with the scopes granted.' })
+@ObjectType('Delegation', {
+  description: 'On whose behalf: caller principal → agent (node credential) → capability → tool, with the scopes granted.',
+})
 export class DelegationModel {
   @Field() principal!: string;
   @Field() tenant!: string;
