@@ -22,8 +22,12 @@ const apps = [
   },
 ];
 
+// The apps write to our pipes, not to the terminal: tell them to log for people when we are in one.
+const env = { ...process.env };
+if (process.stdout.isTTY && !env.LOG_FORMAT && env.NODE_ENV !== 'production') env.LOG_FORMAT = 'pretty';
+
 const children = apps.map((app) => {
-  const child = spawn(process.execPath, [app.entry], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: process.env });
+  const child = spawn(process.execPath, [app.entry], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env });
   const prefix = `[${app.name}] `;
   const pipe = (stream, out) => {
     let buffered = '';

@@ -8,7 +8,7 @@ import { HttpAdapterHost } from '@nestjs/core';
 import type { FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
 import { createRedis, InjectConfig, InjectRedis, type AppConfig } from '@cp/common';
-import { EmbeddingsClassifier, HttpClarificationSink, NodeSync, UsageReporter, type A2AServer } from '@cp/node-sdk';
+import { EmbeddingsClassifier, HttpClarificationSink, NodeMetrics, NodeSync, UsageReporter, type A2AServer } from '@cp/node-sdk';
 import { registerFinanceA2A } from './finance-a2a';
 import { NodeIdentityToken, type NodeIdentity } from './node-identity';
 
@@ -26,6 +26,7 @@ export class A2AEndpoints implements OnModuleInit, OnApplicationShutdown {
     @Inject(UsageReporter) private readonly usage: UsageReporter,
     @Inject(NodeIdentityToken) private readonly identity: NodeIdentity,
     @InjectRedis() private readonly redis: Redis,
+    @Inject(NodeMetrics) private readonly metrics: NodeMetrics,
   ) {}
 
   onModuleInit(): void {
@@ -58,7 +59,10 @@ export class A2AEndpoints implements OnModuleInit, OnApplicationShutdown {
           })
         : undefined,
       clarifications: new HttpClarificationSink(this.config.CONTROL_PLANE_URL, () => identity.nodeToken, log),
+      observer: this.metrics,
     });
+    const service = this.server.service;
+    this.metrics.countStreams(() => service.openStreams);
   }
 
   async onApplicationShutdown(): Promise<void> {

@@ -1,9 +1,10 @@
 import { Global, Module } from '@nestjs/common';
-import { AppConfigModule, AppConfigToken, HealthModule, LoggingModule, RedisModule, type AppConfig } from '@cp/common';
+import { AppConfigModule, AppConfigToken, HealthModule, LoggingModule, MetricsModule, RedisModule, type AppConfig } from '@cp/common';
 import { NodeSync, NodeSyncModule } from '@cp/node-sdk';
 import { A2AEndpoints } from './a2a-endpoints';
 import { nodeSyncProbes } from './node-health';
 import { nodeIdentity, NodeIdentityToken } from './node-identity';
+import { nodeMetricsProvider } from './node-metrics.provider';
 import { usageProviders } from './usage-reporting';
 
 /** NodeSync for every module of the app (the health probe's factory injects it too). */
@@ -22,12 +23,15 @@ class NodeSyncGlobalModule {}
   imports: [
     AppConfigModule,
     LoggingModule,
+    // /metrics on AGENT_NODE_METRICS_PORT (loopback), never on the A2A port.
+    MetricsModule.forRoot({ app: 'agent-node', port: (config) => config.AGENT_NODE_METRICS_PORT }),
     RedisModule,
     NodeSyncGlobalModule,
     HealthModule.forRoot({ inject: [NodeSync], useFactory: nodeSyncProbes }),
   ],
   providers: [
     { provide: NodeIdentityToken, inject: [AppConfigToken], useFactory: (config: AppConfig) => nodeIdentity(config) },
+    nodeMetricsProvider,
     ...usageProviders,
     A2AEndpoints,
   ],

@@ -19,6 +19,8 @@ import {
   registerA2AServer,
   ToolGateway,
   type A2ALog,
+  type A2AObserver,
+  type ToolObserver,
   type ClarificationSink,
   type A2AServer,
   type ServedBundle,
@@ -48,6 +50,8 @@ export interface FinanceA2ADeps {
   classifier?: Classifier;
   /** Where resolved clarifications go (ADR 0094). */
   clarifications?: ClarificationSink;
+  /** Metrics of the A2A layer and the tool gateway (NodeMetrics). */
+  observer?: A2AObserver & ToolObserver;
 }
 
 export function registerFinanceA2A(app: FastifyInstance, c: AppConfig, deps: FinanceA2ADeps): A2AServer {
@@ -63,7 +67,14 @@ export function registerFinanceA2A(app: FastifyInstance, c: AppConfig, deps: Fin
       budgets: new RedisBudgetStore(deps.redis, c.REDIS_KEY_PREFIX),
       onBudgetUnavailable: deps.onBudgetUnavailable,
     }),
-    tools: new ToolGateway(new HttpTokenExchanger(c.CONTROL_PLANE_URL, deps.nodeToken), new Map([[ERP_TOOL, createErpTool(c)]]), deps.log),
+    tools: new ToolGateway(
+      new HttpTokenExchanger(c.CONTROL_PLANE_URL, deps.nodeToken),
+      new Map([[ERP_TOOL, createErpTool(c)]]),
+      deps.log,
+      undefined,
+      deps.observer,
+    ),
+    observer: deps.observer,
     log: deps.log,
     usage: deps.usage,
     classifier: deps.classifier,

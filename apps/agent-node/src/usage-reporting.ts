@@ -1,10 +1,10 @@
 import { join } from 'node:path';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { AppConfigToken, type AppConfig } from '@cp/common';
-import { HttpUsageSender, UsageReporter } from '@cp/node-sdk';
+import { HttpUsageSender, NodeMetrics, UsageReporter } from '@cp/node-sdk';
 import { NodeIdentityToken, type NodeIdentity } from './node-identity';
 
-export function createUsageReporter(config: AppConfig, identity: NodeIdentity): UsageReporter {
+export function createUsageReporter(config: AppConfig, identity: NodeIdentity, metrics?: NodeMetrics): UsageReporter {
   const logger = new Logger('Usage');
   const safeId = identity.nodeId.replace(/[^A-Za-z0-9._-]/g, '_');
   return new UsageReporter({
@@ -13,6 +13,7 @@ export function createUsageReporter(config: AppConfig, identity: NodeIdentity): 
     flushIntervalMs: config.USAGE_FLUSH_INTERVAL_MS,
     spoolFile: join(config.NODE_CACHE_DIR, `${config.AGENT_ID}.${safeId}.usage-spool.json`),
     log: { warn: (f, m) => logger.warn({ ...f, msg: m }), error: (f, m) => logger.error({ ...f, msg: m }) },
+    observer: metrics,
   });
 }
 
@@ -29,6 +30,6 @@ export class UsageReportingLifecycle implements OnApplicationBootstrap, OnApplic
 }
 
 export const usageProviders = [
-  { provide: UsageReporter, inject: [AppConfigToken, NodeIdentityToken], useFactory: createUsageReporter },
+  { provide: UsageReporter, inject: [AppConfigToken, NodeIdentityToken, NodeMetrics], useFactory: createUsageReporter },
   UsageReportingLifecycle,
 ];

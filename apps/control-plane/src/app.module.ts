@@ -20,11 +20,13 @@ import { SyncModule } from './sync/sync.module';
 import { CostBudgetsModule } from './cost-budgets/cost-budgets.module';
 import { RoutingFeedbackModule } from './routing-feedback/routing-feedback.module';
 import { RouteTestModule } from './route-test/route-test.module';
+import { ObservabilityModule } from './observability/observability.module';
 
 @Module({
   imports: [
     AppConfigModule,
     LoggingModule,
+    ObservabilityModule,
     DbModule,
     RedisModule,
     HealthModule.forRoot({

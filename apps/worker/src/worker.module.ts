@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import type { Redis } from 'ioredis';
-import { AppConfigModule, ClockModule, HealthModule, LoggingModule, RedisModule, RedisToken, redisProbe } from '@cp/common';
+import { AppConfigModule, ClockModule, HealthModule, LoggingModule, MetricsModule, RedisModule, RedisToken, redisProbe } from '@cp/common';
 import { DbModule, PrismaService, postgresProbe } from '@cp/db';
 import { SyncPublisherModule } from '@cp/sync';
 import { RetirementWorkerModule } from './retirement/retirement-worker.module';
@@ -9,6 +9,8 @@ import { RetirementWorkerModule } from './retirement/retirement-worker.module';
   imports: [
     AppConfigModule,
     LoggingModule,
+    // /metrics on WORKER_METRICS_PORT (loopback by default).
+    MetricsModule.forRoot({ app: 'worker', port: (config) => config.WORKER_METRICS_PORT }),
     DbModule,
     RedisModule,
     ClockModule,

@@ -2,11 +2,44 @@ export { loadConfig, configSchema, ConfigError, JWKS_PATH, type AppConfig } from
 export { AppConfigModule } from './config/config.module';
 export { AppConfigToken, InjectConfig, loadConfigOrExit } from './config/config.provider';
 export { RedisModule, RedisToken, InjectRedis, createRedis } from './redis/redis.module';
-export { LoggingModule, LogDestinationToken, RootLoggerToken } from './logging/logging.module';
-export { recordPrincipal, principalOf, registerAccessLog, accessLogLine, type AccessLogSink } from './logging/access-log';
+export { LoggingModule, LogDestinationToken, RootLoggerToken, logFormat } from './logging/logging.module';
+export { recordPrincipal, recordTraceId, principalOf, registerAccessLog, accessLogLine, type AccessLogSink } from './logging/access-log';
 export { SECURITY_HEADERS } from './http/security-headers';
 export { HealthModule } from './health/health.module';
 export { redisProbe, type ReadinessProbe } from './health/readiness';
 export { bootstrapFastifyApp } from './bootstrap';
 export { createFastifyAdapter, requestIdFor } from './http/fastify-adapter';
 export { Clock, SystemClock, ClockModule } from './clock';
+export {
+  MetricsModule,
+  MetricsServer,
+  MetricsRegistryToken,
+  InjectMetrics,
+  createMetricsRegistry,
+  startMetricsServer,
+  counterIn,
+  gaugeIn,
+  histogramIn,
+  SECONDS_BUCKETS,
+  type MetricDef,
+} from './observability/metrics';
+export { SERVER_METRICS, serverCounter, serverHistogram, serverGauge } from './observability/server-metrics';
+export {
+  tracingOn,
+  tracingConfigured,
+  startTracing,
+  inSpan,
+  openSpan,
+  markSpanError,
+  activeSpan,
+  contextFromHeaders,
+  contextFromTraceparent,
+  injectTraceHeaders,
+  currentTraceparent,
+  currentTraceId,
+  parseOtlpHeaders,
+  SpanKind,
+  type Span,
+  type Context,
+  type OpenSpan,
+} from './observability/tracing';

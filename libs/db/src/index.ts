@@ -8,7 +8,7 @@ export { postgresProbe } from './postgres-probe';
 export { manifestFromRow, manifestColumns, agentBaseFromRow, agentColumns } from './registry-mapping';
 export { seedWhenEmpty, SEED_ACTOR } from './seed';
 export { RegistryWriter, type RegistryTx, type RegistryChange } from './registry/registry-writer';
-export { AuditWriter, AuditWriterModule, type AuditEntry } from './audit/audit-writer';
+export { AuditWriter, AuditWriterModule, writeAudit, type AuditEntry, type DelegationChain } from './audit/audit-writer';
 export { RegistrySnapshotRepository } from './registry/registry-snapshot.repository';
 export { RegistryModule } from './registry/registry.module';
 export { RegistryError, RegistryErrorCode } from './registry/registry.errors';

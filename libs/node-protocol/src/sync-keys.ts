@@ -31,6 +31,29 @@ export function parseRevisionStamp(value: string): { revision: number; epoch: st
   return { revision, epoch: bar === -1 ? '' : value.slice(bar + 1) };
 }
 
+const TRACEPARENT = /^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/;
+
+/**
+ * What the control plane PUBLISHes on the sync channel: the revision stamp, and when the change
+ * was traced, `|<traceparent>` (W3C) so each node's fetch-and-apply continues the change's trace
+ * (ADR 0142). Untraced announcements are the bare stamp, byte for byte as before.
+ */
+export function revisionAnnouncement(stamp: string, traceparent: string | undefined): string {
+  return traceparent && TRACEPARENT.test(traceparent) ? `${stamp}|${traceparent}` : stamp;
+}
+
+export function parseRevisionAnnouncement(message: string): {
+  stamp: { revision: number; epoch: string } | undefined;
+  traceparent: string | undefined;
+} {
+  const bar = message.lastIndexOf('|');
+  const tail = bar === -1 ? '' : message.slice(bar + 1);
+  if (bar > 0 && message.indexOf('|') < bar && TRACEPARENT.test(tail)) {
+    return { stamp: parseRevisionStamp(message.slice(0, bar)), traceparent: tail };
+  }
+  return { stamp: parseRevisionStamp(message), traceparent: undefined };
+}
+
 /**
  * Strong ETag of a bundle: covers the revision and the content (generatedAt excluded, so a
  * bundle recomputed after a cache eviction revalidates as unchanged).

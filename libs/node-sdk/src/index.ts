@@ -43,3 +43,4 @@ export * from './a2a';
 export * from './usage';
 export * from './tools';
 export * from './routing';
+export * from './observability';

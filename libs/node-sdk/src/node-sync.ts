@@ -26,13 +26,14 @@ import {
   nodeApiPaths,
   nodeBundleEtag,
   nodeIdSchema,
-  parseRevisionStamp,
+  parseRevisionAnnouncement,
   syncKeys,
   verifyNodeBundle,
   type AckBody,
   type VerificationKeys,
 } from '@cp/node-protocol';
 import { PinnedJwks } from './pinned-jwks';
+import { contextFromTraceparent, injectTraceHeaders, inSpan, SpanKind, tracingOn } from '@cp/common';
 
 export interface NodeSyncLogger {
   debug?(message: string): void;
@@ -79,6 +80,8 @@ export interface NodeSyncOptions {
   /** The handlers this node's code has, reported at register and every heartbeat (issue 14). */
   handlers?: () => HandlerDeclaration[];
   logger?: NodeSyncLogger;
+  /** Told every fetch outcome (metrics: NodeMetrics.fetched). */
+  onFetched?: (outcome: RefreshOutcome) => void;
 }
 
 export type BundleSource = 'control-plane' | 'disk';
@@ -133,6 +136,7 @@ export class NodeSync {
   private registration: RegistrationStatus = { ok: false, refused: false, error: 'not registered yet' };
   private unservable: string[] = [];
   private handlers?: () => HandlerDeclaration[];
+  private fetched?: (outcome: RefreshOutcome) => void;
   private readonly log: NodeSyncLogger;
   private readonly file: string;
   private readonly channel: string;
@@ -158,6 +162,12 @@ export class NodeSync {
       });
       this.keys = this.pinned.getKey;
     }
+    this.fetched = options.onFetched;
+  }
+
+  /** Sets who is told every fetch outcome (metrics), when the app builds it after NodeSync. */
+  onFetched(listener: (outcome: RefreshOutcome) => void): void {
+    this.fetched = listener;
   }
 
   /** Sets where the handler inventory comes from (before start(); apps that build handlers later). */
@@ -260,6 +270,7 @@ export class NodeSync {
         do {
           this.again = false;
           outcome = await this.fetchOnce();
+          this.fetched?.(outcome);
         } while (this.again && this.running);
       } finally {
         this.inFlight = undefined;
@@ -349,7 +360,7 @@ export class NodeSync {
   }
 
   private async fetchOnce(): Promise<RefreshOutcome> {
-    const headers: Record<string, string> = { authorization: `Bearer ${this.options.nodeToken}`, accept: 'application/json' };
+    const headers = injectTraceHeaders({ authorization: `Bearer ${this.options.nodeToken}`, accept: 'application/json' });
     if (this.etag) headers['if-none-match'] = this.etag;
     let response: Response;
     let text: string;
@@ -426,10 +437,25 @@ export class NodeSync {
     this.subscriber = sub;
     sub.on('message', (_channel: string, message: string) => {
       // Skip only what cannot be news: an older or equal revision of the registry epoch we serve.
-      const stamp = parseRevisionStamp(message);
+      const { stamp, traceparent } = parseRevisionAnnouncement(message);
       const active = this.active;
       const known = stamp && active && stamp.revision <= active.revision && (stamp.epoch === '' || stamp.epoch === (active.epoch ?? ''));
-      if (!known) void this.refresh();
+      if (known) return;
+      if (!tracingOn() || !traceparent) {
+        void this.refresh();
+        return;
+      }
+      // The change's trace continues here: this node's fetch and apply of that revision.
+      void inSpan(
+        'node.sync.apply',
+        { 'cp.agent.id': this.options.agentId, 'cp.node.id': this.options.nodeId, 'cp.revision': stamp?.revision ?? -1 },
+        async (span) => {
+          const outcome = await this.refresh();
+          span?.setAttribute('cp.sync.outcome', outcome);
+          span?.setAttribute('cp.revision.applied', this.active?.revision ?? -1);
+        },
+        { kind: SpanKind.CONSUMER, parent: contextFromTraceparent(traceparent) },
+      );
     });
     sub.on('ready', () => {
       this.subscriberReady = true;
@@ -502,7 +528,7 @@ export class NodeSync {
     try {
       const response = await fetch(this.url(path), {
         method: 'POST',
-        headers: { authorization: `Bearer ${this.options.nodeToken}`, 'content-type': 'application/json' },
+        headers: injectTraceHeaders({ authorization: `Bearer ${this.options.nodeToken}`, 'content-type': 'application/json' }),
         body: JSON.stringify(body),
         signal: AbortSignal.timeout(this.options.requestTimeoutMs ?? 5000),
       });

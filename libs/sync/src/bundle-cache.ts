@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import type { Registry } from 'prom-client';
 import type { Redis } from 'ioredis';
 import { buildNodeBundle } from '@cp/capabilities';
-import { InjectConfig, InjectRedis, type AppConfig } from '@cp/common';
+import { currentTraceparent, inSpan, InjectConfig, InjectRedis, MetricsRegistryToken, serverHistogram, type AppConfig } from '@cp/common';
 import { RegistrySnapshotRepository } from '@cp/db';
-import { nodeBundleEtag, parseRevisionStamp, signNodeBundle, syncKeys } from '@cp/node-protocol';
+import { nodeBundleEtag, parseRevisionStamp, revisionAnnouncement, signNodeBundle, syncKeys } from '@cp/node-protocol';
 import { SigningKeys } from './signing-keys';
 import { SyncError, SyncErrorCode } from './sync.errors';
 import { SYNC_OPTIONS, type SyncPublisherOptions } from './sync.options';
@@ -24,7 +25,8 @@ export interface CachedBundle {
 /**
  * The revision key holds `<revision>|<epoch>`. Raises it (never lowers it) within an epoch; a new
  * epoch (ARGV[3], the registry was recreated) replaces it whatever its revision; '' = same epoch.
- * When ARGV[2] is '1', announces the result. Returns the stamp held afterwards.
+ * When ARGV[2] is '1', announces the result, followed by `|<traceparent>` when ARGV[4] has one (ADR 0142).
+ * Returns the stamp held afterwards.
  */
 const RAISE_REVISION = `
 local held = redis.call('GET', KEYS[1])
@@ -41,7 +43,11 @@ if rev > cur or newEpoch then
   redis.call('SET', KEYS[1], tostring(cur) .. '|' .. epoch)
 end
 local stamp = tostring(cur) .. '|' .. epoch
-if ARGV[2] == '1' then redis.call('PUBLISH', KEYS[2], stamp) end
+if ARGV[2] == '1' then
+  local message = stamp
+  if ARGV[4] and ARGV[4] ~= '' then message = stamp .. '|' .. ARGV[4] end
+  redis.call('PUBLISH', KEYS[2], message)
+end
 return stamp`;
 
 const RELEASE_LOCK = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`;
@@ -71,6 +77,7 @@ export class BundleCache {
     private readonly snapshots: RegistrySnapshotRepository,
     @Inject(SYNC_OPTIONS) private readonly options: SyncPublisherOptions,
     private readonly signing: SigningKeys,
+    @Optional() @Inject(MetricsRegistryToken) private readonly metrics?: Registry,
   ) {
     this.prefix = config.REDIS_KEY_PREFIX;
   }
@@ -126,8 +133,10 @@ export class BundleCache {
     epoch: string,
   ): Promise<{ revision: number; epoch: string }> {
     const keys = this.keys(agentId);
+    // Only a well-formed traceparent is appended (revisionAnnouncement checks it); '' otherwise.
+    const traceparent = announce ? revisionAnnouncement('', currentTraceparent()).slice(1) : '';
     const held = String(
-      await this.redis.eval(RAISE_REVISION, 2, keys.revision, keys.channel, String(revision), announce ? '1' : '0', epoch),
+      await this.redis.eval(RAISE_REVISION, 2, keys.revision, keys.channel, String(revision), announce ? '1' : '0', epoch, traceparent),
     );
     return parseRevisionStamp(held) ?? { revision, epoch };
   }
@@ -168,7 +177,18 @@ export class BundleCache {
     return this.remember({ agentId, revision, epoch, etag, body, kid });
   }
 
-  private async compute(agentId: string): Promise<CachedBundle | null> {
+  /** In a span, timed (cp_bundle_build_duration_seconds): the snapshot read and the build. */
+  private compute(agentId: string): Promise<CachedBundle | null> {
+    const started = performance.now();
+    return inSpan('bundle.build', { 'cp.agent.id': agentId }, async (span) => {
+      const built = await this.build(agentId);
+      span?.setAttribute('cp.revision', built?.revision ?? -1);
+      if (this.metrics) serverHistogram(this.metrics, 'bundleBuild').observe((performance.now() - started) / 1000);
+      return built;
+    });
+  }
+
+  private async build(agentId: string): Promise<CachedBundle | null> {
     this.stats.postgresReads++;
     const snapshot = await this.snapshots.snapshot(agentId);
     if (!snapshot) return null;

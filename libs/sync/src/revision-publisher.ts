@@ -1,4 +1,6 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
+import type { Registry } from 'prom-client';
+import { inSpan, markSpanError, MetricsRegistryToken, serverCounter, SpanKind } from '@cp/common';
 import type { RevisionListener } from '@cp/db';
 import { BundleCache } from './bundle-cache';
 import { OutboxRepository } from './outbox.repository';
@@ -16,10 +18,26 @@ export class RevisionPublisher implements RevisionListener {
   constructor(
     private readonly bundles: BundleCache,
     private readonly outbox: OutboxRepository,
+    @Optional() @Inject(MetricsRegistryToken) private readonly metrics?: Registry,
   ) {}
 
+  /** In a PRODUCER span: the announcement carries its traceparent to every node (ADR 0142). */
   async revisionCommitted(agentId: string, revision: number): Promise<void> {
-    await this.publish(agentId, revision);
+    await inSpan(
+      'sync.publish',
+      { 'cp.agent.id': agentId, 'cp.revision': revision },
+      async (span) => {
+        try {
+          await this.publish(agentId, revision);
+          if (this.metrics) serverCounter(this.metrics, 'publishes').labels('published').inc();
+        } catch (error) {
+          if (this.metrics) serverCounter(this.metrics, 'publishes').labels('failed').inc();
+          markSpanError(span, (error as { code?: string }).code ?? 'PUBLISH_FAILED');
+          throw error;
+        }
+      },
+      { kind: SpanKind.PRODUCER },
+    );
   }
 
   /** Returns the revision announced (the key's value: never lower than what it held). */

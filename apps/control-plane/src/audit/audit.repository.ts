@@ -12,6 +12,8 @@ export interface AuditScope {
   targetId?: string;
   from?: Date;
   to?: Date;
+  traceId?: string;
+  onBehalfOf?: string;
 }
 
 @Injectable()
@@ -34,12 +36,14 @@ export class AuditRepository {
         scope.action ? { action: scope.action } : {},
         scope.targetType ? { targetType: scope.targetType } : {},
         scope.targetId ? { targetId: scope.targetId } : {},
+        scope.traceId ? { traceId: scope.traceId } : {},
+        scope.onBehalfOf ? { onBehalfOf: scope.onBehalfOf } : {},
         scope.from ? { at: { gte: scope.from } } : {},
         scope.to ? { at: { lte: scope.to } } : {},
         beforeId !== undefined ? { id: { lt: beforeId } } : {},
       ],
     };
     const rows = await this.prisma.auditEvent.findMany({ where, orderBy: { id: 'desc' }, take });
-    return rows.map((r) => ({ ...r, id: r.id.toString() }));
+    return rows.map((r) => ({ ...r, id: r.id.toString(), delegation: r.delegation as AuditEventModel['delegation'] }));
   }
 }

@@ -15,6 +15,14 @@ export class AuditService {
   ) {}
 
   async list(principal: AdminPrincipal, filter: AuditFilter, page: PageInput | undefined): Promise<Page<AuditEventModel>> {
+    if (filter.traceId != null && !/^[0-9a-f]{32}$/.test(filter.traceId))
+      throw new CommonError(CommonErrorCode.InvalidInput, 'traceId must be 32 lowercase hex digits', {
+        validationErrors: [{ path: '$.filter.traceId', message: 'must be 32 lowercase hex digits' }],
+      });
+    if (filter.onBehalfOf != null && (filter.onBehalfOf.length === 0 || filter.onBehalfOf.length > 256))
+      throw new CommonError(CommonErrorCode.InvalidInput, 'onBehalfOf must be 1 to 256 characters', {
+        validationErrors: [{ path: '$.filter.onBehalfOf', message: 'must be 1 to 256 characters' }],
+      });
     const size = pageSize(page);
     const cursor = decodeCursor(page?.after)?.[0];
     if (cursor !== undefined && !/^\d+$/.test(String(cursor)))
@@ -31,6 +39,8 @@ export class AuditService {
         targetId: filter.targetId ?? undefined,
         from: filter.from ?? undefined,
         to: filter.to ?? undefined,
+        traceId: filter.traceId ?? undefined,
+        onBehalfOf: filter.onBehalfOf ?? undefined,
       },
       cursor === undefined ? undefined : BigInt(String(cursor)),
       size + 1,

@@ -4,7 +4,9 @@ import { APP_FILTER } from '@nestjs/core';
 import { GraphQLModule } from '@nestjs/graphql';
 import { ApolloDriver, type ApolloDriverConfig } from '@nestjs/apollo';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { AppConfigToken, type AppConfig } from '@cp/common';
+import type { Registry } from 'prom-client';
+import { AppConfigToken, MetricsRegistryToken, type AppConfig } from '@cp/common';
+import { graphqlMetricsPlugin } from '../observability/graphql-metrics.plugin';
 import { createErrorFormatter } from '../common/errors';
 import { ApiExceptionFilter } from '../common/http/api-exception.filter';
 import { complexityLimitPlugin } from '../common/graphql/complexity.plugin';
@@ -37,8 +39,8 @@ export function schemaFileFor(config: Pick<AppConfig, 'GRAPHQL_SCHEMA_FILE'>): s
   imports: [
     GraphQLModule.forRootAsync<ApolloDriverConfig>({
       driver: ApolloDriver,
-      inject: [AppConfigToken],
-      useFactory: (config: AppConfig): ApolloDriverConfig => ({
+      inject: [AppConfigToken, { token: MetricsRegistryToken, optional: true }],
+      useFactory: (config: AppConfig, registry?: Registry): ApolloDriverConfig => ({
         path: '/graphql',
         autoSchemaFile: schemaFileFor(config),
         sortSchema: true,
@@ -60,6 +62,7 @@ export function schemaFileFor(config: Pick<AppConfig, 'GRAPHQL_SCHEMA_FILE'>): s
         plugins: [
           complexityLimitPlugin(config.GRAPHQL_MAX_COMPLEXITY) as NonNullable<ApolloDriverConfig['plugins']>[number],
           unavailableStatusPlugin() as NonNullable<ApolloDriverConfig['plugins']>[number],
+          graphqlMetricsPlugin(registry) as NonNullable<ApolloDriverConfig['plugins']>[number],
         ],
         // Nest's own plugin would reset every execution-error response to 200 after ours ran;
         // the only non-200 status an execution error gets is unavailableStatusPlugin's 503.

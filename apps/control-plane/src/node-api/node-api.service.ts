@@ -1,4 +1,6 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import type { Registry } from 'prom-client';
+import { MetricsRegistryToken, serverCounter, serverHistogram } from '@cp/common';
 import type { NodePrincipal } from '@cp/auth';
 import type { AckBody, HeartbeatBody, RegisterNodeBody } from '@cp/node-protocol';
 import { NodeApiError, NodeApiErrorCode } from './node-api.errors';
@@ -11,6 +13,7 @@ export class NodeApiService {
   constructor(
     private readonly nodes: NodeRepository,
     private readonly inventories: NodeInventoryRepository,
+    @Optional() @Inject(MetricsRegistryToken) private readonly metrics?: Registry,
   ) {}
 
   async register(node: NodePrincipal, body: RegisterNodeBody): Promise<void> {
@@ -34,6 +37,21 @@ export class NodeApiService {
     if ('servedHash' in body && body.unservable) {
       await this.inventories.reportUnservable(node.agentId, body.nodeId, body.revision, [...new Set(body.unservable)].sort());
     }
+    await this.observeAck(node.agentId, body);
+  }
+
+  /** Publish-to-ack propagation per agent, and NACKs. The agent label is the token's agent, which exists (the write above checked). */
+  private async observeAck(agentId: string, body: AckBody): Promise<void> {
+    if (!this.metrics) return;
+    if (!('servedHash' in body)) {
+      serverCounter(this.metrics, 'nacks').labels(agentId).inc();
+      return;
+    }
+    const published = await this.nodes.publishedAt(agentId, body.revision);
+    if (published)
+      serverHistogram(this.metrics, 'propagation')
+        .labels(agentId)
+        .observe(Math.max(0, (Date.now() - published.getTime()) / 1000));
   }
 
   private async write(node: NodePrincipal, nodeId: string, change: NodeWrite): Promise<void> {

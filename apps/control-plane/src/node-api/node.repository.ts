@@ -17,6 +17,10 @@ export type NodeWriteResult = 'ok' | 'agent-not-found';
 export class NodeRepository {
   constructor(private readonly prisma: PrismaService) {}
 
+  publishedAt(agentId: string, revision: number): Promise<Date | null> {
+    return revisionPublishedAt(this.prisma, agentId, revision);
+  }
+
   async write(agentId: string, nodeId: string, change: NodeWrite): Promise<NodeWriteResult> {
     // Timestamps in UTC like Prisma writes them (the columns are TIMESTAMP(3) without zone).
     const now = Prisma.sql`(now() AT TIME ZONE 'UTC')`;
@@ -44,6 +48,15 @@ export class NodeRepository {
       throw e;
     }
   }
+}
+
+/** When a revision was announced to the nodes (the outbox row's publishedAt; its creation before that). */
+export async function revisionPublishedAt(prisma: PrismaService, agentId: string, revision: number): Promise<Date | null> {
+  const row = await prisma.registryRevision.findUnique({
+    where: { agentId_revision: { agentId, revision } },
+    select: { createdAt: true, publishedAt: true },
+  });
+  return row ? (row.publishedAt ?? row.createdAt) : null;
 }
 
 function isForeignKeyViolation(error: unknown): boolean {

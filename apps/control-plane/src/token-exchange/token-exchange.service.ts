@@ -1,7 +1,9 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
+import type { Registry } from 'prom-client';
 import { a2aVerifier, AuthError, toolTokenSigner, type JwtVerifier, type NodePrincipal, type TokenSigner } from '@cp/auth';
 import { downscopedScopes, isEntitled } from '@cp/capabilities';
-import { InjectConfig, type AppConfig } from '@cp/common';
+import { activeSpan, currentTraceId, InjectConfig, MetricsRegistryToken, serverCounter, type AppConfig } from '@cp/common';
+import { NodeHttpError } from '../node-auth/node-http-error';
 import { tokenExchangeSchema, type TokenExchangeResult } from '@cp/node-protocol';
 import { SigningKeys } from '@cp/sync';
 import { parseNodeBody } from '../node-auth/parse-node-body';
@@ -30,6 +32,7 @@ export class TokenExchangeService {
     private readonly tools: ToolRepository,
     @InjectConfig() private readonly config: AppConfig,
     keys: SigningKeys,
+    @Optional() @Inject(MetricsRegistryToken) private readonly metrics?: Registry,
   ) {
     // ES256 with the key ring's active key: tools verify with the public JWKS and cannot mint (ADR 0130).
     this.signer = toolTokenSigner(keys.keyRing());
@@ -45,7 +48,23 @@ export class TokenExchangeService {
     return verifier;
   }
 
+  /** Counted by outcome (issued, or the refusal code); the span gets the outcome, never a token. */
   async exchange(node: NodePrincipal, rawBody: unknown): Promise<TokenExchangeResult> {
+    let outcome = 'failed';
+    try {
+      const result = await this.issue(node, rawBody);
+      outcome = 'issued';
+      return result;
+    } catch (error) {
+      if (error instanceof NodeHttpError) outcome = (error as NodeHttpError<string>).code;
+      throw error;
+    } finally {
+      if (this.metrics) serverCounter(this.metrics, 'tokenExchanges').labels(outcome).inc();
+      activeSpan()?.setAttributes({ 'cp.token_exchange.outcome': outcome, 'cp.agent.id': node.agentId });
+    }
+  }
+
+  private async issue(node: NodePrincipal, rawBody: unknown): Promise<TokenExchangeResult> {
     const body = parseNodeBody(tokenExchangeSchema, rawBody, 'token exchange');
     const caller = await this.callerVerifier(node.agentId)
       .verify(body.subjectToken, 'a2a')
@@ -98,19 +117,19 @@ export class TokenExchangeService {
         agent_id: node.agentId,
       },
     });
-    this.logger.log(
-      {
-        agentId: node.agentId,
-        node: node.subject,
-        principal: caller.subject,
-        tenant: caller.tenant,
-        tool: tool.name,
-        capability: body.capabilityId,
-        scopes,
-        expiresIn,
-      },
-      'tool token issued',
-    );
+    const chain = {
+      principal: caller.subject,
+      tenant: caller.tenant,
+      agentId: node.agentId,
+      node: node.subject,
+      capabilityId: body.capabilityId,
+      tool: tool.name,
+      scopes,
+    };
+    // Audited before the token leaves: a token nobody can trace back is never issued.
+    await this.tools.recordIssued(node.subject, chain);
+    activeSpan()?.setAttributes({ 'a2a.capability.id': body.capabilityId, 'a2a.tenant': caller.tenant, 'tool.name': tool.name });
+    this.logger.log({ ...chain, expiresIn, traceId: currentTraceId() }, 'tool token issued');
     return {
       accessToken,
       tokenType: 'Bearer',

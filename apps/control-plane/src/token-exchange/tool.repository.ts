@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { CapabilityManifest } from '@cp/capabilities';
-import { manifestFromRow, PrismaService } from '@cp/db';
+import { manifestFromRow, PrismaService, writeAudit, type DelegationChain } from '@cp/db';
 
 export interface ToolRecord {
   agentId: string;
@@ -25,6 +25,19 @@ export class ToolRepository {
       this.prisma.previewOptIn.findMany({ where: { agentId }, select: { tenantId: true } }),
     ]);
     return row && { manifest: manifestFromRow(row), previewTenants: optIns.map((o) => o.tenantId) };
+  }
+
+  /** The control plane's half of the audit trail: one event per tool token issued, with its delegation chain. */
+  async recordIssued(actor: string, chain: DelegationChain): Promise<void> {
+    await writeAudit(this.prisma, actor, { agentId: chain.agentId, revision: null }, [
+      {
+        action: 'tool-token.issue',
+        targetType: 'tool',
+        targetId: `${chain.agentId}/${chain.tool}`,
+        onBehalfOf: chain.principal,
+        delegation: chain,
+      },
+    ]);
   }
 
   async upsert(tool: ToolRecord): Promise<void> {

@@ -1,7 +1,9 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import type { Registry } from 'prom-client';
 import type { NodePrincipal } from '@cp/auth';
 import { isPastBatchIdRetention, type ValidationIssue } from '@cp/capabilities';
-import { InjectConfig, type AppConfig } from '@cp/common';
+import { InjectConfig, MetricsRegistryToken, serverCounter, type AppConfig } from '@cp/common';
+import { NodeHttpError } from '../node-auth/node-http-error';
 import { Clock } from '@cp/jobs';
 import { ANONYMOUS_TENANT, usageBatchSchema, type UsageBatchBody, type UsageIngestResult } from '@cp/node-protocol';
 import { invalidNodeBody, parseNodeBody } from '../node-auth/parse-node-body';
@@ -24,11 +26,29 @@ export class UsageIngestService {
     private readonly repository: UsageIngestRepository,
     private readonly clock: Clock,
     @InjectConfig() config: AppConfig,
+    @Optional() @Inject(MetricsRegistryToken) private readonly metrics?: Registry,
   ) {
     this.retentionMs = config.USAGE_BATCH_RETENTION_DAYS * 86_400_000;
   }
 
   async ingest(principal: NodePrincipal, body: unknown): Promise<IngestResult> {
+    try {
+      const result = await this.record(principal, body);
+      if (this.metrics)
+        serverCounter(this.metrics, 'usageIngest')
+          .labels(result.duplicate ? 'duplicate' : 'recorded')
+          .inc();
+      return result;
+    } catch (error) {
+      if (this.metrics)
+        serverCounter(this.metrics, 'usageIngest')
+          .labels(error instanceof NodeHttpError ? 'refused' : 'failed')
+          .inc();
+      throw error;
+    }
+  }
+
+  private async record(principal: NodePrincipal, body: unknown): Promise<IngestResult> {
     const batch = this.parse(body);
     const windowStart = new Date(batch.windowStart);
     const windowEnd = new Date(batch.windowEnd);

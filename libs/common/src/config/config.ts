@@ -138,6 +138,33 @@ const configFields = z.object({
   A2A_MAX_JSON_DEPTH: z.coerce.number().int().min(4).max(256).default(32),
   /** Open SSE streams one node serves at once; past it a stream request is refused (503). */
   A2A_MAX_STREAMS: z.coerce.number().int().min(1).default(2000),
+  /** Log lines: `pretty` (coloured, for people), `json`, or `auto` = pretty when stdout is a terminal outside production. */
+  LOG_FORMAT: z.enum(['auto', 'pretty', 'json']).default('auto'),
+  /**
+   * Prometheus /metrics (ADR 0140): each app serves it on a port of its own, bound to METRICS_HOST
+   * (loopback by default), never on the app's own port, so A2A callers cannot reach it.
+   * 0 = an ephemeral port (tests).
+   */
+  METRICS_ENABLED: bool.default(true),
+  METRICS_HOST: z.string().default('127.0.0.1'),
+  CONTROL_PLANE_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9300),
+  WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9301),
+  AGENT_NODE_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9302),
+  /**
+   * OpenTelemetry traces (ADR 0141), the standard OTEL_* variables: tracing is on only when an OTLP
+   * endpoint is set and OTEL_SDK_DISABLED is not true. The exporter gets the endpoint and headers
+   * from here; OTEL_EXPORTER_OTLP_TIMEOUT / _COMPRESSION are read by the exporter package itself.
+   */
+  OTEL_SDK_DISABLED: bool.default(false),
+  OTEL_SERVICE_NAME: z.string().min(1).optional(),
+  OTEL_EXPORTER_OTLP_ENDPOINT: url(['http:', 'https:']).optional(),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: url(['http:', 'https:']).optional(),
+  /** `key=value,key2=value2` (W3C baggage style, as the OTel spec defines it). */
+  OTEL_EXPORTER_OTLP_HEADERS: z.string().optional(),
+  OTEL_TRACES_SAMPLER: z
+    .enum(['always_on', 'always_off', 'traceidratio', 'parentbased_always_on', 'parentbased_always_off', 'parentbased_traceidratio'])
+    .default('parentbased_always_on'),
+  OTEL_TRACES_SAMPLER_ARG: z.coerce.number().min(0).max(1).optional(),
   /** Retirement job. */
   RETIREMENT_CRON: z.string().default('0 3 * * *'),
   RETIREMENT_WINDOW_DAYS: z.coerce.number().int().min(1).default(30),

@@ -31,7 +31,21 @@ export function accessLogLine(request: FastifyRequest, reply: FastifyReply): Rec
     status: reply.statusCode,
     durationMs: Math.round(reply.elapsedTime * 100) / 100,
     principal: principalOf(request.raw) ?? 'anonymous',
+    ...traceOf(request.raw),
   };
+}
+
+/** Where a traced route leaves its trace id, so the access line of that request names it. */
+const TRACE = Symbol.for('cp.accessLog.traceId');
+type WithTrace = IncomingMessage & { [TRACE]?: string };
+
+export function recordTraceId(raw: IncomingMessage, traceId: string | null): void {
+  if (traceId) (raw as WithTrace)[TRACE] = traceId;
+}
+
+function traceOf(raw: IncomingMessage): { traceId?: string } {
+  const id = (raw as WithTrace)[TRACE];
+  return id === undefined ? {} : { traceId: id };
 }
 
 /**

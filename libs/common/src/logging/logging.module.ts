@@ -3,13 +3,35 @@ import { Global, Inject, Module, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { FastifyInstance } from 'fastify';
 import { LoggerModule } from 'nestjs-pino';
+import pretty from 'pino-pretty';
 import { pino, type DestinationStream, type Logger as PinoInstance } from 'pino';
 import type { AppConfig } from '../config/config';
 import { AppConfigToken } from '../config/config.provider';
 import { requestIdFor } from '../http/fastify-adapter';
 import { registerAccessLog } from './access-log';
+import { currentTraceId } from '../observability/tracing';
 
 type WithId = IncomingMessage & { id?: string };
+
+/**
+ * Lines for people (pino-pretty, coloured) when asked, or by default when stdout is a terminal
+ * outside production; JSON otherwise (production, pipes, log shippers).
+ */
+export function logFormat(config: Pick<AppConfig, 'LOG_FORMAT' | 'NODE_ENV'>, stdoutIsTty: boolean): 'pretty' | 'json' {
+  if (config.LOG_FORMAT !== 'auto') return config.LOG_FORMAT;
+  return stdoutIsTty && config.NODE_ENV !== 'production' ? 'pretty' : 'json';
+}
+
+const NONE = Object.freeze({});
+function traceMixin(): object {
+  const traceId = currentTraceId();
+  return traceId === null ? NONE : { traceId };
+}
+
+/** pino-pretty in this thread (a transport's worker thread would outlive jest and Nest's shutdown). */
+function prettyStream(): DestinationStream {
+  return pretty({ colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', sync: true });
+}
 
 /** Where log lines go: stdout unless a test provides a stream (overrideProvider) to read them. */
 export const LogDestinationToken = Symbol('LOG_DESTINATION');
@@ -25,8 +47,13 @@ export const RootLoggerToken = Symbol('ROOT_LOGGER');
       inject: [AppConfigToken, LogDestinationToken],
       useFactory: (config: AppConfig, destination: DestinationStream | null): PinoInstance =>
         pino(
-          { level: config.LOG_LEVEL, redact: { paths: ['req.headers.authorization', 'req.headers.cookie'], censor: '[redacted]' } },
-          destination ?? undefined,
+          {
+            level: config.LOG_LEVEL,
+            redact: { paths: ['req.headers.authorization', 'req.headers.cookie'], censor: '[redacted]' },
+            // Every line logged inside a traced span names its trace (nothing while tracing is off).
+            mixin: traceMixin,
+          },
+          destination ?? (logFormat(config, process.stdout.isTTY === true) === 'pretty' ? prettyStream() : undefined),
         ),
     },
   ],

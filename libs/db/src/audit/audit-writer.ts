@@ -1,4 +1,5 @@
 import { Injectable, Module } from '@nestjs/common';
+import { currentTraceId } from '@cp/common';
 import type { Prisma } from '../../../../prisma/generated/client';
 
 /** What changed, before and after, as the audit log keeps it. */
@@ -8,6 +9,21 @@ export interface AuditEntry {
   targetId: string;
   before?: unknown;
   after?: unknown;
+  /** Who the actor acted for (a delegated call), and the chain of that delegation. */
+  onBehalfOf?: string;
+  delegation?: DelegationChain;
+}
+
+/** Caller principal → agent (node) → capability → tool, with the scopes actually granted. */
+export interface DelegationChain {
+  principal: string;
+  tenant: string;
+  agentId: string;
+  /** The subject of the node credential that asked (node tokens name an agent, not one node). */
+  node: string;
+  capabilityId: string;
+  tool: string;
+  scopes: string[];
 }
 
 /** Anything that can write audit events: a transaction, or the client itself. */
@@ -17,10 +33,12 @@ export type AuditDb = Pick<Prisma.TransactionClient, 'auditEvent'>;
 export async function writeAudit(
   db: AuditDb,
   actor: string,
-  registry: { agentId: string; revision: number } | null,
+  registry: { agentId: string; revision: number | null } | null,
   entries: AuditEntry[],
 ): Promise<void> {
   if (entries.length === 0) return;
+  // The trace of the request that made the change: the audit row and the spans find each other.
+  const traceId = currentTraceId();
   await db.auditEvent.createMany({
     data: entries.map((entry) => ({
       actor,
@@ -31,6 +49,9 @@ export async function writeAudit(
       revision: registry?.revision ?? null,
       before: entry.before ?? undefined,
       after: entry.after ?? undefined,
+      traceId,
+      onBehalfOf: entry.onBehalfOf ?? null,
+      delegation: entry.delegation ? { ...entry.delegation } : undefined,
     })),
   });
 }

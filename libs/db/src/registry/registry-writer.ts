@@ -1,4 +1,6 @@
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
+import type { Registry } from 'prom-client';
+import { inSpan, MetricsRegistryToken, serverCounter } from '@cp/common';
 import type { Prisma } from '../../../../prisma/generated/client';
 import { writeAudit, type AuditEntry } from '../audit/audit-writer';
 import { PrismaService } from '../prisma.service';
@@ -28,23 +30,33 @@ export class RegistryWriter {
   constructor(
     private readonly prisma: PrismaService,
     @Optional() @Inject(REVISION_LISTENERS) private readonly listeners: RevisionListener[] = [],
+    @Optional() @Inject(MetricsRegistryToken) private readonly metrics?: Registry,
   ) {}
 
   async change<T>(
     change: RegistryChange,
     work: (tx: RegistryTx, revision: number) => Promise<{ result: T; audit: AuditEntry[] }>,
   ): Promise<{ result: T; revision: number }> {
-    const outcome = await this.prisma.$transaction(async (tx) => {
-      const revision = await bumpRevision(tx, change);
-      await tx.registryRevision.create({
-        data: { agentId: change.agentId, revision, actor: change.actor, summary: change.summary.slice(0, 500) },
+    const outcome = await inSpan('registry.write', { 'cp.agent.id': change.agentId }, async (span) => {
+      const committed = await this.prisma.$transaction(async (tx) => {
+        const revision = await bumpRevision(tx, change);
+        await tx.registryRevision.create({
+          data: { agentId: change.agentId, revision, actor: change.actor, summary: change.summary.slice(0, 500) },
+        });
+        const { result, audit } = await work(tx, revision);
+        await writeAudit(tx, change.actor, { agentId: change.agentId, revision }, audit);
+        return { result, revision, actions: audit.map((a) => a.action) };
       });
-      const { result, audit } = await work(tx, revision);
-      await writeAudit(tx, change.actor, { agentId: change.agentId, revision }, audit);
-      return { result, revision };
+      span?.setAttribute('cp.revision', committed.revision);
+      return committed;
     });
+    if (this.metrics) {
+      const changes = serverCounter(this.metrics, 'registryChanges');
+      for (const action of outcome.actions.length > 0 ? outcome.actions : ['revision']) changes.labels(action).inc();
+    }
+    // After the write span: the publish is a sibling under the mutation (ADR 0142).
     await this.notify(change.agentId, outcome.revision);
-    return outcome;
+    return { result: outcome.result, revision: outcome.revision };
   }
 
   private async notify(agentId: string, revision: number): Promise<void> {

@@ -12,7 +12,8 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { extensionsResponseHeader, EXTENSIONS_HEADER } from '@cp/capabilities';
 import { wwwAuthenticate } from '@cp/auth';
-import { recordPrincipal } from '@cp/common';
+import { activeSpan, contextFromHeaders, currentTraceId, inSpan, recordPrincipal, recordTraceId, SpanKind, tracingOn } from '@cp/common';
+import type { A2AObserver } from '../observability/observer';
 import { A2AError, A2AErrorName } from './a2a-errors';
 import type { A2AAuthenticator } from './a2a-authenticator';
 import type { A2AService, A2ALog, RequestContext } from './a2a-service';
@@ -30,6 +31,8 @@ export interface A2ARoutesOptions {
   maxBodyBytes: number;
   maxJsonDepth: number;
   log: A2ALog;
+  /** Metrics (NodeMetrics) or the no-op observer. */
+  observer: A2AObserver;
   /** Comment lines on idle streams keep proxies from closing them (default 15 s). */
   heartbeatMs?: number;
 }
@@ -39,6 +42,36 @@ const REST_TYPE = 'application/a2a+json';
 
 type JsonRpcId = string | number | null;
 type Binding = 'jsonrpc' | 'rest';
+type Route = (request: FastifyRequest, reply: FastifyReply) => unknown;
+
+/**
+ * With tracing on, the route runs in a SERVER span continuing the caller's `traceparent`; the
+ * access-log line names the trace. Off: the route itself, nothing added.
+ */
+function traced(binding: Binding, method: string | undefined, route: Route): Route {
+  return (request, reply) => {
+    if (!tracingOn()) return route(request, reply);
+    const attributes = method === undefined ? { 'a2a.binding': binding } : { 'a2a.binding': binding, 'a2a.method': method };
+    return inSpan(
+      `a2a.${binding}${method === undefined ? '' : ` ${method}`}`,
+      attributes,
+      () => {
+        recordTraceId(request.raw, currentTraceId());
+        return route(request, reply);
+      },
+      { kind: SpanKind.SERVER, parent: contextFromHeaders(request.headers) },
+    );
+  };
+}
+
+/** Outcome on the span (the metric is counted by the observer). */
+function spanOutcome(method: string, outcome: string, tenant?: string): void {
+  const span = activeSpan();
+  if (!span) return;
+  span.setAttribute('a2a.method', method);
+  span.setAttribute('a2a.outcome', outcome);
+  if (tenant !== undefined) span.setAttribute('a2a.tenant', tenant);
+}
 
 const METHODS = new Set([
   'SendMessage',
@@ -72,37 +105,56 @@ export function registerA2ARoutes(app: FastifyInstance, options: A2ARoutesOption
       return binding === 'jsonrpc' ? sendJsonRpcError(reply, null, a2a) : sendRestError(reply, a2a);
     });
 
-    scope.post(options.jsonRpcPath, { config: { binding: 'jsonrpc' } }, (request, reply) => jsonRpc(request, reply, options));
+    scope.post(
+      options.jsonRpcPath,
+      { config: { binding: 'jsonrpc' } },
+      traced('jsonrpc', undefined, (request, reply) => jsonRpc(request, reply, options)),
+    );
 
     const base = options.restBase.replace(/\/$/, '');
+    const observer = options.observer;
     const rest = (
+      method: string,
       handler: (request: FastifyRequest, rc: RequestContext, active: string[]) => Promise<RestAnswer>,
       auth: 'optional' | 'required' = 'optional',
       negotiate = true,
     ) => {
+      const card = method === 'GetExtendedAgentCard';
       return async (request: FastifyRequest, reply: FastifyReply) => {
+        let tenant: string | undefined;
         try {
           checkVersion(request.headers['a2a-version'], (request.query as Record<string, unknown>)['A2A-Version']);
           const { caller, token } = await options.authenticator.authenticate(request.headers, auth === 'required');
           if (caller) recordPrincipal(request.raw, 'a2a', caller.principal);
+          tenant = caller?.tenant;
           const rc: RequestContext = { caller, token, extensions: request.headers['a2a-extensions'] };
           const active = negotiate ? options.service.negotiate(rc) : [];
           const answer = await handler(request, rc, active);
           const header = extensionsResponseHeader(active);
           if (header) void reply.header(EXTENSIONS_HEADER, header);
+          observer.request(method, 'rest', 'ok');
+          spanOutcome(method, 'ok', tenant);
           if (answer.etag) {
             void reply.header('etag', answer.etag);
             const inm = request.headers['if-none-match'];
-            if (inm !== undefined && etagMatches(inm, answer.etag)) return await reply.code(304).send();
+            if (inm !== undefined && etagMatches(inm, answer.etag)) {
+              if (card) observer.card('extended', 304);
+              return await reply.code(304).send();
+            }
           }
+          if (card) observer.card('extended', 200);
           return await reply.code(200).header('content-type', REST_TYPE).send(answer.body);
         } catch (error) {
-          return sendRestError(reply, toA2AError(error, options.log));
+          const a2a = toA2AError(error, options.log);
+          observer.request(method, 'rest', a2a.kind);
+          spanOutcome(method, a2a.kind, tenant);
+          if (card) observer.card('extended', a2a.mapping.http);
+          return sendRestError(reply, a2a);
         }
       };
     };
     /** Same checks as `rest`, then the answer is an SSE stream of bare StreamResponse objects. */
-    const restStream = (open: (request: FastifyRequest, rc: RequestContext, active: string[]) => Promise<TaskStream>) => {
+    const restStream = (method: string, open: (request: FastifyRequest, rc: RequestContext, active: string[]) => Promise<TaskStream>) => {
       return async (request: FastifyRequest, reply: FastifyReply) => {
         let stream: TaskStream;
         let active: string[];
@@ -112,8 +164,13 @@ export function registerA2ARoutes(app: FastifyInstance, options: A2ARoutesOption
           const rc: RequestContext = { caller, token, extensions: request.headers['a2a-extensions'] };
           active = options.service.negotiate(rc);
           stream = await open(request, rc, active);
+          observer.request(method, 'rest', 'ok');
+          spanOutcome(method, 'ok', caller?.tenant);
         } catch (error) {
-          return sendRestError(reply, toA2AError(error, options.log));
+          const a2a = toA2AError(error, options.log);
+          observer.request(method, 'rest', a2a.kind);
+          spanOutcome(method, a2a.kind);
+          return sendRestError(reply, a2a);
         }
         return sendStream(reply, stream, active, options, (e) => `data: ${JSON.stringify(e)}\n\n`);
       };
@@ -123,17 +180,30 @@ export function registerA2ARoutes(app: FastifyInstance, options: A2ARoutesOption
     scope.post(
       `${base}/message::send`,
       cfg,
-      rest(async (req, rc, active) => json(await svc.sendMessage(parseRestBody(req.body, options.maxJsonDepth), rc, active))),
+      traced(
+        'rest',
+        'SendMessage',
+        rest('SendMessage', async (req, rc, active) =>
+          json(await svc.sendMessage(parseRestBody(req.body, options.maxJsonDepth), rc, active)),
+        ),
+      ),
     );
     scope.post(
       `${base}/message::stream`,
       cfg,
-      restStream((req, rc, active) => svc.sendStreamingMessage(parseRestBody(req.body, options.maxJsonDepth), rc, active)),
+      traced(
+        'rest',
+        'SendStreamingMessage',
+        restStream('SendStreamingMessage', (req, rc, active) =>
+          svc.sendStreamingMessage(parseRestBody(req.body, options.maxJsonDepth), rc, active),
+        ),
+      ),
     );
     scope.get(
       `${base}/extendedAgentCard`,
       cfg,
       rest(
+        'GetExtendedAgentCard',
         async (_req, rc) => {
           const card = svc.extendedCard(rc);
           return { body: card.body, etag: card.etag };
@@ -145,9 +215,9 @@ export function registerA2ARoutes(app: FastifyInstance, options: A2ARoutesOption
     scope.get(
       `${base}/tasks`,
       cfg,
-      rest(async (req, rc) => json(await svc.listTasks(req.query, rc))),
+      rest('ListTasks', async (req, rc) => json(await svc.listTasks(req.query, rc))),
     );
-    const getTask = rest(async (req, rc) => {
+    const getTask = rest('GetTask', async (req, rc) => {
       const rest = undeclaredTaskOperation((req.params as { '*': string })['*']);
       if (!/^[^/:]+$/.test(rest)) throw new A2AError(A2AErrorName.MethodNotFound, `no operation at GET ${req.url}`);
       return json(
@@ -159,12 +229,12 @@ export function registerA2ARoutes(app: FastifyInstance, options: A2ARoutesOption
     });
     scope.get(`${base}/tasks/*`, cfg, (req, reply) => (isSubscribe(req) ? subscribe(req, reply) : getTask(req, reply)));
     // The spec's text says POST for :subscribe and its proto says GET: both are served.
-    const subscribe = restStream(async (req, rc) => {
+    const subscribe = restStream('SubscribeToTask', async (req, rc) => {
       const m = /^([^/:]+):subscribe$/.exec(undeclaredTaskOperation((req.params as { '*': string })['*']));
       return svc.subscribeToTask({ id: taskIdFromPath(m![1]) }, rc);
     });
     const isSubscribe = (req: FastifyRequest) => /^[^/:]+:subscribe$/.test((req.params as { '*': string })['*']);
-    const cancel = rest(async (req, rc) => {
+    const cancel = rest('CancelTask', async (req, rc) => {
       const rest = undeclaredTaskOperation((req.params as { '*': string })['*']);
       const m = /^([^/:]+):cancel$/.exec(rest);
       if (!m) throw new A2AError(A2AErrorName.MethodNotFound, `no operation at POST ${req.url}`);
@@ -174,7 +244,7 @@ export function registerA2ARoutes(app: FastifyInstance, options: A2ARoutesOption
     scope.delete(
       `${base}/tasks/*`,
       cfg,
-      rest(async () => {
+      rest('DeleteTaskPushNotificationConfig', async () => {
         throw pushNotSupported();
       }),
     );
@@ -254,6 +324,10 @@ async function sendStream(
 
 async function jsonRpc(request: FastifyRequest, reply: FastifyReply, options: A2ARoutesOptions): Promise<FastifyReply> {
   let id: JsonRpcId = null;
+  // A label value: a known method name only (a caller cannot mint series).
+  let method = 'unknown';
+  let tenant: string | undefined;
+  const observer = options.observer;
   try {
     const raw = Buffer.isBuffer(request.body) ? request.body.toString('utf8') : '';
     let envelope: unknown;
@@ -276,16 +350,21 @@ async function jsonRpc(request: FastifyRequest, reply: FastifyReply, options: A2
       throw new A2AError(A2AErrorName.InvalidParams, 'params must be an object');
     }
     if (e.params !== undefined) checkDepth(e.params, options.maxJsonDepth);
-    const method = e.method;
-    if (!METHODS.has(method)) throw new A2AError(A2AErrorName.MethodNotFound, `method "${method}" does not exist`, { method });
+    if (!METHODS.has(e.method))
+      throw new A2AError(A2AErrorName.MethodNotFound, `method "${e.method}" does not exist`, { method: e.method });
+    method = e.method;
     checkVersion(request.headers['a2a-version'], (request.query as Record<string, unknown>)['A2A-Version']);
     const svc = options.service;
     const { caller, token } = await options.authenticator.authenticate(request.headers, method === 'GetExtendedAgentCard');
     if (caller) recordPrincipal(request.raw, 'a2a', caller.principal);
+    tenant = caller?.tenant;
     const rc: RequestContext = { caller, token, extensions: request.headers['a2a-extensions'] };
     if (method === 'GetExtendedAgentCard') {
       // The card is sent as its stored bytes inside the envelope: no per-request serialization.
       const card = svc.extendedCard(rc);
+      observer.request(method, 'jsonrpc', 'ok');
+      observer.card('extended', 200);
+      spanOutcome(method, 'ok', tenant);
       return await reply
         .code(200)
         .header('content-type', JSON_TYPE)
@@ -295,6 +374,8 @@ async function jsonRpc(request: FastifyRequest, reply: FastifyReply, options: A2
     if (method === 'SendStreamingMessage' || method === 'SubscribeToTask') {
       const stream =
         method === 'SendStreamingMessage' ? await svc.sendStreamingMessage(e.params, rc, active) : await svc.subscribeToTask(e.params, rc);
+      observer.request(method, 'jsonrpc', 'ok');
+      spanOutcome(method, 'ok', tenant);
       const prefix = `data: {"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":`;
       await sendStream(reply, stream, active, options, (event) => `${prefix}${JSON.stringify(event)}}\n\n`);
       return await reply;
@@ -318,12 +399,18 @@ async function jsonRpc(request: FastifyRequest, reply: FastifyReply, options: A2
     }
     const header = extensionsResponseHeader(active);
     if (header) void reply.header(EXTENSIONS_HEADER, header);
+    observer.request(method, 'jsonrpc', 'ok');
+    spanOutcome(method, 'ok', tenant);
     return await reply
       .code(200)
       .header('content-type', JSON_TYPE)
       .send(JSON.stringify({ jsonrpc: '2.0', id, result }));
   } catch (error) {
-    return sendJsonRpcError(reply, id, toA2AError(error, options.log));
+    const a2a = toA2AError(error, options.log);
+    observer.request(method, 'jsonrpc', a2a.kind);
+    spanOutcome(method, a2a.kind, tenant);
+    if (method === 'GetExtendedAgentCard') observer.card('extended', a2a.mapping.http);
+    return sendJsonRpcError(reply, id, a2a);
   }
 }
 

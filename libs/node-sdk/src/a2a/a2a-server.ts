@@ -7,6 +7,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { JwtVerifier } from '@cp/auth';
 import type { Classifier } from '@cp/capabilities';
+import { NO_A2A_OBSERVER, type A2AObserver } from '../observability/observer';
 import type { ToolGateway } from '../tools/tool-gateway';
 import { A2AAuthenticator } from './a2a-authenticator';
 import { registerA2ARoutes } from './a2a-routes';
@@ -40,6 +41,8 @@ export interface A2AServerOptions {
   restBase?: string;
   maxBodyBytes?: number;
   cardMaxAgeSeconds?: number;
+  /** Metrics (NodeMetrics); absent: nothing is counted. */
+  observer?: A2AObserver;
 }
 
 export interface A2AServer {
@@ -51,6 +54,7 @@ export interface A2AServer {
 export function registerA2AServer(app: FastifyInstance, options: A2AServerOptions): A2AServer {
   const { tasks, events } = options;
   const limits = { ...DEFAULT_A2A_LIMITS, ...options.limits };
+  const observer = options.observer ?? NO_A2A_OBSERVER;
   const service = new A2AService({
     bundle: options.bundle,
     handlers: options.handlers,
@@ -63,8 +67,9 @@ export function registerA2AServer(app: FastifyInstance, options: A2AServerOption
     executionLimits: options.executionLimits,
     clarifications: options.clarifications,
     log: options.log,
+    observer,
   });
-  registerCardRoute(app, options.bundle, options.cardMaxAgeSeconds ?? 60);
+  registerCardRoute(app, options.bundle, options.cardMaxAgeSeconds ?? 60, observer);
   registerA2ARoutes(app, {
     service,
     authenticator: new A2AAuthenticator(options.verifier),
@@ -73,6 +78,7 @@ export function registerA2AServer(app: FastifyInstance, options: A2AServerOption
     maxBodyBytes: options.maxBodyBytes ?? 1_048_576,
     maxJsonDepth: limits.maxJsonDepth,
     log: options.log,
+    observer,
   });
   return { service, tasks, events };
 }

@@ -16,6 +16,8 @@ import {
   type PolicyEntry,
   type RouteFailure,
 } from '@cp/capabilities';
+import { activeSpan, inSpan, markSpanError } from '@cp/common';
+import { NO_A2A_OBSERVER, type A2AObserver } from '../observability/observer';
 import type { ToolGateway } from '../tools/tool-gateway';
 import { A2AError, A2AErrorName } from './a2a-errors';
 import { ExecutionLimits, type Admission } from './execution-limits';
@@ -83,6 +85,8 @@ export interface A2AServiceDeps {
   executionLimits?: ExecutionLimits;
   clarifications?: ClarificationSink;
   log: A2ALog;
+  /** Routing decisions, denials at execution and handler durations (metrics). */
+  observer?: A2AObserver;
 }
 
 export interface A2ALimits extends ParamLimits {
@@ -131,11 +135,13 @@ const STATE: Record<HandlerResult['state'], TaskState> = {
 export class A2AService {
   private readonly limits: A2ALimits;
   private readonly executionLimits: ExecutionLimits;
+  private readonly observer: A2AObserver;
   private streams = 0;
 
   constructor(private readonly deps: A2AServiceDeps) {
     this.limits = { ...DEFAULT_A2A_LIMITS, ...deps.limits };
     this.executionLimits = deps.executionLimits ?? new ExecutionLimits();
+    this.observer = deps.observer ?? NO_A2A_OBSERVER;
   }
 
   /** Open SSE streams on this node (leak checks, metrics). */
@@ -347,12 +353,21 @@ export class A2AService {
     const inbound: WireMessage = { ...message, taskId: task.id, contextId: task.contextId };
     const accepted = params.configuration?.acceptedOutputModes ?? [];
 
-    const decision = await routeAsync(message, rc.caller, bundle.routerIndexFor(rc.caller), {
-      boundCapabilityId: record?.capabilityId,
-      acceptedOutputModes: accepted,
-      requestMetadata: params.metadata,
-      shapes: this.deps.handlers.shapes(),
-      classifier: this.deps.classifier,
+    const tenant = rc.caller?.tenant ?? ANONYMOUS_TENANT;
+    const decision = await inSpan('a2a.route', { 'a2a.tenant': tenant }, async (span) => {
+      const d = await routeAsync(message, rc.caller, bundle.routerIndexFor(rc.caller), {
+        boundCapabilityId: record?.capabilityId,
+        acceptedOutputModes: accepted,
+        requestMetadata: params.metadata,
+        shapes: this.deps.handlers.shapes(),
+        classifier: this.deps.classifier,
+      });
+      const layer = d.kind === 'routed' ? d.layer : d.kind === 'input-required' ? 'clarification' : 'none';
+      const outcome = d.kind === 'routed' ? 'routed' : d.kind === 'input-required' ? 'input-required' : 'refused';
+      this.observer.routed(layer, outcome);
+      span?.setAttributes({ 'a2a.routing.layer': layer, 'a2a.routing.decision': outcome });
+      if (d.kind === 'routed') span?.setAttribute('a2a.capability.id', d.entry.id);
+      return d;
     });
     if (decision.kind === 'failed') throw routeError(decision);
     const base = { owner, tenant: rc.caller?.tenant ?? ANONYMOUS_TENANT, seq: record?.seq ?? 0 };
@@ -375,6 +390,8 @@ export class A2AService {
     const live = this.current();
     const policy = live.policy.entries.find((e) => e.capabilityId === capabilityId);
     if (!policy || !isEntitled(policy, rc.caller, live.entitlementContext)) {
+      this.observer.denied(capabilityId);
+      markSpanError(activeSpan(), 'CAPABILITY_UNAVAILABLE');
       throw new A2AError(
         A2AErrorName.UnsupportedOperation,
         'the capability this message was routed to is not available to you',
@@ -382,7 +399,6 @@ export class A2AService {
         'CAPABILITY_UNAVAILABLE',
       );
     }
-    const tenant = rc.caller?.tenant ?? ANONYMOUS_TENANT;
     // Counted before any limit: a refused call is demand for the capability (never charged to the handler).
     this.deps.usage?.record(capabilityId, tenant);
     const registration = this.deps.handlers.get(policy.handler);
@@ -470,36 +486,19 @@ export class A2AService {
       const working: WireTask = { ...task, status: { state: 'TASK_STATE_WORKING', timestamp: nowIso() } };
       await run.commit(working, statusUpdate(working));
     }
-    let result: HandlerResult;
-    try {
-      const outcome = await admission.run((signal) =>
-        registration.handle({
-          caller: p.rc.caller,
-          capability: { id: capabilityId, handler: policy.handler, state: policy.state, limits: limits as TypedLimits<LimitDeclaration> },
-          signal,
-          message: p.inbound,
-          text: messageText(p.params.message),
-          task: { id: task.id, contextId: task.contextId },
-          outputMode: decision.outputMode,
-          acceptedOutputModes: p.params.configuration?.acceptedOutputModes ?? [],
-          activeExtensions: p.active,
-          tools: this.deps.tools.forCall({ caller: p.rc.caller, callerToken: p.rc.token, capabilityId }),
-          metadata: p.params.metadata ?? {},
-          updates: run.updates(),
-        }),
-      );
-      result = outcome.timedOut
-        ? { state: 'failed', text: `the capability did not finish within its time limit (timeout_s ${String(limits.timeout_s)})` }
-        : outcome.value;
-    } catch (error) {
-      // Handlers' internals never reach the caller; the log has them with the task id.
-      this.deps.log.error({ taskId: task.id, capability: capabilityId, err: (error as Error).message }, 'handler failed');
-      result = { state: 'failed', text: 'the capability failed while handling this message' };
-    }
-    if (!result || !(result.state in STATE)) {
-      this.deps.log.error({ taskId: task.id, capability: capabilityId }, `handler "${policy.handler}" returned an invalid result`);
-      result = { state: 'failed', text: 'the capability returned an invalid result' };
-    }
+    const tenant = p.rc.caller?.tenant ?? ANONYMOUS_TENANT;
+    const started = performance.now();
+    const result = await inSpan(
+      'a2a.handler',
+      { 'a2a.capability.id': capabilityId, 'a2a.tenant': tenant, 'a2a.routing.layer': decision.layer },
+      async (span) => {
+        const r = await this.runHandler(p, run);
+        span?.setAttribute('a2a.task.state', r.state);
+        if (r.state === 'failed') markSpanError(span, 'TASK_FAILED');
+        return r;
+      },
+    );
+    this.observer.handled(capabilityId, result.state, (performance.now() - started) / 1000);
     // A task canceled meanwhile (on any replica) stays canceled.
     const latest = await this.deps.tasks.get(task.id, p.owner);
     if (latest && TERMINAL_STATES.has(latest.task.status.state)) return latest.task;
@@ -532,6 +531,43 @@ export class A2AService {
       'message handled',
     );
     return run.current.task;
+  }
+
+  /** The handler inside the execution limits; never throws (a fault is a failed result). */
+  private async runHandler(p: Prepared, run: TaskRun): Promise<HandlerResult> {
+    const { capabilityId, registration, policy, decision, limits, admission } = p.execution!;
+    const task = p.record.task;
+    let result: HandlerResult;
+    try {
+      const outcome = await admission.run((signal) =>
+        registration.handle({
+          caller: p.rc.caller,
+          capability: { id: capabilityId, handler: policy.handler, state: policy.state, limits: limits as TypedLimits<LimitDeclaration> },
+          signal,
+          message: p.inbound,
+          text: messageText(p.params.message),
+          task: { id: task.id, contextId: task.contextId },
+          outputMode: decision.outputMode,
+          acceptedOutputModes: p.params.configuration?.acceptedOutputModes ?? [],
+          activeExtensions: p.active,
+          tools: this.deps.tools.forCall({ caller: p.rc.caller, callerToken: p.rc.token, capabilityId }),
+          metadata: p.params.metadata ?? {},
+          updates: run.updates(),
+        }),
+      );
+      result = outcome.timedOut
+        ? { state: 'failed', text: `the capability did not finish within its time limit (timeout_s ${String(limits.timeout_s)})` }
+        : outcome.value;
+    } catch (error) {
+      // Handlers' internals never reach the caller; the log has them with the task id.
+      this.deps.log.error({ taskId: task.id, capability: capabilityId, err: (error as Error).message }, 'handler failed');
+      result = { state: 'failed', text: 'the capability failed while handling this message' };
+    }
+    if (!result || !(result.state in STATE)) {
+      this.deps.log.error({ taskId: task.id, capability: capabilityId }, `handler "${policy.handler}" returned an invalid result`);
+      result = { state: 'failed', text: 'the capability returned an invalid result' };
+    }
+    return result;
   }
 
   private transition(

@@ -4,6 +4,8 @@
  * matching If-None-Match. No per-request serialization, hashing or Nest pipeline.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { contextFromHeaders, inSpan, SpanKind, tracingOn } from '@cp/common';
+import { NO_A2A_OBSERVER, type A2AObserver } from '../observability/observer';
 import { declaredBy, type ServedBundle } from './served-bundle';
 
 export const AGENT_CARD_PATH = '/.well-known/agent-card.json';
@@ -18,11 +20,17 @@ export function etagMatches(ifNoneMatch: string, etag: string): boolean {
   });
 }
 
-export function registerCardRoute(app: FastifyInstance, bundle: () => ServedBundle | undefined, maxAgeSeconds: number): void {
+export function registerCardRoute(
+  app: FastifyInstance,
+  bundle: () => ServedBundle | undefined,
+  maxAgeSeconds: number,
+  observer: A2AObserver = NO_A2A_OBSERVER,
+): void {
   const cacheControl = `public, max-age=${maxAgeSeconds}`;
-  app.get(AGENT_CARD_PATH, (request: FastifyRequest, reply: FastifyReply) => {
+  const serve = (request: FastifyRequest, reply: FastifyReply): FastifyReply => {
     const b = bundle();
     if (!b) {
+      observer.card('public', 503);
       void reply
         .code(503)
         .header('retry-after', '1')
@@ -34,10 +42,36 @@ export function registerCardRoute(app: FastifyInstance, bundle: () => ServedBund
     void reply.header('etag', etag).header('cache-control', cacheControl);
     const inm = request.headers['if-none-match'];
     if (inm !== undefined && etagMatches(inm, etag)) {
+      observer.card('public', 304);
       void reply.code(304).send();
       return reply;
     }
+    observer.card('public', 200);
     void reply.header('content-type', 'application/json').send(declaredBy(b).publicCardBytes);
     return reply;
+  };
+  const latency = observer.cardLatency?.bind(observer);
+  // A route-level hook only when latency is measured: without metrics the route has no hook at all.
+  const hooks = latency
+    ? {
+        onResponse: (_request: FastifyRequest, reply: FastifyReply, done: () => void) => {
+          latency(reply.elapsedTime / 1000);
+          done();
+        },
+      }
+    : {};
+  app.get(AGENT_CARD_PATH, hooks, (request: FastifyRequest, reply: FastifyReply) => {
+    // Tracing off: straight to the answer (no context, no span).
+    if (!tracingOn()) return serve(request, reply);
+    return inSpan(
+      'a2a.card',
+      { 'a2a.card.kind': 'public' },
+      (span) => {
+        const answer = serve(request, reply);
+        span?.setAttribute('http.response.status_code', reply.statusCode);
+        return answer;
+      },
+      { kind: SpanKind.SERVER, parent: contextFromHeaders(request.headers) },
+    );
   });
 }

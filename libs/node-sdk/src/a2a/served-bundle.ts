@@ -19,6 +19,8 @@ export interface ServedBundle {
   readonly entitlementContext: EntitlementContext;
   /** The agent's rate budgets by cost class (issue 14); absent: none. */
   readonly costBudgets?: CostBudgets;
+  /** When the control plane built this bundle (ISO 8601): the bundle-age metric. */
+  readonly bundle?: { readonly generatedAt?: string };
 }
 
 /** What the public card declares: the switches the node must honour exactly. */

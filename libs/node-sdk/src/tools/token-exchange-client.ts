@@ -1,4 +1,5 @@
 /** Client of the control plane's POST /node/v1/token-exchange (node JWT + the caller's a2a token). */
+import { inSpan, injectTraceHeaders, markSpanError, SpanKind } from '@cp/common';
 import { nodeApiPaths } from '@cp/node-protocol';
 import { ToolError, ToolErrorCode } from './tool-errors';
 
@@ -21,12 +22,29 @@ export class HttpTokenExchanger implements TokenExchanger {
     private readonly timeoutMs = 5000,
   ) {}
 
-  async exchange(request: { subjectToken: string; tool: string; capabilityId: string }): Promise<ExchangedToken> {
+  /** A CLIENT span; the control plane continues the trace from the `traceparent` header. */
+  exchange(request: { subjectToken: string; tool: string; capabilityId: string }): Promise<ExchangedToken> {
+    return inSpan(
+      'tool.token_exchange',
+      { 'tool.name': request.tool, 'a2a.capability.id': request.capabilityId },
+      async (span) => {
+        try {
+          return await this.post(request);
+        } catch (error) {
+          markSpanError(span, (error as ToolError).code ?? 'EXCHANGE_FAILED');
+          throw error;
+        }
+      },
+      { kind: SpanKind.CLIENT },
+    );
+  }
+
+  private async post(request: { subjectToken: string; tool: string; capabilityId: string }): Promise<ExchangedToken> {
     let res: Response;
     try {
       res = await fetch(new URL(nodeApiPaths.tokenExchange, this.controlPlaneUrl), {
         method: 'POST',
-        headers: { authorization: `Bearer ${this.nodeToken()}`, 'content-type': 'application/json' },
+        headers: injectTraceHeaders({ authorization: `Bearer ${this.nodeToken()}`, 'content-type': 'application/json' }),
         body: JSON.stringify(request),
         signal: AbortSignal.timeout(this.timeoutMs),
       });

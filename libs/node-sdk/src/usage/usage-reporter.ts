@@ -17,6 +17,7 @@
 import { randomUUID } from 'node:crypto';
 import { appendFile, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import type { UsageObserver } from '../observability/observer';
 import { UsageCounter, type UsageCount } from './usage-counter';
 
 export interface UsageBatch {
@@ -49,6 +50,8 @@ export interface UsageReporterOptions {
   spoolFile?: string;
   log: UsageLog;
   now?: () => number;
+  /** Batches spooled, sent and refused (metrics). */
+  observer?: UsageObserver;
 }
 
 export class UsageReporter {
@@ -116,6 +119,7 @@ export class UsageReporter {
       ...(final ? { final: true } : {}),
     });
     this.windowStart = end;
+    this.options.observer?.batch('spooled');
     await this.spool();
     while (this.pending.length > 0) {
       const batch = this.pending[0];
@@ -128,6 +132,7 @@ export class UsageReporter {
       }
       if (outcome === 'retry') break;
       this.pending.shift();
+      this.options.observer?.batch(outcome === 'rejected' ? 'refused' : 'sent');
       if (outcome === 'rejected') await this.reject(batch);
       await this.spool();
     }

@@ -1,0 +1,1 @@
+export { recordSpans, type RecordedSpans } from './in-memory-spans';
