@@ -110,6 +110,10 @@ function reordered(value: unknown): unknown {
 
 const encoder = new TextEncoder();
 
+// The SDK's hook logs every signature entry it tries and rejects (console.debug).
+beforeAll(() => jest.spyOn(console, 'debug').mockImplementation(() => undefined));
+afterAll(() => jest.restoreAllMocks());
+
 describe('card canonicalisation and signatures (A2A §8.4)', () => {
   it('canonical bytes are RFC 8785 by an independent implementation, for random JSON and random cards', () => {
     fc.assert(
