@@ -69,7 +69,7 @@ interface TestKey extends SignatureKey {
 }
 function newKey(kid: string): TestKey {
   const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-  return { kid, privateKey, jwk: privateKey.export({ format: 'jwk' }) as Json };
+  return { kid, privateKey, jwk: privateKey.export({ format: 'jwk' }) };
 }
 
 describe('signed projections: cards, bundles and tool tokens under one rotating key ring', () => {
@@ -155,7 +155,7 @@ describe('signed projections: cards, bundles and tool tokens under one rotating 
     }
     throw new Error(`timed out waiting for ${what}; nodes: ${JSON.stringify(last)}`);
   };
-  const sdkVerifier = (keys: JSONWebKeySet) => verifyAgentCardSignature(async (kid) => keys.keys.find((k) => k.kid === kid)! as never);
+  const sdkVerifier = (keys: JSONWebKeySet) => verifyAgentCardSignature(async (kid) => keys.keys.find((k) => k.kid === kid)!);
 
   beforeAll(async () => {
     db = await createTestDatabase('signed_projections');
@@ -387,7 +387,7 @@ describe('signed projections: cards, bundles and tool tokens under one rotating 
           }),
           /signature BAD_SIGNATURE: the bundle content is not what was signed/,
         ],
-        ['signature removed', ({ signature: _s, ...rest }) => rest as NodeBundle, /signature UNSIGNED/],
+        ['signature removed', ({ signature: _s, ...rest }) => rest, /signature UNSIGNED/],
         ['signed with a key outside the ring', (good) => signNodeBundle(good, attacker), /signature UNKNOWN_KEY/],
       ];
       for (const [what, make, reason] of variants) {
@@ -494,7 +494,7 @@ describe('signed projections: cards, bundles and tool tokens under one rotating 
       });
       const { accessToken } = (await exchanged.json()) as { accessToken: string };
       expect(decodeProtectedHeader(accessToken).kid).toBe('key-b');
-      await expect(createErpTool(nodeConfig)({ invoiceNumber: 'INV-7' }, { token: accessToken } as never)).resolves.toBeDefined();
+      await expect(createErpTool(nodeConfig)({ invoiceNumber: 'INV-7' }, { token: accessToken })).resolves.toBeDefined();
       // 3. Remove A once nothing it signed is in use.
       writeKeyRing([{ key: keyB, state: 'active' }]);
       await until('A gone from the JWKS', async () => (await kids()).join() === 'key-b', 30_000);

@@ -157,10 +157,10 @@ function parseKey(entry: unknown, where: string): KeyRingKey {
   let publicKey: KeyObject;
   try {
     if (typeof e.privateKeyPem === 'string') privateKey = createPrivateKey({ key: e.privateKeyPem, format: 'pem' });
-    else if (isObject(e.privateJwk)) privateKey = createPrivateKey({ key: e.privateJwk as never, format: 'jwk' });
+    else if (isObject(e.privateJwk)) privateKey = createPrivateKey({ key: e.privateJwk, format: 'jwk' });
     if (privateKey) publicKey = createPublicKey(privateKey);
     else if (typeof e.publicKeyPem === 'string') publicKey = createPublicKey({ key: e.publicKeyPem, format: 'pem' });
-    else if (isObject(e.publicJwk)) publicKey = createPublicKey({ key: e.publicJwk as never, format: 'jwk' });
+    else if (isObject(e.publicJwk)) publicKey = createPublicKey({ key: e.publicJwk, format: 'jwk' });
     else throw new KeyRingError(`${where}: needs privateKeyPem, privateJwk, publicKeyPem or publicJwk`);
   } catch (error) {
     if (error instanceof KeyRingError) throw error;

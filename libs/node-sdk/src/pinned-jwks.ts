@@ -75,7 +75,7 @@ export class PinnedJwks {
         if (!this.set) throw error;
       });
     }
-    const lookup = (): ReturnType<JWTVerifyGetKey> => this.set!(header as Parameters<JWTVerifyGetKey>[0], token as never);
+    const lookup = (): ReturnType<JWTVerifyGetKey> => this.set!(header as Parameters<JWTVerifyGetKey>[0], token);
     try {
       return await lookup();
     } catch (error) {

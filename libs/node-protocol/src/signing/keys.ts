@@ -27,7 +27,7 @@ export type VerificationKeys = JSONWebKeySet | JWTVerifyGetKey;
 /** One getter for compact and flattened JWS alike (jose types them apart; the lookup is the same: kid and alg). */
 export function keyGetter(keys: VerificationKeys): FlattenedVerifyGetKey {
   const get: JWTVerifyGetKey = typeof keys === 'function' ? keys : createLocalJWKSet(keys);
-  return (header, token) => get(header as Parameters<JWTVerifyGetKey>[0], token as never);
+  return (header, token) => get(header as Parameters<JWTVerifyGetKey>[0], token);
 }
 
 /**

@@ -3,9 +3,16 @@ import fc from 'fast-check';
 import { canonicalize as independentJcs } from 'json-canonicalize';
 import { base64url, exportJWK, flattenedVerify, FlattenedSign, type JSONWebKeySet } from 'jose';
 import { canonicalizeAgentCard, verifyAgentCardSignature, type AgentCard as SdkAgentCard } from '@a2a-js/sdk';
-import { cardSigningPayload, jcs, sdkCompatiblePayload } from './card-payload';
-import { CardVerifyCode, signCard, verifyCardSignature, type AgentCardSignature } from './card-signature';
-import type { SignatureKey } from './keys';
+import {
+  cardSigningPayload,
+  CardVerifyCode,
+  jcs,
+  sdkCompatiblePayload,
+  signCard,
+  verifyCardSignature,
+  type AgentCardSignature,
+  type SignatureKey,
+} from '@cp/node-protocol';
 
 function newKey(kid: string): { key: SignatureKey; jwks: JSONWebKeySet } {
   const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
@@ -103,6 +110,10 @@ function reordered(value: unknown): unknown {
 
 const encoder = new TextEncoder();
 
+// The SDK's hook logs every signature entry it tries and rejects (console.debug).
+beforeAll(() => jest.spyOn(console, 'debug').mockImplementation(() => undefined));
+afterAll(() => jest.restoreAllMocks());
+
 describe('card canonicalisation and signatures (A2A §8.4)', () => {
   it('canonical bytes are RFC 8785 by an independent implementation, for random JSON and random cards', () => {
     fc.assert(
@@ -164,7 +175,7 @@ describe('card canonicalisation and signatures (A2A §8.4)', () => {
         // Ours, and the official client's hook, on the card as a client receives it (JSON text).
         const received = JSON.parse(JSON.stringify(signed)) as unknown;
         expect(await verifyCardSignature(received, ours.jwks)).toEqual({ ok: true, kid: 'cp-2026-12' });
-        const sdkVerify = verifyAgentCardSignature(async () => ours.jwks.keys[0] as never);
+        const sdkVerify = verifyAgentCardSignature(async () => ours.jwks.keys[0]);
         await expect(sdkVerify(received as SdkAgentCard)).resolves.toBeUndefined();
         // Re-serialised with another key order: JCS gives the same bytes, so it still verifies.
         expect((await verifyCardSignature(reordered(received), ours.jwks)).ok).toBe(true);
@@ -188,7 +199,7 @@ describe('card canonicalisation and signatures (A2A §8.4)', () => {
           const tampered = { ...(JSON.parse(text) as object), name: changed };
           const result = await verifyCardSignature(tampered, ours.jwks);
           expect(result).toMatchObject({ ok: false, code: CardVerifyCode.BadSignature });
-          const sdkVerify = verifyAgentCardSignature(async () => ours.jwks.keys[0] as never);
+          const sdkVerify = verifyAgentCardSignature(async () => ours.jwks.keys[0]);
           await expect(sdkVerify(tampered as unknown as SdkAgentCard)).rejects.toThrow(/No valid signatures/);
         }),
         { numRuns: 40 },
@@ -227,7 +238,7 @@ describe('card canonicalisation and signatures (A2A §8.4)', () => {
     });
     const hs = await new FlattenedSign(encoder.encode(cardSigningPayload(card)))
       .setProtectedHeader({ alg: 'HS256', kid: 'cp-2026-12', typ: 'JOSE' })
-      .sign(encoder.encode(JSON.stringify(await exportJWK(ours.key.privateKey as never))));
+      .sign(encoder.encode(JSON.stringify(await exportJWK(ours.key.privateKey))));
     expect(
       await verifyCardSignature({ ...card, signatures: [{ protected: hs.protected!, signature: hs.signature }] }, ours.jwks),
     ).toMatchObject({
