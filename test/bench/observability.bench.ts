@@ -16,7 +16,7 @@ import { BatchSpanProcessor, type ReadableSpan, type SpanExporter } from '@opent
 import { a2aVerifier, mintA2AToken } from '@cp/auth';
 import { buildNodeBundle, financeAgentExample } from '@cp/capabilities';
 import { loadConfig } from '@cp/common';
-import { installTracerProvider } from '../../libs/common/src/observability/tracing';
+import { installTracerProvider } from '@cp/common/testing';
 import {
   ActiveBundle,
   HandlerRegistry,

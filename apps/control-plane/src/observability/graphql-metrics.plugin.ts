@@ -14,19 +14,16 @@ export function graphqlMetricsPlugin(registry: Registry | undefined): ApolloServ
   const operations = serverCounter(registry, 'graphqlOperations');
   const duration = serverHistogram(registry, 'graphqlDuration');
   return {
-    // eslint-disable-next-line @typescript-eslint/require-await
     async requestDidStart() {
       const started = performance.now();
       let type = 'unknown';
       let fields: string[] = [];
       return {
-        // eslint-disable-next-line @typescript-eslint/require-await
         async didResolveOperation({ operation }) {
           if (!operation) return;
           type = operation.operation;
           fields = rootFields(operation);
         },
-        // eslint-disable-next-line @typescript-eslint/require-await
         async willSendResponse({ errors }) {
           const seconds = (performance.now() - started) / 1000;
           if (fields.length === 0) {

@@ -479,7 +479,7 @@ export class A2AService {
   /** Runs the handler; its updates and its result are stored and streamed. Returns the final task. */
   private async execute(p: Prepared): Promise<WireTask> {
     if (!p.execution) return p.record.task;
-    const { capabilityId, registration, policy, decision, metadata, limits, admission } = p.execution;
+    const { capabilityId, decision, metadata } = p.execution;
     const run = new TaskRun(p.record, this.deps.tasks, this.deps.events);
     const task = p.record.task;
     if (task.status.state !== 'TASK_STATE_WORKING') {
