@@ -2,6 +2,9 @@ export { loadConfig, configSchema, ConfigError, type AppConfig } from './config/
 export { AppConfigModule } from './config/config.module';
 export { AppConfigToken, InjectConfig, loadConfigOrExit } from './config/config.provider';
 export { RedisModule, RedisToken, InjectRedis, createRedis } from './redis/redis.module';
+export { type RedisClient } from './redis/redis-client';
+export { connectRedis, isRedisCluster, redisUrlOptions, clusterNodes } from './redis/redis-connection';
+export { RedisLease } from './redis/redis-lease';
 export { LoggingModule, LogDestinationToken, RootLoggerToken } from './logging/logging.module';
 export { recordPrincipal, principalOf, registerAccessLog, accessLogLine, type AccessLogSink } from './logging/access-log';
 export { SECURITY_HEADERS } from './http/security-headers';

@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import type { Redis } from 'ioredis';
 import { buildNodeBundle } from '@cp/capabilities';
-import { InjectConfig, InjectRedis, type AppConfig } from '@cp/common';
+import { InjectConfig, InjectRedis, isRedisCluster, type AppConfig, type RedisClient } from '@cp/common';
 import { RegistrySnapshotRepository } from '@cp/db';
 import { nodeBundleEtag, parseRevisionStamp, syncKeys } from '@cp/node-protocol';
 import { SyncError, SyncErrorCode } from './sync.errors';
@@ -21,7 +20,9 @@ export interface CachedBundle {
 /**
  * The revision key holds `<revision>|<epoch>`. Raises it (never lowers it) within an epoch; a new
  * epoch (ARGV[3], the registry was recreated) replaces it whatever its revision; '' = same epoch.
- * When ARGV[2] is '1', announces the result. Returns the stamp held afterwards.
+ * When ARGV[2] is '1', announces the result: PUBLISH, or on Redis Cluster (ARGV[4] 's') SPUBLISH
+ * to the agent's shard channel, which shares the revision key's slot (ADR 0151). Returns the stamp
+ * held afterwards.
  */
 const RAISE_REVISION = `
 local held = redis.call('GET', KEYS[1])
@@ -38,7 +39,7 @@ if rev > cur or newEpoch then
   redis.call('SET', KEYS[1], tostring(cur) .. '|' .. epoch)
 end
 local stamp = tostring(cur) .. '|' .. epoch
-if ARGV[2] == '1' then redis.call('PUBLISH', KEYS[2], stamp) end
+if ARGV[2] == '1' then redis.call(ARGV[4] == 's' and 'SPUBLISH' or 'PUBLISH', KEYS[2], stamp) end
 return stamp`;
 
 const RELEASE_LOCK = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`;
@@ -59,16 +60,19 @@ export class BundleCache {
   private readonly memo = new Map<string, CachedBundle>();
   private readonly computing = new Map<string, Promise<CachedBundle | null>>();
   private readonly prefix: string;
+  /** Redis Cluster: announce on the agent's shard channel (SPUBLISH) rather than to every node. */
+  private readonly sharded: boolean;
   /** PostgreSQL reads made (cold cache only): exposed for tests and benchmarks. */
   readonly stats = { postgresReads: 0, builds: 0 };
 
   constructor(
-    @InjectRedis() private readonly redis: Redis,
+    @InjectRedis() private readonly redis: RedisClient,
     @InjectConfig() config: AppConfig,
     private readonly snapshots: RegistrySnapshotRepository,
     @Inject(SYNC_OPTIONS) private readonly options: SyncPublisherOptions,
   ) {
     this.prefix = config.REDIS_KEY_PREFIX;
+    this.sharded = isRedisCluster(config);
   }
 
   /** Whether Redis is connected now (commands would otherwise wait for a reconnection). */
@@ -123,7 +127,16 @@ export class BundleCache {
   ): Promise<{ revision: number; epoch: string }> {
     const keys = this.keys(agentId);
     const held = String(
-      await this.redis.eval(RAISE_REVISION, 2, keys.revision, keys.channel, String(revision), announce ? '1' : '0', epoch),
+      await this.redis.eval(
+        RAISE_REVISION,
+        2,
+        keys.revision,
+        keys.channel,
+        String(revision),
+        announce ? '1' : '0',
+        epoch,
+        this.sharded ? 's' : '',
+      ),
     );
     return parseRevisionStamp(held) ?? { revision, epoch };
   }

@@ -48,6 +48,15 @@ const configFields = z.object({
     .string()
     .regex(/^[a-z0-9:_-]*$/, 'lowercase letters, digits, ":", "_" and "-" only')
     .default('cp:'),
+  /**
+   * Redis Cluster (ADR 0151): seed nodes `host:port,host:port,…`; set, every process talks to the
+   * cluster and REDIS_URL gives only credentials and TLS (`rediss:`), its host is ignored.
+   */
+  REDIS_CLUSTER_NODES: list.pipe(z.array(z.string().regex(/^[^\s:]+:\d{1,5}$/, 'each node must be host:port'))).optional(),
+  /** Node sync's periodic work, once per fleet under a lease (ADR 0150): outbox relay and re-announce intervals (0: off), and how far back re-announce looks. */
+  SYNC_OUTBOX_INTERVAL_MS: z.coerce.number().int().min(0).default(5_000),
+  SYNC_REANNOUNCE_INTERVAL_MS: z.coerce.number().int().min(0).default(30_000),
+  SYNC_REANNOUNCE_WINDOW_MS: z.coerce.number().int().min(1000).default(600_000),
   /** Interface every app listens on (0.0.0.0 in containers). */
   HOST: z.string().default('127.0.0.1'),
   CONTROL_PLANE_PORT: port.default(3000),
