@@ -1,6 +1,6 @@
 /**
  * One of our apps (control plane, worker) as a real OS process, started from its own `main.ts`
- * by tsx with the environment a deployment would give it: real replicas, real crashes. The
+ * (compiled on the fly by ts-app-runner.cjs) with the environment a deployment would give it: real replicas, real crashes. The
  * parent waits for `/readyz`; `kill()` is SIGKILL (no graceful anything). Every process started
  * is killed when the test process exits, however it exits.
  */
@@ -28,7 +28,8 @@ process.once('exit', () => {
 
 export async function spawnApp(app: AppName, env: Record<string, string>, label: string = app, timeoutMs = 90_000): Promise<AppProcess> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, '..', '..', 'apps', app, 'src', 'main.ts')], {
+  // From source, compiled with decorator metadata (tsx cannot: see ts-app-runner.cjs).
+  const child = spawn(process.execPath, [join(__dirname, 'ts-app-runner.cjs'), join('apps', app, 'src', 'main.ts')], {
     cwd: join(__dirname, '..', '..'),
     env: { ...process.env, NODE_ENV: 'test', LOG_LEVEL: 'warn', ...env, [PORT_VARIABLE[app]]: String(port), HOST: '127.0.0.1' },
     stdio: ['ignore', 'ignore', 'inherit'],
