@@ -30,7 +30,7 @@ const QUIET = 'quiet-agent';
 const CREATE = 'mutation($input: ManifestDocumentInput!) { createManifest(input: $input) { revision manifest { id } } }';
 const REANNOUNCE_MS = 250;
 const base = toManifestDocument(financeAgentExample().manifests[0]);
-const doc = (id: string) => ({ ...base, id, handler: `test.${id}`, skill: { ...base.skill, name: `Capability ${id}` } });
+const doc = (id: string) => ({ ...base, id, handler: `test.${id.replace(/[^a-z0-9]/g, '')}`, skill: { ...base.skill, name: `Capability ${id}` } });
 
 describe('replicas: two control planes and two workers on one PostgreSQL and one Redis', () => {
   let db: TestDatabase;
@@ -79,12 +79,20 @@ describe('replicas: two control planes and two workers on one PostgreSQL and one
       RETIREMENT_SCHEDULE_ENABLED: 'false',
     };
     config = testConfig(env);
-    [cpA, cpB, ...workers] = await Promise.all([
-      spawnApp('control-plane', env, 'control-plane A'),
+    // The first start compiles the sources (cached by content); the other three reuse it.
+    cpA = await spawnApp('control-plane', env, 'control-plane A');
+    const rest = await Promise.allSettled([
       spawnApp('control-plane', env, 'control-plane B'),
       spawnApp('worker', env, 'worker A'),
       spawnApp('worker', env, 'worker B'),
     ]);
+    const started = rest.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+    const failed = rest.find((r) => r.status === 'rejected');
+    if (failed) {
+      await Promise.all(started.map((p) => p.kill()));
+      throw (failed as PromiseRejectedResult).reason;
+    }
+    [cpB, ...workers] = started;
     proxy = await startRoundRobinProxy(() => [cpA.url, cpB.url]);
     listener = new Redis(config.REDIS_URL);
     listener.on('message', (channel: string) => heard.set(channel, (heard.get(channel) ?? 0) + 1));
@@ -106,7 +114,7 @@ describe('replicas: two control planes and two workers on one PostgreSQL and one
         }),
     );
     await Promise.all(nodes.map((n) => n.start()));
-  }, 240_000);
+  }, 420_000);
 
   afterAll(async () => {
     await Promise.all(nodes.map((n) => n.stop()));
@@ -242,6 +250,7 @@ describe('replicas: two control planes and two workers on one PostgreSQL and one
 
   it('a control plane SIGKILLed in the middle of mutations loses nothing it acknowledged; the fleet converges through the other', async () => {
     const acknowledged: { id: string; revision: number }[] = [];
+    const refused: string[] = [];
     let i = 0;
     let stop = false;
     const writer = (async () => {
@@ -249,8 +258,11 @@ describe('replicas: two control planes and two workers on one PostgreSQL and one
         const id = `kill-${i++}`;
         try {
           acknowledged.push({ id, revision: await create(cpA.url, id) });
-        } catch {
-          // The replica died under this request (connection reset, 502): the caller was told nothing.
+        } catch (error) {
+          // fetch failed: the replica died under this request, the caller was told nothing.
+          // Anything else (an answer refusing the mutation) is a failure of the test.
+          if (!(error instanceof TypeError)) refused.push((error as Error).message);
+          if (cpA.exited) return;
         }
       }
     })();
@@ -259,6 +271,7 @@ describe('replicas: two control planes and two workers on one PostgreSQL and one
     stop = true;
     await writer;
     expect(cpA.exited).toBe(true);
+    expect(refused).toEqual([]);
     // Every acknowledged mutation is committed with the revision the caller was given.
     for (const { id, revision } of acknowledged) {
       const row = await pg.query<{ n: number }>(

@@ -6,7 +6,8 @@
  * the `@cp/*` aliases from tsconfig.json. Test-only (test/support, never in dist).
  */
 const Module = require('node:module');
-const { readFileSync, existsSync } = require('node:fs');
+const { createHash } = require('node:crypto');
+const { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } = require('node:fs');
 const path = require('node:path');
 const ts = require('typescript');
 
@@ -38,10 +39,24 @@ Module._resolveFilename = function (request, parent, ...rest) {
   return resolve.call(this, request, parent, ...rest);
 };
 
+// Transpiled files are cached by content, so the second replica of an app starts without recompiling.
+const cacheDir = path.join(root, 'node_modules', '.cache', 'ts-app-runner');
+mkdirSync(cacheDir, { recursive: true });
+const compilerKey = createHash('sha1').update(ts.version).update(JSON.stringify(options)).digest('hex');
+
 Module._extensions['.ts'] = function (module, filename) {
   const source = readFileSync(filename, 'utf8');
-  const { outputText } = ts.transpileModule(source, { compilerOptions: options, fileName: filename });
-  module._compile(outputText, filename);
+  const cached = path.join(cacheDir, `${createHash('sha1').update(compilerKey).update(filename).update(source).digest('hex')}.js`);
+  let output;
+  try {
+    output = readFileSync(cached, 'utf8');
+  } catch {
+    output = ts.transpileModule(source, { compilerOptions: options, fileName: filename }).outputText;
+    const tmp = `${cached}.${process.pid}`;
+    writeFileSync(tmp, output);
+    renameSync(tmp, cached);
+  }
+  module._compile(output, filename);
 };
 
 const target = process.argv[2];
