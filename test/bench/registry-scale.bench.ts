@@ -1,8 +1,10 @@
 /**
  * Registry scale (issue 18): 1,000 agents × 100 manifests (100,000), 10 of each agent's deprecated
  * 60 days ago and never called since (10,000 due for retirement), one node per agent reporting.
- * Run: npx tsx test/bench/registry-scale.bench.ts   (PostgreSQL and Redis on the machine; makes
- * and drops its own database, uses its own Redis key prefix)
+ * Run: node test/support/ts-app-runner.cjs test/bench/registry-scale.bench.ts (or `npm run bench
+ * registry-scale`; bench-runner: ts-app-runner, since it boots Nest in-process and tsx emits no
+ * decorator metadata). PostgreSQL and Redis on the machine; makes and drops its own database, uses
+ * its own Redis key prefix.
  *
  * The control plane's AppModule runs in this process (its RegistryWriter announces through the
  * real publisher), and each measure runs interleaved with a bare baseline doing the same work:
@@ -117,7 +119,9 @@ async function main(): Promise<void> {
     const now = new Date();
     let t = performance.now();
     await seed(pg, now);
-    console.log(`seeded ${AGENTS} agents × ${PER_AGENT} manifests (${AGENTS * DUE_PER_AGENT} due for retirement) in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+    console.log(
+      `seeded ${AGENTS} agents × ${PER_AGENT} manifests (${AGENTS * DUE_PER_AGENT} due for retirement) in ${((performance.now() - t) / 1000).toFixed(1)} s`,
+    );
 
     const config = loadConfig({
       DATABASE_URL: url,
@@ -147,7 +151,10 @@ async function main(): Promise<void> {
           `UPDATE "Agent" SET revision = revision + 1, name = $2 WHERE id = $1 RETURNING revision`,
           [agent, `bare ${++version}`],
         );
-        await c.query(`INSERT INTO "RegistryRevision" ("agentId", revision, actor, summary) VALUES ($1, $2, 'bench', 'bare')`, [agent, rows[0].revision]);
+        await c.query(`INSERT INTO "RegistryRevision" ("agentId", revision, actor, summary) VALUES ($1, $2, 'bench', 'bare')`, [
+          agent,
+          rows[0].revision,
+        ]);
         await c.query('COMMIT');
         const manifests = await c.query(`SELECT * FROM "CapabilityManifest" WHERE "agentId" = $1 ORDER BY "capabilityId"`, [agent]);
         const body = JSON.stringify({ revision: rows[0].revision, manifests: manifests.rows });
@@ -169,7 +176,7 @@ async function main(): Promise<void> {
       t = performance.now();
       await productChange(agent);
       const p = performance.now() - t;
-      if (i >= 0) changeBaseline.push(b), changeProduct.push(p);
+      if (i >= 0) (changeBaseline.push(b), changeProduct.push(p));
     }
 
     // 2. admin list latency
@@ -214,8 +221,9 @@ async function main(): Promise<void> {
       });
       const body = (await res.json()) as { data?: { manifests: { nodes: unknown[] } } };
       const pMs = performance.now() - t;
-      if (body.data?.manifests.nodes.length !== 100 || bareBody.nodes.length !== 100) throw new Error(`list answered ${JSON.stringify(body).slice(0, 300)}`);
-      if (i >= 0) listBaseline.push(bMs), listProduct.push(pMs);
+      if (body.data?.manifests.nodes.length !== 100 || bareBody.nodes.length !== 100)
+        throw new Error(`list answered ${JSON.stringify(body).slice(0, 300)}`);
+      if (i >= 0) (listBaseline.push(bMs), listProduct.push(pMs));
     }
 
     // 3. retirement run
@@ -245,16 +253,21 @@ async function main(): Promise<void> {
       const run = await service.run({ trigger: 'manual' });
       retireProduct.push(performance.now() - t);
       retired = run!.retiredCount;
-      if (run!.status !== 'succeeded' || retired !== bareRes.rowCount) throw new Error(`run ${run!.status}: ${retired} retired, baseline ${bareRes.rowCount}`);
+      if (run!.status !== 'succeeded' || retired !== bareRes.rowCount)
+        throw new Error(`run ${run!.status}: ${retired} retired, baseline ${bareRes.rowCount}`);
     }
 
-    console.log(`\n1,000 agents × 100 manifests; ${CHANGES} changes and ${LIST_REQUESTS} list requests per side, interleaved; ${RETIREMENT_ROUNDS} retirement rounds of ${retired} retirements`);
+    console.log(
+      `\n1,000 agents × 100 manifests; ${CHANGES} changes and ${LIST_REQUESTS} list requests per side, interleaved; ${RETIREMENT_ROUNDS} retirement rounds of ${retired} retirements`,
+    );
     console.log('| measure | baseline p50 / p99 | product p50 / p99 | ratio product / baseline |');
     console.log('|---|---:|---:|---:|');
     console.log(row('projection rebuild after a change (commit → bundle rebuilt, cached, announced)', changeProduct, changeBaseline));
     console.log(row('admin list, one agent’s first 100 with usage (sequential, HTTP)', listProduct, listBaseline));
     const [rp, rb] = [Math.min(...retireProduct), Math.min(...retireBaseline)];
-    console.log(`| retirement run, ${retired} capabilities over ${AGENTS} agents (best of ${RETIREMENT_ROUNDS}) | ${ms(rb)} ms | ${ms(rp)} ms | ${(rp / rb).toFixed(1)}× |`);
+    console.log(
+      `| retirement run, ${retired} capabilities over ${AGENTS} agents (best of ${RETIREMENT_ROUNDS}) | ${ms(rb)} ms | ${ms(rp)} ms | ${(rp / rb).toFixed(1)}× |`,
+    );
   } finally {
     await app?.close();
     await new Promise((resolve) => (bare ? bare.close(resolve) : resolve(undefined)));

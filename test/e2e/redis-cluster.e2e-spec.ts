@@ -28,7 +28,13 @@ const UPDATE = 'mutation($input: UpdateAgentInput!) { updateAgent(input: $input)
 
 const record = (id: string, owner: string, at: number): TaskRecord =>
   ({
-    task: { id, contextId: `ctx-${id}`, kind: 'task', status: { state: 'TASK_STATE_COMPLETED', timestamp: new Date(at).toISOString() }, history: [] },
+    task: {
+      id,
+      contextId: `ctx-${id}`,
+      kind: 'task',
+      status: { state: 'TASK_STATE_COMPLETED', timestamp: new Date(at).toISOString() },
+      history: [],
+    },
     owner,
     tenant: 'acme',
     updatedAt: at,
@@ -98,7 +104,7 @@ describe('Redis Cluster (REDIS_CLUSTER_NODES): a real three-master cluster with 
     return revision;
   };
 
-  it('a mutation reaches the node on the agent\'s shard channel (SPUBLISH/SSUBSCRIBE), not by polling', async () => {
+  it("a mutation reaches the node on the agent's shard channel (SPUBLISH/SSUBSCRIBE), not by polling", async () => {
     const before = node.status().revision!;
     const rev = await mutate('Finance Agent on a cluster');
     expect(rev).toBe(before + 1);
@@ -112,7 +118,7 @@ describe('Redis Cluster (REDIS_CLUSTER_NODES): a real three-master cluster with 
     expect(await redis.get(keys.revision)).toMatch(new RegExp(`^${rev}\\|`));
   });
 
-  it('the task store\'s scripts and ListTasks stay in one owner\'s slot; budgets and BullMQ work on the cluster', async () => {
+  it("the task store's scripts and ListTasks stay in one owner's slot; budgets and BullMQ work on the cluster", async () => {
     const prefix = `${config.REDIS_KEY_PREFIX}agent:${AGENT}:`;
     const store = new RedisTaskStore(redis, prefix, { retentionMs: 60_000, maxTaskBytes: 4096, maxOwnerBytes: 64 * 1024 });
     // Several owners land on different slots; each owner's tasks are saved and listed.
@@ -129,7 +135,8 @@ describe('Redis Cluster (REDIS_CLUSTER_NODES): a real three-master cluster with 
     // The owner limit still holds (one script reading and writing four keys of one slot).
     await expect(store.save(record('big', 'tenant:acme', 5_000), undefined)).resolves.toBeUndefined();
     const flood = async () => {
-      for (let i = 0; i < 100; i++) await store.save({ ...record(`flood-${i}`, 'tenant:flood', 10_000 + i), pad: 'x'.repeat(3000) } as TaskRecord);
+      for (let i = 0; i < 100; i++)
+        await store.save({ ...record(`flood-${i}`, 'tenant:flood', 10_000 + i), pad: 'x'.repeat(3000) } as TaskRecord);
     };
     await expect(flood()).rejects.toThrow();
     expect(await store.bytesOf('tenant:flood')).toBeLessThanOrEqual(64 * 1024);
@@ -154,7 +161,7 @@ describe('Redis Cluster (REDIS_CLUSTER_NODES): a real three-master cluster with 
     expect(finished.status).toBe('succeeded');
   }, 60_000);
 
-  it('keeps working while the master of the agent\'s slot is killed and its replica takes over', async () => {
+  it("keeps working while the master of the agent's slot is killed and its replica takes over", async () => {
     const keys = syncKeys(config.REDIS_KEY_PREFIX, AGENT);
     const { killed, promoted } = await cluster.killMasterOf(keys.revision);
     expect(promoted).not.toBe(killed);

@@ -30,7 +30,12 @@ const QUIET = 'quiet-agent';
 const CREATE = 'mutation($input: ManifestDocumentInput!) { createManifest(input: $input) { revision manifest { id } } }';
 const REANNOUNCE_MS = 250;
 const base = toManifestDocument(financeAgentExample().manifests[0]);
-const doc = (id: string) => ({ ...base, id, handler: `test.${id.replace(/[^a-z0-9]/g, '')}`, skill: { ...base.skill, name: `Capability ${id}` } });
+const doc = (id: string) => ({
+  ...base,
+  id,
+  handler: `test.${id.replace(/[^a-z0-9]/g, '')}`,
+  skill: { ...base.skill, name: `Capability ${id}` },
+});
 
 describe('replicas: two control planes and two workers on one PostgreSQL and one Redis', () => {
   let db: TestDatabase;
@@ -114,7 +119,7 @@ describe('replicas: two control planes and two workers on one PostgreSQL and one
         }),
     );
     await Promise.all(nodes.map((n) => n.start()));
-  }, 420_000);
+  }, 900_000);
 
   afterAll(async () => {
     await Promise.all(nodes.map((n) => n.stop()));
@@ -217,7 +222,9 @@ describe('replicas: two control planes and two workers on one PostgreSQL and one
     }
     // One run asked through each control plane, at once: the two workers take one each.
     const [r1, r2] = await Promise.all(
-      [cpA.url, cpB.url].map(async (url) => (await gqlOk(url, admin(), 'mutation { runRetirementNow { id } }')).runRetirementNow.id as string),
+      [cpA.url, cpB.url].map(
+        async (url) => (await gqlOk(url, admin(), 'mutation { runRetirementNow { id } }')).runRetirementNow.id as string,
+      ),
     );
     await until(
       'both runs finished',
@@ -244,7 +251,9 @@ describe('replicas: two control planes and two workers on one PostgreSQL and one
     );
     expect(revisions.rows.map((r) => r.n)).toEqual([1, 1, 1]);
     // Both runs were recorded, and between them they retired 30.
-    const runs = await pg.query<{ retired: number }>(`SELECT "retiredCount" AS retired FROM "RetirementRun" WHERE id = ANY($1)`, [[r1, r2]]);
+    const runs = await pg.query<{ retired: number }>(`SELECT "retiredCount" AS retired FROM "RetirementRun" WHERE id = ANY($1)`, [
+      [r1, r2],
+    ]);
     expect(runs.rows.reduce((sum, r) => sum + r.retired, 0)).toBe(30);
   }, 120_000);
 

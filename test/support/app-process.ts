@@ -26,7 +26,7 @@ process.once('exit', () => {
   for (const c of everyChild) c.kill('SIGKILL');
 });
 
-export async function spawnApp(app: AppName, env: Record<string, string>, label: string = app, timeoutMs = 180_000): Promise<AppProcess> {
+export async function spawnApp(app: AppName, env: Record<string, string>, label: string = app, timeoutMs = 420_000): Promise<AppProcess> {
   const port = await freePort();
   // From source, compiled with decorator metadata (tsx cannot: see ts-app-runner.cjs).
   const child = spawn(process.execPath, [join(__dirname, 'ts-app-runner.cjs'), join('apps', app, 'src', 'main.ts')], {

@@ -58,7 +58,7 @@ export async function startRedisCluster(options: { masters?: number; replicasPer
   const pick = async () => {
     for (;;) {
       const p = await freePort();
-      if (!taken.has(p)) return taken.add(p), p;
+      if (!taken.has(p)) return (taken.add(p), p);
     }
   };
   for (let i = 0; i < masters * (1 + replicas); i++) {
@@ -87,20 +87,32 @@ export async function startRedisCluster(options: { masters?: number; replicasPer
       const child = spawn(
         'redis-server',
         [
-          '--port', String(port),
-          '--cluster-port', String(busPorts[i]),
-          '--bind', '127.0.0.1',
-          '--cluster-enabled', 'yes',
-          '--cluster-config-file', join(dir, `nodes-${port}.conf`),
+          '--port',
+          String(port),
+          '--cluster-port',
+          String(busPorts[i]),
+          '--bind',
+          '127.0.0.1',
+          '--cluster-enabled',
+          'yes',
+          '--cluster-config-file',
+          join(dir, `nodes-${port}.conf`),
           // A dead master is noticed and replaced within a few seconds.
-          '--cluster-node-timeout', '1000',
+          '--cluster-node-timeout',
+          '1000',
           // Replicas sync at once, and one may take over whatever its replication lag.
-          '--repl-diskless-sync-delay', '0',
-          '--cluster-replica-validity-factor', '0',
-          '--save', '',
-          '--appendonly', 'no',
-          '--dir', dir,
-          '--loglevel', process.env.REDIS_CLUSTER_LOGLEVEL ?? 'warning',
+          '--repl-diskless-sync-delay',
+          '0',
+          '--cluster-replica-validity-factor',
+          '0',
+          '--save',
+          '',
+          '--appendonly',
+          'no',
+          '--dir',
+          dir,
+          '--loglevel',
+          process.env.REDIS_CLUSTER_LOGLEVEL ?? 'warning',
           ...(process.env.REDIS_CLUSTER_LOGDIR ? ['--logfile', join(process.env.REDIS_CLUSTER_LOGDIR, `${port}.log`)] : []),
         ],
         { stdio: 'ignore' },
@@ -114,15 +126,20 @@ export async function startRedisCluster(options: { masters?: number; replicasPer
       ['--cluster', 'create', ...ports.map((p) => `127.0.0.1:${p}`), '--cluster-replicas', String(replicas), '--cluster-yes'],
       { timeout: 60_000 },
     );
-    for (const port of ports) await waitFor(async () => (await cli(port, 'CLUSTER', 'INFO')).includes('cluster_state:ok'), 30_000, `cluster state on ${port}`);
+    for (const port of ports)
+      await waitFor(async () => (await cli(port, 'CLUSTER', 'INFO')).includes('cluster_state:ok'), 30_000, `cluster state on ${port}`);
     // Every replica attached to its master and in sync (a failover needs one).
-    await waitFor(async () => {
-      const nodes = await topologyFrom(ports[0]);
-      const replicaPorts = nodes.filter((n) => n.role === 'replica').map((n) => n.port);
-      if (replicaPorts.length !== masters * replicas) return false;
-      for (const port of replicaPorts) if (!(await cli(port, 'INFO', 'replication')).includes('master_link_status:up')) return false;
-      return true;
-    }, 30_000, 'replicas in sync');
+    await waitFor(
+      async () => {
+        const nodes = await topologyFrom(ports[0]);
+        const replicaPorts = nodes.filter((n) => n.role === 'replica').map((n) => n.port);
+        if (replicaPorts.length !== masters * replicas) return false;
+        for (const port of replicaPorts) if (!(await cli(port, 'INFO', 'replication')).includes('master_link_status:up')) return false;
+        return true;
+      },
+      30_000,
+      'replicas in sync',
+    );
   } catch (error) {
     await stop();
     throw error;
@@ -139,7 +156,9 @@ export async function startRedisCluster(options: { masters?: number; replicasPer
     slotOf: async (key) => Number(await cli(livePort(), 'CLUSTER', 'KEYSLOT', key)),
     async killMasterOf(key, timeoutMs = 30_000) {
       const slot = await cluster.slotOf(key);
-      const owner = (await cluster.topology()).find((n) => n.role === 'master' && n.alive && n.slots.some(([a, b]) => slot >= a && slot <= b));
+      const owner = (await cluster.topology()).find(
+        (n) => n.role === 'master' && n.alive && n.slots.some(([a, b]) => slot >= a && slot <= b),
+      );
       if (!owner) throw new Error(`no master owns slot ${slot}`);
       const child = children.get(owner.port)!;
       await new Promise<void>((resolve) => {
@@ -148,13 +167,17 @@ export async function startRedisCluster(options: { masters?: number; replicasPer
       });
       everyChild.delete(child);
       let promoted = 0;
-      await waitFor(async () => {
-        const nodes = await cluster.topology();
-        const now = nodes.find((n) => n.role === 'master' && n.alive && n.slots.some(([a, b]) => slot >= a && slot <= b));
-        if (!now || now.port === owner.port) return false;
-        promoted = now.port;
-        return (await cli(now.port, 'CLUSTER', 'INFO')).includes('cluster_state:ok');
-      }, timeoutMs, `a replica taking over slot ${slot}`);
+      await waitFor(
+        async () => {
+          const nodes = await cluster.topology();
+          const now = nodes.find((n) => n.role === 'master' && n.alive && n.slots.some(([a, b]) => slot >= a && slot <= b));
+          if (!now || now.port === owner.port) return false;
+          promoted = now.port;
+          return (await cli(now.port, 'CLUSTER', 'INFO')).includes('cluster_state:ok');
+        },
+        timeoutMs,
+        `a replica taking over slot ${slot}`,
+      );
       return { killed: owner.port, promoted };
     },
     stop,

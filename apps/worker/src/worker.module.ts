@@ -1,5 +1,14 @@
 import { Module } from '@nestjs/common';
-import { type RedisClient, AppConfigModule, ClockModule, HealthModule, LoggingModule, RedisModule, RedisToken, redisProbe } from '@cp/common';
+import {
+  type RedisClient,
+  AppConfigModule,
+  ClockModule,
+  HealthModule,
+  LoggingModule,
+  RedisModule,
+  RedisToken,
+  redisProbe,
+} from '@cp/common';
 import { DbModule, PrismaService, postgresProbe } from '@cp/db';
 import { SyncPublisherModule } from '@cp/sync';
 import { RetirementWorkerModule } from './retirement/retirement-worker.module';

@@ -37,8 +37,20 @@ describe('loadConfig', () => {
 
   it('takes Redis Cluster seed nodes as host:port and refuses anything else, naming the variable', () => {
     expect(loadConfig({}).REDIS_CLUSTER_NODES).toBeUndefined();
-    expect(loadConfig({ REDIS_CLUSTER_NODES: ' redis-1:7000, 10.0.0.2:7001 ' }).REDIS_CLUSTER_NODES).toEqual(['redis-1:7000', '10.0.0.2:7001']);
-    for (const bad of ['redis-1', 'redis-1:0', 'redis-1:65536', 'redis://redis-1:7000', 'a b:7000', 'h:7000,{tag}:7001', ',', `${'h:1,'.repeat(101)}`]) {
+    expect(loadConfig({ REDIS_CLUSTER_NODES: ' redis-1:7000, 10.0.0.2:7001 ' }).REDIS_CLUSTER_NODES).toEqual([
+      'redis-1:7000',
+      '10.0.0.2:7001',
+    ]);
+    for (const bad of [
+      'redis-1',
+      'redis-1:0',
+      'redis-1:65536',
+      'redis://redis-1:7000',
+      'a b:7000',
+      'h:7000,{tag}:7001',
+      ',',
+      `${'h:1,'.repeat(101)}`,
+    ]) {
       expect(() => loadConfig({ REDIS_CLUSTER_NODES: bad })).toThrow(/REDIS_CLUSTER_NODES/);
     }
   });

@@ -9,17 +9,20 @@ describe('RedisLease', () => {
     await redis.del(key);
     redis.disconnect();
   });
-  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+  const until = async (done: () => Promise<boolean>) => {
+    while (!(await done())) await new Promise((r) => setTimeout(r, 50));
+  };
 
   it('lets one of several contenders hold it; the holder renews, the others keep being refused', async () => {
-    const leases = Array.from({ length: 5 }, () => new RedisLease(redis, key, 300));
+    const leases = Array.from({ length: 5 }, () => new RedisLease(redis, key, 10_000));
     const first = await Promise.all(leases.map((l) => l.hold()));
     expect(first.filter(Boolean)).toHaveLength(1);
     const holder = leases[first.indexOf(true)];
-    for (let i = 0; i < 4; i++) {
-      await sleep(150);
-      // Renewed every 150 ms, it never expires (300 ms lifetime) and nobody else gets it.
+    for (let i = 0; i < 3; i++) {
+      // Nearly expired: holding again renews it to the full lifetime; nobody else gets it.
+      await redis.pexpire(key, 500);
       expect(await holder.hold()).toBe(true);
+      expect(await redis.pttl(key)).toBeGreaterThan(5_000);
       for (const other of leases.filter((l) => l !== holder)) expect(await other.hold()).toBe(false);
     }
     expect(await redis.get(key)).toBe(holder.token);
@@ -28,10 +31,12 @@ describe('RedisLease', () => {
   });
 
   it('passes to another process once the holder stops renewing; a late release by the old holder frees nothing', async () => {
-    const [a, b] = [new RedisLease(redis, key, 200), new RedisLease(redis, key, 200)];
+    // a lives 200 ms; b, once it holds, long enough to outlast the slowest machine.
+    const [a, b] = [new RedisLease(redis, key, 200), new RedisLease(redis, key, 10_000)];
     expect(await a.hold()).toBe(true);
     expect(await b.hold()).toBe(false);
-    await sleep(350);
+    // a stops renewing (dead or paused): once the lifetime has passed, b takes over.
+    await until(async () => (await redis.exists(key)) === 0);
     expect(await b.hold()).toBe(true);
     // a comes back: it is refused, and its release does not delete b's lease.
     expect(await a.hold()).toBe(false);
