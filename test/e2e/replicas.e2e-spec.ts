@@ -59,7 +59,10 @@ describe('replicas: two control planes and two workers on one PostgreSQL and one
       const expectedRevision = await given.revisionOf(AGENT);
       const res = await gql(url, admin(), CREATE, { input: { agentId: AGENT, expectedRevision, manifest: doc(id), allowUnserved: [id] } });
       if (res.data?.createManifest) return res.data.createManifest.revision as number;
-      if (res.errors?.[0]?.extensions.code !== 'CONFLICT') throw new Error(`createManifest ${id}: ${JSON.stringify(res.errors)}`);
+      if (res.errors?.[0]?.extensions.code !== 'CONFLICT')
+        throw new Error(
+          `createManifest ${id} via ${url}: ${JSON.stringify(res.errors)} (app logs: ${[cpA, cpB].map((p) => p.logFile).join(', ')})`,
+        );
     }
     throw new Error(`createManifest ${id}: still conflicting after 50 attempts`);
   };

@@ -5,6 +5,8 @@
  * is killed when the test process exits, however it exits.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { openSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from './free-port';
 
@@ -15,6 +17,8 @@ export interface AppProcess {
   readonly pid: number;
   readonly url: string;
   readonly exited: boolean;
+  /** The app's own log (pino on stdout): where an error id it answered with is explained. */
+  readonly logFile: string;
   kill(): Promise<void>;
   /** SIGTERM and wait for the graceful shutdown. */
   stop(): Promise<void>;
@@ -28,11 +32,12 @@ process.once('exit', () => {
 
 export async function spawnApp(app: AppName, env: Record<string, string>, label: string = app, timeoutMs = 420_000): Promise<AppProcess> {
   const port = await freePort();
+  const logFile = join(tmpdir(), `${label.replace(/[^a-z0-9]+/gi, '-')}-${process.pid}-${port}.log`);
   // From source, compiled with decorator metadata (tsx cannot: see ts-app-runner.cjs).
   const child = spawn(process.execPath, [join(__dirname, 'ts-app-runner.cjs'), join('apps', app, 'src', 'main.ts')], {
     cwd: join(__dirname, '..', '..'),
     env: { ...process.env, NODE_ENV: 'test', LOG_LEVEL: 'warn', ...env, [PORT_VARIABLE[app]]: String(port), HOST: '127.0.0.1' },
-    stdio: ['ignore', 'ignore', 'inherit'],
+    stdio: ['ignore', openSync(logFile, 'a'), 'inherit'],
   });
   everyChild.add(child);
   let exited = false;
@@ -65,6 +70,7 @@ export async function spawnApp(app: AppName, env: Record<string, string>, label:
     name: label,
     pid: child.pid!,
     url,
+    logFile,
     get exited() {
       return exited;
     },
