@@ -176,7 +176,10 @@ async function main(): Promise<void> {
       t = performance.now();
       await productChange(agent);
       const p = performance.now() - t;
-      if (i >= 0) (changeBaseline.push(b), changeProduct.push(p));
+      if (i >= 0) {
+        changeBaseline.push(b);
+        changeProduct.push(p);
+      }
     }
 
     // 2. admin list latency
@@ -223,7 +226,10 @@ async function main(): Promise<void> {
       const pMs = performance.now() - t;
       if (body.data?.manifests.nodes.length !== 100 || bareBody.nodes.length !== 100)
         throw new Error(`list answered ${JSON.stringify(body).slice(0, 300)}`);
-      if (i >= 0) (listBaseline.push(bMs), listProduct.push(pMs));
+      if (i >= 0) {
+        listBaseline.push(bMs);
+        listProduct.push(pMs);
+      }
     }
 
     // 3. retirement run

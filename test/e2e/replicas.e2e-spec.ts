@@ -95,10 +95,10 @@ describe('replicas: two control planes and two workers on one PostgreSQL and one
       spawnApp('worker', env, 'worker B'),
     ]);
     const started = rest.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
-    const failed = rest.find((r) => r.status === 'rejected');
+    const failed = rest.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (failed) {
       await Promise.all(started.map((p) => p.kill()));
-      throw (failed as PromiseRejectedResult).reason;
+      throw failed.reason;
     }
     [cpB, ...workers] = started;
     proxy = await startRoundRobinProxy(() => [cpA.url, cpB.url]);
