@@ -366,11 +366,11 @@ describe('A2A tasks across two node processes behind one address (@a2a-js/sdk as
       expect(answers.every((status) => status === 200 || status === 413)).toBe(true);
     }
     // Stored bytes stay within the configured budgets; large parts were not kept in history.
-    const budgets = await redis.keys(`${prefix}agent:${AGENT}:a2a:owner:*:bytes`);
+    const budgets = await redis.keys(`${prefix}agent:${AGENT}:a2a:{*}:bytes`);
     expect(budgets.length).toBeGreaterThanOrEqual(2); // the anonymous owner and the partner
     for (const k of budgets) expect(Number(await redis.get(k))).toBeLessThanOrEqual(4_194_304);
     // Anonymous messages carried 64 KB and 800 KB parts; history kept a stub of each, not the part.
-    const stored = await redis.keys(`${prefix}agent:${AGENT}:a2a:task:*`);
+    const stored = await redis.keys(`${prefix}agent:${AGENT}:a2a:{*}:task:*`);
     const sizes = await Promise.all(stored.map((k) => redis.strlen(k)));
     expect(Math.max(...sizes)).toBeLessThan(16_384);
     for (const n of nodes) {

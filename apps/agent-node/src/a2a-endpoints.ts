@@ -6,8 +6,7 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { FastifyInstance } from 'fastify';
-import type { Redis } from 'ioredis';
-import { createRedis, InjectConfig, InjectRedis, type AppConfig } from '@cp/common';
+import { createRedis, InjectConfig, InjectRedis, type AppConfig, type RedisClient } from '@cp/common';
 import { EmbeddingsClassifier, HttpClarificationSink, NodeMetrics, NodeSync, UsageReporter, type A2AServer } from '@cp/node-sdk';
 import { registerFinanceA2A } from './finance-a2a';
 import { NodeIdentityToken, type NodeIdentity } from './node-identity';
@@ -17,7 +16,7 @@ export { JSON_RPC_PATH, REST_BASE } from './finance-a2a';
 @Injectable()
 export class A2AEndpoints implements OnModuleInit, OnApplicationShutdown {
   server?: A2AServer;
-  private subscriber?: Redis;
+  private subscriber?: RedisClient;
 
   constructor(
     @Inject(HttpAdapterHost) private readonly adapterHost: HttpAdapterHost,
@@ -25,7 +24,7 @@ export class A2AEndpoints implements OnModuleInit, OnApplicationShutdown {
     @Inject(NodeSync) private readonly sync: NodeSync,
     @Inject(UsageReporter) private readonly usage: UsageReporter,
     @Inject(NodeIdentityToken) private readonly identity: NodeIdentity,
-    @InjectRedis() private readonly redis: Redis,
+    @InjectRedis() private readonly redis: RedisClient,
     @Inject(NodeMetrics) private readonly metrics: NodeMetrics,
   ) {}
 

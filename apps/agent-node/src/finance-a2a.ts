@@ -5,7 +5,7 @@
  * loses none); another agent's nodes never see them.
  */
 import type { FastifyInstance } from 'fastify';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@cp/common';
 import { a2aVerifier } from '@cp/auth';
 import type { Classifier, HandlerDeclaration } from '@cp/capabilities';
 import type { AppConfig } from '@cp/common';
@@ -36,9 +36,9 @@ export const REST_BASE = '/a2a/rest';
 export interface FinanceA2ADeps {
   bundle: () => ServedBundle | undefined;
   /** Shared command connection. */
-  redis: Redis;
+  redis: RedisClient;
   /** A connection of its own for task-event subscriptions. */
-  subscriber: Redis;
+  subscriber: RedisClient;
   nodeToken: () => string;
   log: A2ALog;
   usage?: UsageSink;

@@ -1,6 +1,5 @@
 import { Module } from '@nestjs/common';
-import type { Redis } from 'ioredis';
-import { AppConfigModule, HealthModule, LoggingModule, RedisModule, RedisToken, redisProbe } from '@cp/common';
+import { type RedisClient, AppConfigModule, HealthModule, LoggingModule, RedisModule, RedisToken, redisProbe } from '@cp/common';
 import { DbModule, PrismaService, postgresProbe } from '@cp/db';
 import { AdminAuthModule } from './auth/admin-auth.module';
 import { GraphQLApiModule } from './graphql/graphql-api.module';
@@ -31,7 +30,7 @@ import { ObservabilityModule } from './observability/observability.module';
     RedisModule,
     HealthModule.forRoot({
       inject: [PrismaService, RedisToken],
-      useFactory: (prisma: PrismaService, redis: Redis) => [postgresProbe(prisma), redisProbe(redis)],
+      useFactory: (prisma: PrismaService, redis: RedisClient) => [postgresProbe(prisma), redisProbe(redis)],
     }),
     GraphQLApiModule,
     AdminAuthModule,

@@ -1,6 +1,15 @@
 import { Module } from '@nestjs/common';
-import type { Redis } from 'ioredis';
-import { AppConfigModule, ClockModule, HealthModule, LoggingModule, MetricsModule, RedisModule, RedisToken, redisProbe } from '@cp/common';
+import {
+  type RedisClient,
+  AppConfigModule,
+  ClockModule,
+  HealthModule,
+  LoggingModule,
+  MetricsModule,
+  RedisModule,
+  RedisToken,
+  redisProbe,
+} from '@cp/common';
 import { DbModule, PrismaService, postgresProbe } from '@cp/db';
 import { SyncPublisherModule } from '@cp/sync';
 import { RetirementWorkerModule } from './retirement/retirement-worker.module';
@@ -19,7 +28,7 @@ import { RetirementWorkerModule } from './retirement/retirement-worker.module';
     RetirementWorkerModule,
     HealthModule.forRoot({
       inject: [PrismaService, RedisToken],
-      useFactory: (prisma: PrismaService, redis: Redis) => [postgresProbe(prisma), redisProbe(redis)],
+      useFactory: (prisma: PrismaService, redis: RedisClient) => [postgresProbe(prisma), redisProbe(redis)],
     }),
   ],
 })

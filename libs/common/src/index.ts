@@ -4,6 +4,9 @@ export { AppConfigToken, InjectConfig, loadConfigOrExit } from './config/config.
 export { RedisModule, RedisToken, InjectRedis, createRedis } from './redis/redis.module';
 export { LoggingModule, LogDestinationToken, RootLoggerToken, logFormat } from './logging/logging.module';
 export { recordPrincipal, recordTraceId, principalOf, registerAccessLog, accessLogLine, type AccessLogSink } from './logging/access-log';
+export { type RedisClient } from './redis/redis-client';
+export { connectRedis, isRedisCluster, redisUrlOptions, clusterNodes } from './redis/redis-connection';
+export { RedisLease } from './redis/redis-lease';
 export { SECURITY_HEADERS } from './http/security-headers';
 export { HealthModule } from './health/health.module';
 export { redisProbe, type ReadinessProbe } from './health/readiness';

@@ -1,6 +1,6 @@
 /** @cp/jobs: queue names, job payloads, the clock (re-exported from @cp/common), and the retirement use cases shared by the worker and the control plane. */
 export { Clock, SystemClock, ClockModule } from './clock';
-export { RETIREMENT_QUEUE, RETIREMENT_JOB, RETIREMENT_SCHEDULER_ID, bullPrefix, bullConnection } from './queues';
+export { RETIREMENT_QUEUE, RETIREMENT_JOB, RETIREMENT_SCHEDULER_ID, bullPrefix, bullConnection, bullConnectionFor } from './queues';
 export type { RetirementJobData, RetirementTrigger } from './queues';
 export { JobsQueueModule } from './jobs-queue.module';
 export { RetirementCoreModule } from './retirement/retirement.module';

@@ -1,7 +1,26 @@
-import { Module } from '@nestjs/common';
+import { Injectable, Module, type OnApplicationShutdown } from '@nestjs/common';
 import { BullModule } from '@nestjs/bullmq';
-import { AppConfigToken, type AppConfig } from '@cp/common';
-import { bullConnection, bullPrefix, RETIREMENT_QUEUE } from './queues';
+import { AppConfigToken, type AppConfig, type RedisClient } from '@cp/common';
+import { bullConnectionFor, bullPrefix, RETIREMENT_QUEUE } from './queues';
+
+/** BullMQ never closes a connection instance it was given (cluster mode): this does, at shutdown. */
+@Injectable()
+export class BullClusterConnections implements OnApplicationShutdown {
+  private readonly opened: RedisClient[] = [];
+
+  connectionFor(config: AppConfig) {
+    const connection = bullConnectionFor(config, 'bullmq');
+    if ('status' in connection) this.opened.push(connection);
+    return connection;
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await Promise.all(this.opened.map((c) => c.quit().catch(() => c.disconnect())));
+  }
+}
+
+@Module({ providers: [BullClusterConnections], exports: [BullClusterConnections] })
+class BullConnectionsModule {}
 
 /**
  * BullMQ's root configuration (connection + prefix from AppConfig) and the retirement queue,
@@ -10,9 +29,10 @@ import { bullConnection, bullPrefix, RETIREMENT_QUEUE } from './queues';
 @Module({
   imports: [
     BullModule.forRootAsync({
-      inject: [AppConfigToken],
-      useFactory: (config: AppConfig) => ({
-        connection: bullConnection(config),
+      imports: [BullConnectionsModule],
+      inject: [AppConfigToken, BullClusterConnections],
+      useFactory: (config: AppConfig, connections: BullClusterConnections) => ({
+        connection: connections.connectionFor(config),
         prefix: bullPrefix(config),
         defaultJobOptions: { removeOnComplete: 100, removeOnFail: 500 },
       }),

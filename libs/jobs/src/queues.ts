@@ -1,4 +1,4 @@
-import type { AppConfig } from '@cp/common';
+import { connectRedis, isRedisCluster, redisUrlOptions, type AppConfig } from '@cp/common';
 
 /** The retirement queue: one job = one run over every agent. */
 export const RETIREMENT_QUEUE = 'retirement';
@@ -19,24 +19,23 @@ export interface RetirementJobData {
 /**
  * BullMQ key prefix: under the process's REDIS_KEY_PREFIX, so every suite (and deployment)
  * that sets its own prefix gets its own queues. A QueueEvents must use the same prefix.
+ * The whole prefix is a hash tag (`{cp:bull}`): BullMQ's Lua scripts touch several keys of a
+ * queue, which Redis Cluster allows only within one slot (ADR 0151).
  */
 export function bullPrefix(config: Pick<AppConfig, 'REDIS_KEY_PREFIX'>): string {
-  return `${config.REDIS_KEY_PREFIX}bull`;
+  return `{${config.REDIS_KEY_PREFIX}bull}`;
 }
 
 /**
- * Connection OPTIONS (not an ioredis instance): BullMQ then opens and closes its own
- * connections, so nothing is left open when the app closes.
+ * Connection OPTIONS for one Redis (not an ioredis instance): BullMQ then opens and closes its
+ * own connections, so nothing is left open when the app closes. In cluster mode BullMQ needs a
+ * Cluster instance instead; the caller owns it and must close it (`bullClusterConnection`).
  */
 export function bullConnection(config: Pick<AppConfig, 'REDIS_URL'>) {
-  const url = new URL(config.REDIS_URL);
-  const db = url.pathname.length > 1 ? Number(url.pathname.slice(1)) : 0;
-  return {
-    host: url.hostname.replace(/^\[|\]$/g, ''),
-    port: url.port ? Number(url.port) : 6379,
-    username: url.username ? decodeURIComponent(url.username) : undefined,
-    password: url.password ? decodeURIComponent(url.password) : undefined,
-    db: Number.isFinite(db) ? db : 0,
-    tls: url.protocol === 'rediss:' ? {} : undefined,
-  };
+  return redisUrlOptions(config.REDIS_URL);
+}
+
+/** The connection BullMQ is given: options for one Redis, or a Cluster the caller closes. */
+export function bullConnectionFor(config: Pick<AppConfig, 'REDIS_URL' | 'REDIS_CLUSTER_NODES'>, name: string) {
+  return isRedisCluster(config) ? connectRedis(config, name, { blocking: true }) : bullConnection(config);
 }

@@ -24,6 +24,7 @@ export function nodeSyncOptionsFromConfig(
     hostname: hostname(),
     cacheDir: config.NODE_CACHE_DIR,
     redisUrl: config.REDIS_URL,
+    redisClusterNodes: config.REDIS_CLUSTER_NODES,
     redisKeyPrefix: config.REDIS_KEY_PREFIX,
     pollIntervalMs: config.NODE_POLL_INTERVAL_MS,
     jwksUrl: config.SIGNING_JWKS_URL,

@@ -19,7 +19,8 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
+import { openInvalidationConnection } from './invalidation-connection';
 import { checkNodeBundle, type HandlerDeclaration } from '@cp/capabilities';
 import { ActiveBundle } from './active-bundle';
 import {
@@ -54,6 +55,8 @@ export interface NodeSyncOptions {
   cacheDir: string;
   /** Invalidations; omit to rely on polling alone. */
   redisUrl?: string;
+  /** Redis Cluster seed nodes (`host:port`, the control plane's REDIS_CLUSTER_NODES): subscribe on the agent's shard channel. */
+  redisClusterNodes?: readonly string[];
   /** Same as the control plane's REDIS_KEY_PREFIX. */
   redisKeyPrefix?: string;
   /** Safety-net poll (default 30 s). */
@@ -122,7 +125,7 @@ export class NodeSync {
   private readonly listeners = new Set<AppliedListener>();
   private inFlight?: Promise<RefreshOutcome>;
   private again = false;
-  private subscriber?: Redis;
+  private subscriber?: Redis | Cluster;
   private subscriberWasDown = false;
   private subscriberReady = false;
   private timers: NodeJS.Timeout[] = [];
@@ -426,16 +429,16 @@ export class NodeSync {
     if (!this.options.redisUrl) return;
     const base = this.options.reconnectBaseMs ?? 50;
     const cap = this.options.reconnectMaxMs ?? 2000;
-    const sub = new Redis(this.options.redisUrl, {
+    const invalidations = openInvalidationConnection({
+      redisUrl: this.options.redisUrl,
+      redisClusterNodes: this.options.redisClusterNodes,
       connectionName: `node-sync:${this.options.nodeId}`,
-      lazyConnect: true,
-      maxRetriesPerRequest: null,
-      autoResubscribe: true,
       // Full jitter keeps a fleet from reconnecting in lockstep after a Redis restart.
       retryStrategy: (attempt) => Math.round(Math.min(cap, base * 2 ** Math.min(attempt, 16)) * (0.5 + Math.random() / 2)),
     });
+    const sub = invalidations.connection;
     this.subscriber = sub;
-    sub.on('message', (_channel: string, message: string) => {
+    sub.on(invalidations.messageEvent, (_channel: string, message: string) => {
       // Skip only what cannot be news: an older or equal revision of the registry epoch we serve.
       const { stamp, traceparent } = parseRevisionAnnouncement(message);
       const active = this.active;
@@ -472,7 +475,7 @@ export class NodeSync {
       this.subscriberWasDown = true;
     });
     sub.on('error', (error: Error) => this.log.debug?.(`invalidation connection: ${error.message}`));
-    sub.subscribe(this.channel).catch((error: Error) => this.log.warn(`cannot subscribe to ${this.channel}: ${error.message}`));
+    invalidations.subscribe(this.channel).catch((error: Error) => this.log.warn(`cannot subscribe to ${this.channel}: ${error.message}`));
   }
 
   /** Registers (again): at start, and with each heartbeat until the control plane has accepted it. */

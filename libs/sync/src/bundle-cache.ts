@@ -1,9 +1,18 @@
 import { randomBytes } from 'node:crypto';
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { Registry } from 'prom-client';
-import type { Redis } from 'ioredis';
 import { buildNodeBundle } from '@cp/capabilities';
-import { currentTraceparent, inSpan, InjectConfig, InjectRedis, MetricsRegistryToken, serverHistogram, type AppConfig } from '@cp/common';
+import {
+  currentTraceparent,
+  inSpan,
+  InjectConfig,
+  InjectRedis,
+  isRedisCluster,
+  MetricsRegistryToken,
+  serverHistogram,
+  type AppConfig,
+  type RedisClient,
+} from '@cp/common';
 import { RegistrySnapshotRepository } from '@cp/db';
 import { nodeBundleEtag, parseRevisionStamp, revisionAnnouncement, signNodeBundle, syncKeys } from '@cp/node-protocol';
 import { SigningKeys } from './signing-keys';
@@ -25,8 +34,9 @@ export interface CachedBundle {
 /**
  * The revision key holds `<revision>|<epoch>`. Raises it (never lowers it) within an epoch; a new
  * epoch (ARGV[3], the registry was recreated) replaces it whatever its revision; '' = same epoch.
- * When ARGV[2] is '1', announces the result, followed by `|<traceparent>` when ARGV[4] has one (ADR 0142).
- * Returns the stamp held afterwards.
+ * When ARGV[2] is '1', announces the result, followed by `|<traceparent>` when ARGV[4] has one (ADR 0142):
+ * PUBLISH, or on Redis Cluster (ARGV[5] 's') SPUBLISH to the agent's shard channel, which shares the
+ * revision key's slot (ADR 0151). Returns the stamp held afterwards.
  */
 const RAISE_REVISION = `
 local held = redis.call('GET', KEYS[1])
@@ -46,7 +56,7 @@ local stamp = tostring(cur) .. '|' .. epoch
 if ARGV[2] == '1' then
   local message = stamp
   if ARGV[4] and ARGV[4] ~= '' then message = stamp .. '|' .. ARGV[4] end
-  redis.call('PUBLISH', KEYS[2], message)
+  redis.call(ARGV[5] == 's' and 'SPUBLISH' or 'PUBLISH', KEYS[2], message)
 end
 return stamp`;
 
@@ -68,11 +78,13 @@ export class BundleCache {
   private readonly memo = new Map<string, CachedBundle>();
   private readonly computing = new Map<string, Promise<CachedBundle | null>>();
   private readonly prefix: string;
+  /** Redis Cluster: announce on the agent's shard channel (SPUBLISH) rather than to every node. */
+  private readonly sharded: boolean;
   /** PostgreSQL reads made (cold cache only): exposed for tests and benchmarks. */
   readonly stats = { postgresReads: 0, builds: 0 };
 
   constructor(
-    @InjectRedis() private readonly redis: Redis,
+    @InjectRedis() private readonly redis: RedisClient,
     @InjectConfig() config: AppConfig,
     private readonly snapshots: RegistrySnapshotRepository,
     @Inject(SYNC_OPTIONS) private readonly options: SyncPublisherOptions,
@@ -80,6 +92,7 @@ export class BundleCache {
     @Optional() @Inject(MetricsRegistryToken) private readonly metrics?: Registry,
   ) {
     this.prefix = config.REDIS_KEY_PREFIX;
+    this.sharded = isRedisCluster(config);
   }
 
   /** Whether Redis is connected now (commands would otherwise wait for a reconnection). */
@@ -136,7 +149,17 @@ export class BundleCache {
     // Only a well-formed traceparent is appended (revisionAnnouncement checks it); '' otherwise.
     const traceparent = announce ? revisionAnnouncement('', currentTraceparent()).slice(1) : '';
     const held = String(
-      await this.redis.eval(RAISE_REVISION, 2, keys.revision, keys.channel, String(revision), announce ? '1' : '0', epoch, traceparent),
+      await this.redis.eval(
+        RAISE_REVISION,
+        2,
+        keys.revision,
+        keys.channel,
+        String(revision),
+        announce ? '1' : '0',
+        epoch,
+        traceparent,
+        this.sharded ? 's' : '',
+      ),
     );
     return parseRevisionStamp(held) ?? { revision, epoch };
   }

@@ -3,6 +3,6 @@ export { SyncPublisherModule } from './sync-publisher.module';
 export { BundleCache, type CachedBundle } from './bundle-cache';
 export { RevisionPublisher } from './revision-publisher';
 export { SigningKeys } from './signing-keys';
-export { OutboxRelay } from './outbox-relay';
+export { OutboxRelay, relayLeaseKey } from './outbox-relay';
 export { SyncError, SyncErrorCode } from './sync.errors';
 export { DEFAULT_SYNC_OPTIONS, type SyncPublisherOptions } from './sync.options';

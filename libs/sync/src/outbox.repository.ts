@@ -27,8 +27,14 @@ export class OutboxRepository {
     return rows.map((r) => ({ agentId: r.agentId, revision: r._max.revision ?? 0 }));
   }
 
-  async currentRevisions(): Promise<{ agentId: string; revision: number }[]> {
-    const agents = await this.prisma.agent.findMany({ select: { id: true, revision: true }, orderBy: { id: 'asc' } });
-    return agents.map((a) => ({ agentId: a.id, revision: a.revision }));
+  /** Per agent that changed since `since`, its latest revision (RegistryRevision_createdAt_idx). */
+  async changedSince(since: Date): Promise<{ agentId: string; revision: number }[]> {
+    const rows = await this.prisma.registryRevision.groupBy({
+      by: ['agentId'],
+      where: { createdAt: { gte: since } },
+      _max: { revision: true },
+      orderBy: { agentId: 'asc' },
+    });
+    return rows.map((r) => ({ agentId: r.agentId, revision: r._max.revision ?? 0 }));
   }
 }

@@ -1,4 +1,5 @@
 import { Global, Module, type DynamicModule } from '@nestjs/common';
+import { AppConfigToken, type AppConfig } from '@cp/common';
 import { REVISION_LISTENERS, RegistryModule } from '@cp/db';
 import { BundleCache } from './bundle-cache';
 import { OutboxRelay } from './outbox-relay';
@@ -24,7 +25,7 @@ const exported = [REVISION_LISTENERS, SigningKeys, BundleCache, RevisionPublishe
 @Global()
 @Module({
   imports: [RegistryModule],
-  providers: [...providers, { provide: SYNC_OPTIONS, useValue: DEFAULT_SYNC_OPTIONS }],
+  providers: [...providers, { provide: SYNC_OPTIONS, inject: [AppConfigToken], useFactory: syncOptionsFromConfig }],
   exports: exported,
 })
 export class SyncPublisherModule {
@@ -37,4 +38,14 @@ export class SyncPublisherModule {
       exports: exported,
     };
   }
+}
+
+/** The relay's intervals from the configuration (SYNC_*), the rest from the defaults. */
+export function syncOptionsFromConfig(config: AppConfig): SyncPublisherOptions {
+  return {
+    ...DEFAULT_SYNC_OPTIONS,
+    outboxIntervalMs: config.SYNC_OUTBOX_INTERVAL_MS,
+    reannounceIntervalMs: config.SYNC_REANNOUNCE_INTERVAL_MS,
+    reannounceWindowMs: config.SYNC_REANNOUNCE_WINDOW_MS,
+  };
 }

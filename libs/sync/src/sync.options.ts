@@ -5,6 +5,8 @@ export interface SyncPublisherOptions {
   outboxGraceMs: number;
   /** How often every agent's current revision is announced again, so a dropped message converges (0: never). */
   reannounceIntervalMs: number;
+  /** Re-announce only agents whose latest revision is younger than this (older ones were announced often enough). */
+  reannounceWindowMs: number;
   /** How long a bundle stays cached in Redis per (agent, revision). */
   bundleTtlSeconds: number;
 }
@@ -13,6 +15,7 @@ export const DEFAULT_SYNC_OPTIONS: SyncPublisherOptions = {
   outboxIntervalMs: 5_000,
   outboxGraceMs: 2_000,
   reannounceIntervalMs: 30_000,
+  reannounceWindowMs: 10 * 60_000,
   bundleTtlSeconds: 24 * 3600,
 };
 

@@ -35,6 +35,26 @@ describe('loadConfig', () => {
     expect(loadConfig({ USAGE_BATCH_RETENTION_DAYS: '31' }).USAGE_BATCH_RETENTION_DAYS).toBe(31);
   });
 
+  it('takes Redis Cluster seed nodes as host:port and refuses anything else, naming the variable', () => {
+    expect(loadConfig({}).REDIS_CLUSTER_NODES).toBeUndefined();
+    expect(loadConfig({ REDIS_CLUSTER_NODES: ' redis-1:7000, 10.0.0.2:7001 ' }).REDIS_CLUSTER_NODES).toEqual([
+      'redis-1:7000',
+      '10.0.0.2:7001',
+    ]);
+    for (const bad of [
+      'redis-1',
+      'redis-1:0',
+      'redis-1:65536',
+      'redis://redis-1:7000',
+      'a b:7000',
+      'h:7000,{tag}:7001',
+      ',',
+      `${'h:1,'.repeat(101)}`,
+    ]) {
+      expect(() => loadConfig({ REDIS_CLUSTER_NODES: bad })).toThrow(/REDIS_CLUSTER_NODES/);
+    }
+  });
+
   it('treats empty variables as unset', () => {
     expect(loadConfig({ REDIS_URL: '' }).REDIS_URL).toBe('redis://127.0.0.1:6379');
   });

@@ -48,6 +48,27 @@ const configFields = z.object({
     .string()
     .regex(/^[a-z0-9:_-]*$/, 'lowercase letters, digits, ":", "_" and "-" only')
     .default('cp:'),
+  /**
+   * Redis Cluster (ADR 0151): seed nodes `host:port,host:port,…`; set, every process talks to the
+   * cluster and REDIS_URL gives only credentials and TLS (`rediss:`), its host is ignored.
+   */
+  REDIS_CLUSTER_NODES: list
+    .pipe(
+      z
+        .array(
+          z.string().refine((node) => {
+            const match = /^([A-Za-z0-9.-]+):(\d{1,5})$/.exec(node);
+            return match !== null && Number(match[2]) >= 1 && Number(match[2]) <= 65535;
+          }, 'each node must be host:port (a host name or IPv4 address, a port 1–65535)'),
+        )
+        .min(1, 'must name at least one node')
+        .max(100, 'at most 100 seed nodes'),
+    )
+    .optional(),
+  /** Node sync's periodic work, once per fleet under a lease (ADR 0150): outbox relay and re-announce intervals (0: off), and how far back re-announce looks. */
+  SYNC_OUTBOX_INTERVAL_MS: z.coerce.number().int().min(0).default(5_000),
+  SYNC_REANNOUNCE_INTERVAL_MS: z.coerce.number().int().min(0).default(30_000),
+  SYNC_REANNOUNCE_WINDOW_MS: z.coerce.number().int().min(1000).default(600_000),
   /** Interface every app listens on (0.0.0.0 in containers). */
   HOST: z.string().default('127.0.0.1'),
   CONTROL_PLANE_PORT: port.default(3000),

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis/redis-client';
 
 /**
  * A dependency an app checks. `check` resolves (optionally with details worth showing) when the
@@ -18,6 +18,6 @@ export interface ReadinessProbe {
 export const ReadinessProbes = Symbol('READINESS_PROBES');
 
 /** PING on the app's command connection. */
-export function redisProbe(redis: Redis, role: ReadinessProbe['role'] = 'gate'): ReadinessProbe {
+export function redisProbe(redis: RedisClient, role: ReadinessProbe['role'] = 'gate'): ReadinessProbe {
   return { name: 'redis', role, check: async () => void (await redis.ping()) };
 }

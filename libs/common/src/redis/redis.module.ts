@@ -1,23 +1,19 @@
 import { Global, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
-import { Redis } from 'ioredis';
 import type { AppConfig } from '../config/config';
 import { AppConfigToken } from '../config/config.provider';
+import type { RedisClient } from './redis-client';
+import { connectRedis } from './redis-connection';
 
 export const RedisToken = Symbol('REDIS');
 export const InjectRedis = (): ParameterDecorator => Inject(RedisToken);
 
-export function createRedis(config: Pick<AppConfig, 'REDIS_URL'>, name: string): Redis {
-  return new Redis(config.REDIS_URL, {
-    connectionName: name,
-    // Commands fail fast while disconnected instead of queueing forever; callers decide.
-    maxRetriesPerRequest: 2,
-    retryStrategy: (attempt) => Math.min(50 * 2 ** attempt, 2000),
-    lazyConnect: false,
-  });
+/** A connection of its own (a subscriber, a script): to the one Redis or the cluster, by configuration. */
+export function createRedis(config: Pick<AppConfig, 'REDIS_URL' | 'REDIS_CLUSTER_NODES'>, name: string): RedisClient {
+  return connectRedis(config, name);
 }
 
 class RedisCloser implements OnApplicationShutdown {
-  constructor(@InjectRedis() private readonly redis: Redis) {}
+  constructor(@InjectRedis() private readonly redis: RedisClient) {}
   async onApplicationShutdown(): Promise<void> {
     await this.redis.quit().catch(() => this.redis.disconnect());
   }

@@ -7,7 +7,7 @@
  * A refused call never reaches the handler. One contained unit, called from one place in
  * A2AService, so the service's task handling can change around it.
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@cp/common';
 import type { CostBudget, CostBudgets, CostClass } from '@cp/capabilities';
 import { A2AError, A2AErrorName } from './a2a-errors';
 import type { WireMessage } from './wire-types';
@@ -42,13 +42,13 @@ if n > tonumber(ARGV[1]) then
 end
 return -1`;
 
-type WithTake = Redis & { cpBudgetTake(key: string, calls: number, ttlMs: number): Promise<number> };
+type WithTake = RedisClient & { cpBudgetTake(key: string, calls: number, ttlMs: number): Promise<number> };
 
 export class RedisBudgetStore implements BudgetStore {
   private readonly redis: WithTake;
 
   constructor(
-    redis: Redis,
+    redis: RedisClient,
     private readonly keyPrefix = 'cp:',
     private readonly now: () => number = Date.now,
   ) {

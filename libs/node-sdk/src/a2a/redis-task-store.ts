@@ -1,16 +1,18 @@
 /**
- * Tasks in Redis, shared by every replica of an agent's node and surviving restarts:
- *   {prefix}a2a:task:{id}            the record as JSON, expiring `retentionMs` after its last save
- *   {prefix}a2a:owner:{hash}:index   sorted set id → status time (ListTasks, newest first)
- *   {prefix}a2a:owner:{hash}:sizes   hash id → stored bytes
- *   {prefix}a2a:owner:{hash}:bytes   the owner's stored bytes
+ * Tasks in Redis, shared by every replica of an agent's node and surviving restarts (`<h>`: a
+ * hash of the owner; the braces are a Redis Cluster hash tag, so one owner's keys share a slot and
+ * the save script and ListTasks' MGET stay single-slot, ADR 0151):
+ *   <prefix>a2a:{<h>}:task:<id>   the record as JSON, expiring `retentionMs` after its last save
+ *   <prefix>a2a:{<h>}:index       sorted set id → status time (ListTasks, newest first)
+ *   <prefix>a2a:{<h>}:sizes       hash id → stored bytes
+ *   <prefix>a2a:{<h>}:bytes       the owner's stored bytes
  * A save is one Lua script, so the byte limits hold across replicas. Expired tasks leave their
  * index entries behind; a save over the owner limit and ListTasks forget them. The script also
  * PUBLISHes the change when given one, so save and fan-out are one round trip and no replica can
  * see an event whose state is not stored (ADR 82). Scripts run by SHA (EVALSHA), loaded on NOSCRIPT.
  */
 import { createHash } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@cp/common';
 import {
   before,
   DEFAULT_TASK_LIMITS,
@@ -77,7 +79,7 @@ export class RedisTaskStore implements TaskStore {
   readonly publishesOnSave = true;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly prefix: string,
     private readonly limits: TaskStoreLimits = DEFAULT_TASK_LIMITS,
   ) {}
@@ -86,7 +88,7 @@ export class RedisTaskStore implements TaskStore {
   async save(record: TaskRecord, publish?: PublishOnSave): Promise<void> {
     const o = this.ownerKeys(record.owner);
     const args = [
-      this.taskKey(record.task.id),
+      o.task(record.task.id),
       o.index,
       o.sizes,
       o.bytes,
@@ -96,7 +98,7 @@ export class RedisTaskStore implements TaskStore {
       String(this.limits.retentionMs),
       String(this.limits.maxTaskBytes),
       String(this.limits.maxOwnerBytes),
-      this.taskKey(''),
+      o.task(''),
       publish?.channel ?? '',
       publish?.message ?? '',
     ];
@@ -113,7 +115,8 @@ export class RedisTaskStore implements TaskStore {
   }
 
   async get(id: string, owner: string): Promise<TaskRecord | undefined> {
-    const json = await this.redis.get(this.taskKey(id));
+    // Keyed under the owner: another owner's task id finds nothing.
+    const json = await this.redis.get(this.ownerKeys(owner).task(id));
     if (json === null) return undefined;
     const record = JSON.parse(json) as TaskRecord;
     return record.owner === owner ? record : undefined;
@@ -127,7 +130,7 @@ export class RedisTaskStore implements TaskStore {
     const gone: string[] = [];
     for (let i = 0; i < ids.length; i += CHUNK) {
       const slice = ids.slice(i, i + CHUNK);
-      const jsons = await this.redis.mget(slice.map((id) => this.taskKey(id)));
+      const jsons = await this.redis.mget(slice.map((id) => o.task(id)));
       jsons.forEach((json, j) => {
         if (json === null) gone.push(slice[j]);
         else records.push(JSON.parse(json) as TaskRecord);
@@ -145,14 +148,11 @@ export class RedisTaskStore implements TaskStore {
     return Number((await this.redis.get(this.ownerKeys(owner).bytes)) ?? 0);
   }
 
-  private taskKey(id: string): string {
-    return `${this.prefix}a2a:task:${id}`;
-  }
-
-  private ownerKeys(owner: string): { index: string; sizes: string; bytes: string } {
-    // Hashed: owner keys hold caller-controlled text; the hash keeps Redis keys short and plain.
+  private ownerKeys(owner: string): { task: (id: string) => string; index: string; sizes: string; bytes: string } {
+    // Hashed: owner keys hold caller-controlled text; the hash keeps Redis keys short and plain
+    // (and free of braces, which would move the hash tag).
     const h = createHash('sha256').update(owner).digest('base64url').slice(0, 32);
-    const base = `${this.prefix}a2a:owner:${h}`;
-    return { index: `${base}:index`, sizes: `${base}:sizes`, bytes: `${base}:bytes` };
+    const base = `${this.prefix}a2a:{${h}}`;
+    return { task: (id) => `${base}:task:${id}`, index: `${base}:index`, sizes: `${base}:sizes`, bytes: `${base}:bytes` };
   }
 }

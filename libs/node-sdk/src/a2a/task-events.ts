@@ -6,7 +6,7 @@
  * in-memory bus is for unit tests and single-process use.
  */
 import { randomUUID } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@cp/common';
 import type { PublishOnSave } from './task-store';
 import type { WireArtifact, WireTask } from './wire-types';
 
@@ -103,8 +103,8 @@ export class RedisTaskEvents implements TaskEvents {
 
   /** `subscriber` is a connection of its own (it enters subscriber mode); `publisher` may be shared. */
   constructor(
-    private readonly publisher: Redis,
-    private readonly subscriber: Redis,
+    private readonly publisher: RedisClient,
+    private readonly subscriber: RedisClient,
     private readonly prefix: string,
   ) {
     subscriber.on('message', (channel: string, message: string) => {
