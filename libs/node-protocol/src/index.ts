@@ -22,3 +22,12 @@ export { tokenExchangeSchema } from './token-exchange-body';
 export type { TokenExchangeBody, TokenExchangeResult } from './token-exchange-body';
 export { MAX_CLARIFICATION_TEXT, MAX_CLARIFICATIONS_PER_REPORT, clarificationBatchSchema } from './clarification-body';
 export type { ClarificationBatch } from './clarification-body';
+export {
+  BUNDLE_DELTA_BASE_HEADER,
+  NODE_BUNDLE_DELTA_TYPE,
+  NODE_BUNDLE_DELTA_FORMAT,
+  parseBundleEtag,
+  diffNodeBundles,
+  applyNodeBundleDelta,
+} from './bundle-delta';
+export type { DeltaPatch, NodeBundleDelta, DeltaApplication } from './bundle-delta';
