@@ -1,6 +1,7 @@
 import { Global, Module, type DynamicModule } from '@nestjs/common';
 import { REVISION_LISTENERS, RegistryModule } from '@cp/db';
 import { BundleCache } from './bundle-cache';
+import { BundleDeltas } from './bundle-deltas';
 import { OutboxRelay } from './outbox-relay';
 import { OutboxRepository } from './outbox.repository';
 import { RevisionPublisher } from './revision-publisher';
@@ -8,12 +9,13 @@ import { DEFAULT_SYNC_OPTIONS, SYNC_OPTIONS, type SyncPublisherOptions } from '.
 
 const providers = [
   BundleCache,
+  BundleDeltas,
   OutboxRepository,
   RevisionPublisher,
   OutboxRelay,
   { provide: REVISION_LISTENERS, inject: [RevisionPublisher], useFactory: (publisher: RevisionPublisher) => [publisher] },
 ];
-const exported = [REVISION_LISTENERS, BundleCache, RevisionPublisher, OutboxRelay];
+const exported = [REVISION_LISTENERS, BundleCache, BundleDeltas, RevisionPublisher, OutboxRelay];
 
 /**
  * Import once in any app that changes the registry (control plane, worker): RegistryWriter then
