@@ -9,7 +9,6 @@ import { join } from 'node:path';
 import { Module } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import { mintNodeToken } from '@cp/auth';
 import { AppConfigModule, AppConfigToken, createFastifyAdapter, RedisModule, type AppConfig } from '@cp/common';
@@ -107,7 +106,7 @@ describe('delta sync and reconnect storms (real PostgreSQL, Redis, HTTP)', () =>
     app = ref.createNestApplication<NestFastifyApplication>(createFastifyAdapter(config), { logger: false });
     app
       .getHttpAdapter()
-      .getInstance<FastifyInstance>()
+      .getInstance()
       .addHook('onResponse', (request, reply, done) => {
         if (request.url.startsWith('/node/v1/bundle')) statuses.set(reply.statusCode, (statuses.get(reply.statusCode) ?? 0) + 1);
         done();

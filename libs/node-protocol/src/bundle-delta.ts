@@ -139,8 +139,14 @@ function splice(base: string, target: string): DeltaPatch {
  * small hunks instead of one that spans every skill between them).
  */
 function hunksOf(base: string, b0: number, b1: number, target: string, t0: number, t1: number, out: Hunk[], depth: number): void {
-  while (b0 < b1 && t0 < t1 && base.charCodeAt(b0) === target.charCodeAt(t0)) (b0++, t0++);
-  while (b1 > b0 && t1 > t0 && base.charCodeAt(b1 - 1) === target.charCodeAt(t1 - 1)) (b1--, t1--);
+  while (b0 < b1 && t0 < t1 && base.charCodeAt(b0) === target.charCodeAt(t0)) {
+    b0++;
+    t0++;
+  }
+  while (b1 > b0 && t1 > t0 && base.charCodeAt(b1 - 1) === target.charCodeAt(t1 - 1)) {
+    b1--;
+    t1--;
+  }
   if (b0 === b1 && t0 === t1) return;
   if (depth < 12 && out.length < MAX_HUNKS && b1 - b0 > 2 * ANCHOR && t1 - t0 > 2 * ANCHOR) {
     for (const at of [0.5, 0.25, 0.75]) {
@@ -306,7 +312,7 @@ function applyKeyed(base: unknown, patch: Record<string, unknown>, by: string, p
   base.forEach((x, i) => {
     if (isObject(x) && typeof x[by] === 'string') index.set(x[by], i);
   });
-  const out: (unknown | typeof REMOVED)[] = [...base];
+  const out: unknown[] = [...(base as unknown[])];
   for (const k of drop) {
     const i = typeof k === 'string' ? index.get(k) : undefined;
     if (i === undefined || out[i] === REMOVED)

@@ -279,8 +279,7 @@ export class NodeSync {
     if (this.retryTimer) return;
     const poll = this.options.pollIntervalMs ?? 30_000;
     this.retryDelayMs = Math.min(poll, this.retryDelayMs === 0 ? 250 : this.retryDelayMs * 2);
-    const delay =
-      this.retryAfterMs !== undefined ? this.retryAfterMs * (1 + Math.random()) : this.retryDelayMs * (0.5 + Math.random() / 2);
+    const delay = this.retryAfterMs !== undefined ? this.retryAfterMs * (1 + Math.random()) : this.retryDelayMs * (0.5 + Math.random() / 2);
     this.retryAfterMs = undefined;
     this.retryTimer = setTimeout(() => {
       this.retryTimer = undefined;

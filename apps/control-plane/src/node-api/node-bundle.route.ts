@@ -60,7 +60,7 @@ export class NodeBundleRoute implements OnModuleInit {
           `${BUNDLE_DELTA_BASE_HEADER}: expected the ETag of a bundle ("r<revision>-<64 hex>")`,
         );
       }
-      if (!this.bundles.connected()) return this.shed(reply, 'the sync store (Redis) is reconnecting');
+      if (!this.bundles.connected()) return await this.shed(reply, 'the sync store (Redis) is reconnecting');
       const bundle = await this.bundles.current(node.agentId);
       if (!bundle) throw new NodeApiError(NodeApiErrorCode.AgentNotFound, `agent "${node.agentId}" not found`);
       reply.header('etag', bundle.etag).header('cache-control', 'no-cache');
@@ -78,12 +78,12 @@ export class NodeBundleRoute implements OnModuleInit {
     } catch (error) {
       // Redis went away mid-request (a command failed while it reconnects): the same 503 as before it.
       if (!(error instanceof NodeHttpError) && !(error instanceof AuthError) && redisAway(error, this.bundles)) {
-        return this.shed(reply, 'the sync store (Redis) is reconnecting');
+        return await this.shed(reply, 'the sync store (Redis) is reconnecting');
       }
       const mapped = error instanceof SyncError ? new NodeApiError(NodeApiErrorCode.BundleUnavailable, error.message) : error;
       const answer = nodeApiAnswer(mapped, this.logger);
       if (answer.status === 503 && !answer.headers['retry-after']) answer.headers['retry-after'] = this.jitteredRetryAfter();
-      return sendNodeApiAnswer(reply, answer);
+      return await sendNodeApiAnswer(reply, answer);
     } finally {
       if (!sending) this.inFlight--;
     }

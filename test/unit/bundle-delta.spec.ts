@@ -1,8 +1,7 @@
 import fc from 'fast-check';
 import { buildNodeBundle, bundleContentHash, canonicalJson, type CapabilityManifest, type NodeBundle } from '@cp/capabilities';
 import { given, snapshotArb } from '@cp/capabilities/testing';
-import { applyNodeBundleDelta, diffNodeBundles, parseBundleEtag, type NodeBundleDelta } from './bundle-delta';
-import { nodeBundleEtag } from './sync-keys';
+import { applyNodeBundleDelta, diffNodeBundles, nodeBundleEtag, parseBundleEtag, type NodeBundleDelta } from '@cp/node-protocol';
 
 const registry = (n: number): CapabilityManifest[] =>
   Array.from({ length: n }, (_, i) =>
@@ -53,7 +52,7 @@ describe('bundle deltas', () => {
     const a = at(registry(20), 1);
     const content = { ...a, snapshot: { ...a.snapshot, manifests: [...a.snapshot.manifests].reverse() } };
     const reordered = { ...content, contentHash: bundleContentHash(content) };
-    const delta = diffNodeBundles(a, reordered as NodeBundle);
+    const delta = diffNodeBundles(a, reordered);
     expect(JSON.stringify(delta.patch)).toContain('"set"');
     const result = applyNodeBundleDelta(a, delta);
     expect(result.ok && result.bundle.snapshot.manifests.map((m) => m.id)).toEqual(reordered.snapshot.manifests.map((m) => m.id));
