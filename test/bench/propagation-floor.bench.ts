@@ -203,12 +203,33 @@ async function main(): Promise<void> {
     REDIS_KEY_PREFIX: prefix,
   };
   const config = loadConfig({ NODE_ENV: 'test', DATABASE_URL: db.url, REDIS_URL: redisServer.url, REDIS_KEY_PREFIX: prefix });
-  const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: db.url }) });
-  await seedWhenEmpty(prisma);
+  // Long transaction timeouts: the shared PostgreSQL is slow under other sessions' load.
+  const prisma = new PrismaClient({
+    adapter: new PrismaPg({ connectionString: db.url }),
+    transactionOptions: { maxWait: 30_000, timeout: 60_000 },
+  });
+  // Retried: the shared PostgreSQL is slow enough under other sessions' load to time the seed's transaction out.
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await seedWhenEmpty(prisma);
+      break;
+    } catch (error) {
+      if (attempt >= 5) throw error;
+      progress(`seed failed (${(error as Error).message.slice(-120)}); retrying`);
+    }
+  }
   const redis = new Redis(redisServer.url);
   const dir = mkdtempSync(join(tmpdir(), 'bench-prop-'));
   const children: ChildProcess[] = [];
-  const results: Record<string, unknown> = { machine: { loadavg: readFileSync('/proc/loadavg', 'utf8').trim(), node: process.version } };
+  const results: Record<string, unknown> = {
+    machine: { loadavg: readFileSync('/proc/loadavg', 'utf8').trim(), node: process.version },
+    growthNodes: GROWTH_NODES,
+  };
+  // Written after every step, so a run cut short still leaves what it measured.
+  const save = (part: Record<string, unknown>) => {
+    Object.assign(results, part, { loadavgAfter: readFileSync('/proc/loadavg', 'utf8').trim() });
+    if (process.env.BENCH_OUT) writeFileSync(process.env.BENCH_OUT, JSON.stringify(results, null, 2));
+  };
   try {
     const cpPort = await freePort();
     const cp = spawn(process.execPath, [join(ROOT, 'dist/apps/control-plane/src/main.js')], {
@@ -223,7 +244,7 @@ async function main(): Promise<void> {
       } catch {
         /* not up yet */
       }
-      if (i > 300) throw new Error('control plane did not start');
+      if (i > 1200) throw new Error('control plane did not start');
       await new Promise((r) => setTimeout(r, 100));
     }
     const token = mintNodeToken(config, AGENT);
@@ -355,6 +376,7 @@ async function main(): Promise<void> {
         fetches: fetchStats,
       };
       progress(`N=${n}: ${JSON.stringify(byN[n])}`);
+      save({ byNodes: byN });
     }
     results.byNodes = byN;
 
@@ -411,6 +433,7 @@ async function main(): Promise<void> {
         deltaBytes: quantile(delta, 0.5),
       };
       progress(`M=${m}: ${JSON.stringify(byM[m])}`);
+      save({ byManifests: byM });
     }
     results.byManifests = byM;
 
