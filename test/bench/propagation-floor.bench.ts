@@ -208,16 +208,6 @@ async function main(): Promise<void> {
     adapter: new PrismaPg({ connectionString: db.url }),
     transactionOptions: { maxWait: 30_000, timeout: 60_000 },
   });
-  // Retried: the shared PostgreSQL is slow enough under other sessions' load to time the seed's transaction out.
-  for (let attempt = 0; ; attempt++) {
-    try {
-      await seedWhenEmpty(prisma);
-      break;
-    } catch (error) {
-      if (attempt >= 5) throw error;
-      progress(`seed failed (${(error as Error).message.slice(-120)}); retrying`);
-    }
-  }
   const redis = new Redis(redisServer.url);
   const dir = mkdtempSync(join(tmpdir(), 'bench-prop-'));
   const children: ChildProcess[] = [];
@@ -231,6 +221,16 @@ async function main(): Promise<void> {
     if (process.env.BENCH_OUT) writeFileSync(process.env.BENCH_OUT, JSON.stringify(results, null, 2));
   };
   try {
+    // Retried: the shared PostgreSQL is slow enough under other sessions' load to time the seed's transaction out.
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await seedWhenEmpty(prisma);
+        break;
+      } catch (error) {
+        if (attempt >= 5) throw error;
+        progress(`seed failed (${(error as Error).message.slice(-120)}); retrying`);
+      }
+    }
     const cpPort = await freePort();
     const cp = spawn(process.execPath, [join(ROOT, 'dist/apps/control-plane/src/main.js')], {
       env: { ...env, CONTROL_PLANE_PORT: String(cpPort) },
