@@ -76,7 +76,7 @@ if (process.argv[2] === '--bare') {
   void main();
 }
 
-async function waitFor(url: string, ms = 20_000): Promise<void> {
+async function waitFor(url: string, ms = 90_000): Promise<void> {
   const end = Date.now() + ms;
   while (Date.now() < end) {
     try {

@@ -29,3 +29,12 @@ export { CardVerifyCode, cardSignatures, signCard, verifyCardSignature } from '.
 export type { AgentCardSignature, CardVerification } from './signing/card-signature';
 export { BUNDLE_SIGNATURE_TYP, signNodeBundle, signProjection, verifyNodeBundle } from './signing/bundle-signature';
 export type { BundleSignaturePayload, BundleVerification } from './signing/bundle-signature';
+export {
+  BUNDLE_DELTA_BASE_HEADER,
+  NODE_BUNDLE_DELTA_TYPE,
+  NODE_BUNDLE_DELTA_FORMAT,
+  parseBundleEtag,
+  diffNodeBundles,
+  applyNodeBundleDelta,
+} from './bundle-delta';
+export type { DeltaPatch, NodeBundleDelta, DeltaApplication } from './bundle-delta';

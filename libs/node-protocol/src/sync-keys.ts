@@ -9,6 +9,9 @@ export const syncKeys = (prefix: string, agentId: string) => ({
   revision: `${prefix}sync:{${agentId}}:rev`,
   /** Hash {body, etag} of the bundle of one revision of one registry epoch. */
   bundle: (revision: number, epoch = '') => `${prefix}sync:{${agentId}}:bundle:${revision}:${epoch}`,
+  /** The delta from the bundle with ETag `"r<base>-<hash>"` to a revision of an epoch ('' = the full bundle is smaller). */
+  delta: (baseRevision: number, baseHash: string, revision: number, epoch = '') =>
+    `${prefix}sync:{${agentId}}:delta:${baseRevision}-${baseHash}:${revision}:${epoch}`,
   /** Held while one process computes the bundle of a revision. */
   lock: (revision: number) => `${prefix}sync:{${agentId}}:lock:${revision}`,
   /** Pub/sub channel: each message is the agent's latest revision stamp. */

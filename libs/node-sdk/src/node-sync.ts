@@ -13,6 +13,12 @@
  * - Invalidations arrive on a Redis pub/sub channel (own subscriber connection, reconnect with
  *   backoff, refetch after every reconnect since messages may have been missed); polling every
  *   `pollIntervalMs` is the safety net. Fetches use If-None-Match, so a no-op costs a 304.
+ * - A node that serves a bundle asks for a delta from it (`bundle-delta-base`); the delta is
+ *   applied to a copy, the result must hash to the target's contentHash, and is then checked like
+ *   a full bundle; a delta that does not apply is followed by one full fetch (ADR 0155).
+ * - Storms (ADR 0156): retries back off exponentially with full jitter, a 503/429 is retried after
+ *   its Retry-After (jittered), and the catch-up fetch after an invalidation reconnect is spread
+ *   over `reconnectSpreadMs`, so a fleet does not come back in lockstep.
  *
  * No Nest here: any team's node can use it (see nest/node-sync.module.ts for the Nest wrapper).
  */
@@ -24,6 +30,9 @@ import { openInvalidationConnection } from './invalidation-connection';
 import { checkNodeBundle, type HandlerDeclaration } from '@cp/capabilities';
 import { ActiveBundle } from './active-bundle';
 import {
+  applyNodeBundleDelta,
+  BUNDLE_DELTA_BASE_HEADER,
+  NODE_BUNDLE_DELTA_TYPE,
   nodeApiPaths,
   nodeBundleEtag,
   nodeIdSchema,
@@ -68,6 +77,10 @@ export interface NodeSyncOptions {
   /** Redis reconnect backoff: base and cap of the exponential delay (defaults 50 ms and 2 s). */
   reconnectBaseMs?: number;
   reconnectMaxMs?: number;
+  /** After invalidations reconnect, the catch-up fetch waits a random delay up to this (default 1 s). */
+  reconnectSpreadMs?: number;
+  /** Ask for deltas from the served bundle (default true; false: always the full bundle). */
+  deltas?: boolean;
   /** How many classes checkNodeBundle recomputes (default: its own default). */
   classSample?: number;
   /**
@@ -108,6 +121,8 @@ export interface NodeSyncStatus {
   registration: RegistrationStatus;
   /** Capabilities of the served bundle whose handler this node lacks (served as temporarily unavailable). */
   unservable: string[];
+  /** Answers of GET bundle since start: full bundles, deltas applied, deltas refused (then fetched full), 304s, 503/429s. */
+  fetches: { full: number; delta: number; deltaRefused: number; notModified: number; throttled: number };
 }
 
 export interface RegistrationStatus {
@@ -138,6 +153,10 @@ export class NodeSync {
   private lastRefusal: string | null = null;
   private registration: RegistrationStatus = { ok: false, refused: false, error: 'not registered yet' };
   private unservable: string[] = [];
+  private readonly fetches = { full: 0, delta: 0, deltaRefused: 0, notModified: 0, throttled: 0 };
+  /** Set by a 503/429 answer: the next retry waits this long (Retry-After, jittered). */
+  private retryAfterMs?: number;
+  private spreadTimer?: NodeJS.Timeout;
   private handlers?: () => HandlerDeclaration[];
   private fetched?: (outcome: RefreshOutcome) => void;
   private readonly log: NodeSyncLogger;
@@ -218,6 +237,7 @@ export class NodeSync {
       invalidationsConnected: this.subscriberReady,
       registration: { ...this.registration },
       unservable: [...this.unservable],
+      fetches: { ...this.fetches },
     };
   }
 
@@ -248,6 +268,7 @@ export class NodeSync {
     this.timers = [];
     clearTimeout(this.retryTimer);
     this.retryTimer = undefined;
+    clearTimeout(this.spreadTimer);
     const sub = this.subscriber;
     this.subscriber = undefined;
     this.subscriberReady = false;
@@ -288,21 +309,26 @@ export class NodeSync {
   }
 
   /**
-   * After a failed fetch, retry sooner than the next poll (250 ms doubling up to the poll
-   * interval), so a node converges quickly once the control plane or its Redis is back.
+   * After a failed fetch, retry sooner than the next poll: exponential (250 ms doubling up to the
+   * poll interval) with full jitter, or after the Retry-After of a 503/429 (plus up to as much
+   * again at random), so a fleet converges quickly once the control plane or its Redis is back
+   * without all of it retrying at the same instants.
    */
   private scheduleRetry(outcome: RefreshOutcome): void {
     if (outcome !== 'unreachable' || !this.running) {
       this.retryDelayMs = 0;
+      this.retryAfterMs = undefined;
       return;
     }
     if (this.retryTimer) return;
     const poll = this.options.pollIntervalMs ?? 30_000;
     this.retryDelayMs = Math.min(poll, this.retryDelayMs === 0 ? 250 : this.retryDelayMs * 2);
+    const delay = this.retryAfterMs !== undefined ? this.retryAfterMs * (1 + Math.random()) : this.retryDelayMs * (0.5 + Math.random() / 2);
+    this.retryAfterMs = undefined;
     this.retryTimer = setTimeout(() => {
       this.retryTimer = undefined;
       void this.refresh();
-    }, this.retryDelayMs);
+    }, delay);
     this.retryTimer.unref();
   }
 
@@ -362,9 +388,14 @@ export class NodeSync {
     return 'applied';
   }
 
-  private async fetchOnce(): Promise<RefreshOutcome> {
-    const headers = injectTraceHeaders({ authorization: `Bearer ${this.options.nodeToken}`, accept: 'application/json' });
+  private async fetchOnce(full = false): Promise<RefreshOutcome> {
+    const headers: Record<string, string> = injectTraceHeaders({
+      authorization: `Bearer ${this.options.nodeToken}`,
+      accept: 'application/json',
+    });
     if (this.etag) headers['if-none-match'] = this.etag;
+    const base = this.active;
+    if (!full && base && this.options.deltas !== false) headers[BUNDLE_DELTA_BASE_HEADER] = nodeBundleEtag(base.revision, base.servedHash);
     let response: Response;
     let text: string;
     try {
@@ -381,11 +412,29 @@ export class NodeSync {
     // heartbeat, so usage reports (which need a registered node) are not refused meanwhile.
     if (!this.registration.ok && !this.registration.refused) void this.register();
     if (response.status === 304) {
+      this.fetches.notModified++;
       this.lastFetchError = null;
       return 'not-modified';
     }
+    if (response.status === 503 || response.status === 429) {
+      this.fetches.throttled++;
+      const seconds = Number(response.headers.get('retry-after'));
+      // A bounded wait: a wrong or hostile header must not park the node past its poll interval.
+      if (Number.isFinite(seconds) && seconds > 0) this.retryAfterMs = Math.min(seconds * 1000, this.options.pollIntervalMs ?? 30_000);
+    }
     if (response.status !== 200) return this.unreachable(`GET bundle answered ${response.status}: ${text.slice(0, 300)}`);
     this.lastFetchError = null;
+    if (base && response.headers.get('content-type')?.startsWith(NODE_BUNDLE_DELTA_TYPE)) {
+      const rebuilt = applyNodeBundleDelta(base.bundle, text);
+      if (!rebuilt.ok) {
+        this.fetches.deltaRefused++;
+        this.log.warn(`refused a delta from revision ${base.revision} (${rebuilt.error}); fetching the full bundle`);
+        return this.fetchOnce(true);
+      }
+      this.fetches.delta++;
+      return this.offer(rebuilt.bundle, 'control-plane');
+    }
+    this.fetches.full++;
     return this.offer(text, 'control-plane');
   }
 
@@ -466,7 +515,10 @@ export class NodeSync {
       if (this.subscriberWasDown) {
         this.subscriberWasDown = false;
         this.log.log?.('invalidations reconnected; refetching');
-        void this.refresh();
+        // Every node of the fleet sees Redis come back at the same moment: spread the catch-up.
+        clearTimeout(this.spreadTimer);
+        this.spreadTimer = setTimeout(() => void this.refresh(), Math.random() * (this.options.reconnectSpreadMs ?? 1000));
+        this.spreadTimer.unref();
       }
     });
     sub.on('close', () => {

@@ -1,6 +1,7 @@
 /** @cp/sync: the control plane's side of node sync (bundle cache, revision publisher, outbox relay). */
 export { SyncPublisherModule } from './sync-publisher.module';
 export { BundleCache, type CachedBundle } from './bundle-cache';
+export { BundleDeltas } from './bundle-deltas';
 export { RevisionPublisher } from './revision-publisher';
 export { SigningKeys } from './signing-keys';
 export { OutboxRelay, relayLeaseKey } from './outbox-relay';

@@ -2,6 +2,7 @@ import { Global, Module, type DynamicModule } from '@nestjs/common';
 import { AppConfigToken, type AppConfig } from '@cp/common';
 import { REVISION_LISTENERS, RegistryModule } from '@cp/db';
 import { BundleCache } from './bundle-cache';
+import { BundleDeltas } from './bundle-deltas';
 import { OutboxRelay } from './outbox-relay';
 import { OutboxRepository } from './outbox.repository';
 import { RevisionPublisher } from './revision-publisher';
@@ -11,12 +12,13 @@ import { DEFAULT_SYNC_OPTIONS, SYNC_OPTIONS, type SyncPublisherOptions } from '.
 const providers = [
   SigningKeys,
   BundleCache,
+  BundleDeltas,
   OutboxRepository,
   RevisionPublisher,
   OutboxRelay,
   { provide: REVISION_LISTENERS, inject: [RevisionPublisher], useFactory: (publisher: RevisionPublisher) => [publisher] },
 ];
-const exported = [REVISION_LISTENERS, SigningKeys, BundleCache, RevisionPublisher, OutboxRelay];
+const exported = [REVISION_LISTENERS, SigningKeys, BundleCache, BundleDeltas, RevisionPublisher, OutboxRelay];
 
 /**
  * Import once in any app that changes the registry (control plane, worker): RegistryWriter then

@@ -3,11 +3,17 @@ import { NodeHttpError } from '../node-auth/node-http-error';
 export enum NodeApiErrorCode {
   AgentNotFound = 'AGENT_NOT_FOUND',
   BundleUnavailable = 'BUNDLE_UNAVAILABLE',
+  /** Too many bundle answers at once, or Redis reconnecting: 503 with Retry-After (ADR 0156). */
+  Overloaded = 'OVERLOADED',
+  /** A `bundle-delta-base` header that is not a bundle ETag. */
+  InvalidDeltaBase = 'INVALID_DELTA_BASE',
 }
 
 export const NODE_API_STATUS: Record<NodeApiErrorCode, number> = {
   [NodeApiErrorCode.AgentNotFound]: 404,
   [NodeApiErrorCode.BundleUnavailable]: 503,
+  [NodeApiErrorCode.Overloaded]: 503,
+  [NodeApiErrorCode.InvalidDeltaBase]: 400,
 };
 
 /** A refusal of register, heartbeat, ack or bundle (the node API's one shape, see node-api-answer.ts). */

@@ -120,6 +120,13 @@ const configFields = z.object({
     .refine((value) => value.includes('{agentId}'), 'must contain {agentId}: each agent needs an audience of its own')
     .default('urn:a2a-agent:{agentId}'),
   MAX_BODY_BYTES: z.coerce.number().int().min(1024).default(1_048_576),
+  /**
+   * Control plane, GET /node/v1/bundle: answers being worked on or sent at once; past it a node is
+   * told 503 with Retry-After (a reconnect storm is spread out instead of queued; ADR 0156).
+   */
+  NODE_BUNDLE_MAX_IN_FLIGHT: z.coerce.number().int().min(1).default(256),
+  /** The Retry-After (seconds) of that 503; each answer says a random value between it and twice it. */
+  NODE_BUNDLE_RETRY_AFTER_SECONDS: z.coerce.number().int().min(1).max(300).default(2),
   /** Admin GraphQL API: limits per operation, and a file to write the code-first schema to (unset: it stays in memory; the committed schema is written only by the drift test). */
   GRAPHQL_MAX_DEPTH: z.coerce.number().int().min(2).default(10),
   GRAPHQL_MAX_COMPLEXITY: z.coerce.number().int().min(10).default(5000),

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { Global, Inject, Module, type OnModuleInit } from '@nestjs/common';
+import { Global, Inject, Module, RequestMethod, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { FastifyInstance } from 'fastify';
 import { LoggerModule } from 'nestjs-pino';
@@ -32,6 +32,14 @@ function traceMixin(): object {
 function prettyStream(): DestinationStream {
   return pretty({ colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', sync: true });
 }
+
+/**
+ * GET paths every client revalidates at high rates and that log nothing during the request: the
+ * public agent card (A2A) and the node bundle (/node/v1/bundle). pino-http's middleware (a child
+ * logger and a request context per request) is skipped there; their access line still carries the
+ * request id. Literal paths because this lib imports none of ours (ADR 0122).
+ */
+const NO_REQUEST_LOGGER = ['/.well-known/agent-card.json', '/node/v1/bundle'];
 
 /** Where log lines go: stdout unless a test provides a stream (overrideProvider) to read them. */
 export const LogDestinationToken = Symbol('LOG_DESTINATION');
@@ -85,6 +93,7 @@ class AccessLogRegistrar implements OnModuleInit {
     LoggerModule.forRootAsync({
       inject: [RootLoggerToken],
       useFactory: (logger: PinoInstance) => ({
+        exclude: NO_REQUEST_LOGGER.map((path) => ({ path, method: RequestMethod.GET })),
         pinoHttp: {
           logger,
           // The Fastify adapter already chose the id (see createFastifyAdapter).

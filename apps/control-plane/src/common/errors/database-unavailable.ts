@@ -23,6 +23,9 @@ export function isDatabaseUnavailable(error: unknown, depth = 0): boolean {
   if (error instanceof Prisma.PrismaClientInitializationError) return true;
   if (error instanceof Prisma.PrismaClientKnownRequestError) {
     if (PRISMA_CODES.has(error.code)) return true;
+    // P2028 is every interactive-transaction failure; only "could not start one in time" is the
+    // pool being exhausted (a fleet's acks after a restart, issue 18), like P2024.
+    if (error.code === 'P2028' && error.message.includes('Unable to start a transaction in the given time')) return true;
     const kind = (error.meta as { driverAdapterError?: { cause?: { kind?: unknown } } } | undefined)?.driverAdapterError?.cause?.kind;
     return typeof kind === 'string' && ADAPTER_KINDS.has(kind);
   }

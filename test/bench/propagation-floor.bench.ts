@@ -1,0 +1,483 @@
+/**
+ * Propagation against its floor, and cost growth (issue 18). Run: `npm run bench propagation`
+ * (builds dist/ first), or `npm run build && npx tsx test/bench/propagation-floor.bench.ts`.
+ * Env: BENCH_NODES (50,200,1000), BENCH_PROCS (4), BENCH_CHANGES (20), BENCH_MANIFESTS
+ * (100,1000,10000), BENCH_GROWTH_NODES (5), BENCH_GROWTH_CHANGES (3), BENCH_OUT (JSON results).
+ *
+ * Everything runs in separate OS processes: the REAL control plane (dist/apps/control-plane) on a
+ * private redis-server (so its memory is ours to read) and a fresh database; the nodes, N/PROCS
+ * NodeSync instances per host process; the floor, N/PROCS bare subscribers per process.
+ *
+ * 1. Propagation with a floor, for each N: the product (GraphQL updateAgent → commit → publish →
+ *    every node fetches with its base (a delta), rebuilds, checks, swaps, writes disk, acks)
+ *    against the floor: one PUBLISH to N ioredis subscribers, each doing one HTTP GET of the same
+ *    agent's full bundle bytes from a bare Fastify. Per change: the time until the LAST node has
+ *    it (product: from sending the mutation; floor: from the PUBLISH). p50/p99 over changes.
+ * 2. Cost growth: control-plane CPU per change (/proc utime+stime), Redis used_memory, as N grows;
+ *    then one agent grown to M manifests: propagation to BENCH_GROWTH_NODES nodes, CPU, Redis
+ *    memory, and the bytes a node receives per change with and without delta.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import Fastify from 'fastify';
+import { Redis } from 'ioredis';
+import { PrismaPg } from '@prisma/adapter-pg';
+import { mintAdminToken, mintNodeToken } from '@cp/auth';
+import { loadConfig } from '@cp/common';
+import { seedWhenEmpty } from '@cp/db';
+import { NodeSync } from '@cp/node-sdk';
+import { BUNDLE_DELTA_BASE_HEADER, syncKeys } from '@cp/node-protocol';
+import { PrismaClient } from '../../prisma/generated/client';
+import { createTestDatabase } from '../support/test-database';
+import { freePort } from '../support/free-port';
+import { startPrivateRedis } from '../support/redis-server';
+
+const ROOT = join(__dirname, '..', '..');
+const AGENT = 'finance-agent';
+const list = (v: string | undefined, d: number[]) => (v ? v.split(',').map(Number) : d);
+const NODES = list(process.env.BENCH_NODES, [50, 200, 1000]);
+const PROCS = Number(process.env.BENCH_PROCS ?? 4);
+const CHANGES = Number(process.env.BENCH_CHANGES ?? 20);
+const MANIFESTS = list(process.env.BENCH_MANIFESTS, [100, 1000, 10000]);
+const GROWTH_NODES = Number(process.env.BENCH_GROWTH_NODES ?? 5);
+const GROWTH_CHANGES = Number(process.env.BENCH_GROWTH_CHANGES ?? 3);
+const WARMUP = 2;
+const now = () => performance.timeOrigin + performance.now();
+const send = (message: unknown) => process.send!(message);
+
+// ---- child modes ----------------------------------------------------------------------------
+const mode = process.argv[2];
+if (mode === '--nodes') void nodeHost(JSON.parse(process.argv[3]) as NodeHostArgs);
+else if (mode === '--floor') void floorHost(JSON.parse(process.argv[3]) as FloorArgs);
+else if (mode === '--bare') void bareServer(Number(process.argv[3]), process.argv[4]);
+else
+  main().catch((error) => {
+    console.error(error);
+    process.exit(1);
+  });
+
+interface NodeHostArgs {
+  count: number;
+  first: number;
+  url: string;
+  token: string;
+  redisUrl: string;
+  prefix: string;
+  dir: string;
+}
+
+/** `count` NodeSync instances; reports each revision once every one of them serves it. */
+async function nodeHost(a: NodeHostArgs): Promise<void> {
+  const nodes = Array.from(
+    { length: a.count },
+    (_, i) =>
+      new NodeSync({
+        controlPlaneUrl: a.url,
+        nodeToken: a.token,
+        agentId: AGENT,
+        nodeId: `bench-${a.first + i}`,
+        cacheDir: join(a.dir, `node-${a.first + i}`),
+        redisUrl: a.redisUrl,
+        redisKeyPrefix: a.prefix,
+        pollIntervalMs: 120_000,
+        heartbeatIntervalMs: 120_000,
+        requestTimeoutMs: 60_000,
+      }),
+  );
+  const arrivals = new Map<number, number[]>();
+  for (const n of nodes) {
+    n.onApplied((b) => {
+      const times = arrivals.get(b.revision) ?? [];
+      times.push(now());
+      arrivals.set(b.revision, times);
+      if (times.length === a.count) send({ revision: b.revision, times });
+    });
+  }
+  for (let i = 0; i < nodes.length; i += 25) await Promise.all(nodes.slice(i, i + 25).map((n) => n.start()));
+  await Promise.all(nodes.map((n) => n.whenReady(120_000)));
+  send({ ready: true, revision: nodes[0].current()!.revision });
+  process.on('message', (m: { stats?: boolean }) => {
+    if (!m.stats) return;
+    const f = nodes.map((n) => n.status().fetches);
+    send({
+      stats: {
+        full: f.reduce((s, x) => s + x.full, 0),
+        delta: f.reduce((s, x) => s + x.delta, 0),
+        throttled: f.reduce((s, x) => s + x.throttled, 0),
+      },
+    });
+  });
+}
+
+interface FloorArgs {
+  count: number;
+  redisUrl: string;
+  channel: string;
+  url: string;
+}
+
+/** The floor: `count` subscribers, each doing one GET of the bytes per message. */
+async function floorHost(a: FloorArgs): Promise<void> {
+  let times: number[] = [];
+  const subs = Array.from({ length: a.count }, () => new Redis(a.redisUrl, { lazyConnect: true }));
+  for (const sub of subs) {
+    sub.on('message', () => {
+      void fetch(a.url)
+        .then((r) => r.text())
+        .then(() => {
+          times.push(now());
+          if (times.length === a.count) {
+            send({ times });
+            times = [];
+          }
+        });
+    });
+  }
+  for (let i = 0; i < subs.length; i += 50) await Promise.all(subs.slice(i, i + 50).map((s) => s.subscribe(a.channel)));
+  send({ ready: true });
+}
+
+async function bareServer(port: number, file: string): Promise<void> {
+  const body = readFileSync(file);
+  const app = Fastify();
+  app.get('/bundle', (_req, reply) => reply.header('content-type', 'application/json').send(body));
+  await app.listen({ port, host: '127.0.0.1' });
+}
+
+// ---- parent ---------------------------------------------------------------------------------
+const quantile = (xs: number[], q: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1))];
+};
+const progress = (message: string) => process.stderr.write(`[propagation bench] ${message}\n`);
+const f1 = (x: number) => x.toFixed(1);
+
+function child(args: string[]): ChildProcess {
+  return spawn(process.execPath, ['--import', 'tsx', __filename, ...args], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+}
+
+/** Waits for `want` messages matching `pick` from these children. */
+function collect<T>(children: ChildProcess[], pick: (m: unknown) => T | undefined, timeoutMs = 300_000): Promise<T[]> {
+  return new Promise((resolve, reject) => {
+    const got: T[] = [];
+    const listeners = children.map((c) => {
+      const on = (m: unknown) => {
+        const v = pick(m);
+        if (v === undefined) return;
+        got.push(v);
+        if (got.length === children.length) done();
+      };
+      c.on('message', on);
+      return on;
+    });
+    const timer = setTimeout(() => {
+      done();
+      reject(new Error(`only ${got.length}/${children.length} answers in ${timeoutMs} ms`));
+    }, timeoutMs);
+    function done() {
+      clearTimeout(timer);
+      children.forEach((c, i) => c.off('message', listeners[i]));
+      resolve(got);
+    }
+  });
+}
+
+const cpuMs = (pid: number) => {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime + stime, USER_HZ 100
+};
+
+async function main(): Promise<void> {
+  const redisServer = await startPrivateRedis();
+  const db = await createTestDatabase('bench_propagation');
+  const prefix = 'bench:prop:';
+  const env = {
+    ...process.env,
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'warn',
+    DATABASE_URL: db.url,
+    REDIS_URL: redisServer.url,
+    REDIS_KEY_PREFIX: prefix,
+  };
+  const config = loadConfig({ NODE_ENV: 'test', DATABASE_URL: db.url, REDIS_URL: redisServer.url, REDIS_KEY_PREFIX: prefix });
+  // Long transaction timeouts: the shared PostgreSQL is slow under other sessions' load.
+  const prisma = new PrismaClient({
+    adapter: new PrismaPg({ connectionString: db.url }),
+    transactionOptions: { maxWait: 30_000, timeout: 60_000 },
+  });
+  const redis = new Redis(redisServer.url);
+  const dir = mkdtempSync(join(tmpdir(), 'bench-prop-'));
+  const children: ChildProcess[] = [];
+  const results: Record<string, unknown> = {
+    machine: { loadavg: readFileSync('/proc/loadavg', 'utf8').trim(), node: process.version },
+    growthNodes: GROWTH_NODES,
+  };
+  // Written after every step, so a run cut short still leaves what it measured.
+  const save = (part: Record<string, unknown>) => {
+    Object.assign(results, part, { loadavgAfter: readFileSync('/proc/loadavg', 'utf8').trim() });
+    if (process.env.BENCH_OUT) writeFileSync(process.env.BENCH_OUT, JSON.stringify(results, null, 2));
+  };
+  try {
+    // Retried: the shared PostgreSQL is slow enough under other sessions' load to time the seed's transaction out.
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await seedWhenEmpty(prisma);
+        break;
+      } catch (error) {
+        if (attempt >= 5) throw error;
+        progress(`seed failed (${(error as Error).message.slice(-120)}); retrying`);
+      }
+    }
+    const cpPort = await freePort();
+    const cp = spawn(process.execPath, [join(ROOT, 'dist/apps/control-plane/src/main.js')], {
+      env: { ...env, CONTROL_PLANE_PORT: String(cpPort) },
+      stdio: ['ignore', openSync(process.env.BENCH_CP_LOG ?? '/dev/null', 'w'), 'inherit'],
+    });
+    children.push(cp);
+    const url = `http://127.0.0.1:${cpPort}`;
+    for (let i = 0; ; i++) {
+      try {
+        if ((await fetch(`${url}/healthz`)).ok) break;
+      } catch {
+        /* not up yet */
+      }
+      if (i > 1200) throw new Error('control plane did not start');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const token = mintNodeToken(config, AGENT);
+    const admin = mintAdminToken(config, 'bench', ['platform-admin']);
+    let revision = (await prisma.agent.findUniqueOrThrow({ where: { id: AGENT } })).revision;
+    // Retried: on this loaded machine PostgreSQL sometimes cannot start the transaction in time
+    // while a fleet registers (Prisma's "Unable to start a transaction"); nothing was committed then.
+    const mutate = async (i: number, attempt = 0): Promise<void> => {
+      const res = await fetch(`${url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${admin}` },
+        body: JSON.stringify({
+          query: 'mutation($input: UpdateAgentInput!) { updateAgent(input: $input) { revision } }',
+          variables: { input: { id: AGENT, expectedRevision: revision, description: `Change number ${i} of the bench.` } },
+        }),
+      });
+      const body = (await res.json()) as { data?: { updateAgent: { revision: number } }; errors?: unknown };
+      if (!body.data && attempt < 5) {
+        progress(`mutation failed (${JSON.stringify(body.errors).slice(0, 120)}); retrying`);
+        await new Promise((r) => setTimeout(r, 500));
+        return mutate(i, attempt + 1);
+      }
+      if (!body.data) throw new Error(`mutation failed: ${JSON.stringify(body.errors)}`);
+      revision = body.data.updateAgent.revision;
+    };
+    const spread = (n: number, procs: number) =>
+      Array.from({ length: procs }, (_, p) => Math.floor(n / procs) + (p < n % procs ? 1 : 0)).filter((c) => c > 0);
+
+    /** Starts `n` nodes over `procs` host processes; returns them once every node serves. */
+    const startNodes = async (n: number, procs: number) => {
+      let first = 0;
+      const hosts = spread(n, procs).map((count) => {
+        const h = child([
+          '--nodes',
+          JSON.stringify({ count, first, url, token, redisUrl: redisServer.url, prefix, dir: join(dir, `n${n}`) }),
+        ]);
+        first += count;
+        children.push(h);
+        return h;
+      });
+      await collect(hosts, (m) => ((m as { ready?: boolean }).ready ? true : undefined));
+      return hosts;
+    };
+    /** One change through the product: ms from sending the mutation until the last node serves it, and per-node ms. */
+    const productChange = async (hosts: ChildProcess[], i: number) => {
+      const target = revision + 1;
+      const arrivals = collect(hosts, (m) =>
+        (m as { revision?: number }).revision === target ? (m as { times: number[] }).times : undefined,
+      );
+      const sent = now();
+      await mutate(i);
+      const times = (await arrivals).flat();
+      return { last: Math.max(...times) - sent, each: times.map((t) => t - sent) };
+    };
+    const stopHosts = (hosts: ChildProcess[]) => hosts.forEach((h) => h.kill('SIGKILL'));
+
+    // ---- 1. propagation with a floor, and cost as N grows ----------------------------------
+    const bundleFile = join(dir, 'bundle.json');
+    writeFileSync(bundleFile, await (await fetch(`${url}/node/v1/bundle`, { headers: { authorization: `Bearer ${token}` } })).text());
+    const barePort = await freePort();
+    children.push(child(['--bare', String(barePort), bundleFile]));
+    const floorChannel = `${prefix}floor`;
+    const byN: Record<number, unknown> = {};
+    for (const n of NODES) {
+      progress(`N=${n}: starting nodes`);
+      const hosts = await startNodes(n, PROCS);
+      const product: number[] = [];
+      const productEach: number[] = [];
+      for (let i = 0; i < WARMUP; i++) await productChange(hosts, i);
+      const cpu0 = cpuMs(cp.pid!);
+      for (let i = 0; i < CHANGES; i++) {
+        const r = await productChange(hosts, i);
+        product.push(r.last);
+        productEach.push(...r.each);
+        await new Promise((res) => setTimeout(res, 100));
+      }
+      const cpuPerChange = (cpuMs(cp.pid!) - cpu0) / CHANGES;
+      const memory = Number(/used_memory:(\d+)/.exec(await redis.info('memory'))![1]);
+      const fetchStats = await (async () => {
+        const p = collect(hosts, (m) => (m as { stats?: Record<string, number> }).stats);
+        hosts.forEach((h) => h.send({ stats: true }));
+        return (await p).reduce((s, x) => ({ full: s.full + x.full, delta: s.delta + x.delta, throttled: s.throttled + x.throttled }), {
+          full: 0,
+          delta: 0,
+          throttled: 0,
+        });
+      })();
+      stopHosts(hosts);
+
+      progress(`N=${n}: floor`);
+      const floors = spread(n, PROCS).map((count) => {
+        const f = child([
+          '--floor',
+          JSON.stringify({ count, redisUrl: redisServer.url, channel: floorChannel, url: `http://127.0.0.1:${barePort}/bundle` }),
+        ]);
+        children.push(f);
+        return f;
+      });
+      await collect(floors, (m) => ((m as { ready?: boolean }).ready ? true : undefined));
+      const floor: number[] = [];
+      const floorEach: number[] = [];
+      for (let i = 0; i < CHANGES + WARMUP; i++) {
+        const got = collect(floors, (m) => (m as { times?: number[] }).times);
+        const sent = now();
+        await redis.publish(floorChannel, String(i));
+        const times = (await got).flat();
+        if (i >= WARMUP) {
+          floor.push(Math.max(...times) - sent);
+          floorEach.push(...times.map((t) => t - sent));
+        }
+        await new Promise((res) => setTimeout(res, 100));
+      }
+      stopHosts(floors);
+      byN[n] = {
+        product: {
+          p50: quantile(product, 0.5),
+          p99: quantile(product, 0.99),
+          eachP50: quantile(productEach, 0.5),
+          eachP99: quantile(productEach, 0.99),
+        },
+        floor: {
+          p50: quantile(floor, 0.5),
+          p99: quantile(floor, 0.99),
+          eachP50: quantile(floorEach, 0.5),
+          eachP99: quantile(floorEach, 0.99),
+        },
+        cpuMsPerChange: cpuPerChange,
+        redisUsedMemory: memory,
+        fetches: fetchStats,
+      };
+      progress(`N=${n}: ${JSON.stringify(byN[n])}`);
+      save({ byNodes: byN });
+    }
+    results.byNodes = byN;
+
+    // ---- 2. cost as one agent grows --------------------------------------------------------
+    const byM: Record<number, unknown> = {};
+    const owner = (await prisma.capabilityManifest.findFirstOrThrow({ where: { agentId: AGENT } })).ownerTeamId;
+    let have = 0;
+    for (const m of MANIFESTS) {
+      progress(`M=${m}: growing the agent`);
+      await prisma.capabilityManifest.createMany({
+        data: Array.from({ length: m - have }, (_, k) => ({
+          agentId: AGENT,
+          capabilityId: `bulk-${String(have + k).padStart(5, '0')}`,
+          state: 'ga' as const,
+          visibility: (have + k) % 2 === 0 ? ('public' as const) : ('extended' as const),
+          skill: { name: `Bulk skill ${have + k}`, description: `Handles bulk request number ${have + k}.`, tags: ['bulk'] },
+          requiresScopes: [],
+          tenantsAll: true,
+          tenants: [],
+          handler: 'finance.v1.lookup_invoice',
+          ownerTeamId: owner,
+        })),
+      });
+      have = m;
+      await mutate(-1);
+      const hosts = await startNodes(GROWTH_NODES, Math.min(PROCS, GROWTH_NODES));
+      const times: number[] = [];
+      const full: number[] = [];
+      const delta: number[] = [];
+      const cpu0 = cpuMs(cp.pid!);
+      for (let i = 0; i < GROWTH_CHANGES; i++) {
+        const before = await fetch(`${url}/node/v1/bundle`, { headers: { authorization: `Bearer ${token}` } });
+        const base = before.headers.get('etag')!;
+        await before.arrayBuffer();
+        times.push((await productChange(hosts, 1000 + i)).last);
+        const headers = { authorization: `Bearer ${token}` };
+        full.push((await (await fetch(`${url}/node/v1/bundle`, { headers })).arrayBuffer()).byteLength);
+        delta.push(
+          (await (await fetch(`${url}/node/v1/bundle`, { headers: { ...headers, [BUNDLE_DELTA_BASE_HEADER]: base } })).arrayBuffer())
+            .byteLength,
+        );
+      }
+      const cpuPerChange = (cpuMs(cp.pid!) - cpu0) / GROWTH_CHANGES;
+      const memory = Number(/used_memory:(\d+)/.exec(await redis.info('memory'))![1]);
+      const bundleKeys = await redis.keys(`${syncKeys(prefix, AGENT).revision.replace(/:rev$/, '')}:bundle:*`);
+      stopHosts(hosts);
+      byM[m] = {
+        propagationP50: quantile(times, 0.5),
+        propagationMax: Math.max(...times),
+        cpuMsPerChange: cpuPerChange,
+        redisUsedMemory: memory,
+        cachedBundles: bundleKeys.length,
+        fullBytes: quantile(full, 0.5),
+        deltaBytes: quantile(delta, 0.5),
+      };
+      progress(`M=${m}: ${JSON.stringify(byM[m])}`);
+      save({ byManifests: byM });
+    }
+    results.byManifests = byM;
+
+    // ---- report ------------------------------------------------------------------------------
+    console.log(
+      `\nPropagation (ms until the last node serves the change; ${CHANGES} changes after ${WARMUP} warm-up; nodes over ${PROCS} processes)`,
+    );
+    console.log(
+      '| nodes | product p50 | product p99 | floor p50 | floor p99 | p99 ratio | per-node p50/p99 product | per-node p50/p99 floor | CP CPU ms/change | Redis used_memory | fetches full/delta/503 |',
+    );
+    console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+    for (const [n, r] of Object.entries(byN) as [
+      string,
+      {
+        product: Record<string, number>;
+        floor: Record<string, number>;
+        cpuMsPerChange: number;
+        redisUsedMemory: number;
+        fetches: Record<string, number>;
+      },
+    ][]) {
+      console.log(
+        `| ${n} | ${f1(r.product.p50)} | ${f1(r.product.p99)} | ${f1(r.floor.p50)} | ${f1(r.floor.p99)} | ${(r.product.p99 / r.floor.p99).toFixed(2)} | ${f1(r.product.eachP50)}/${f1(r.product.eachP99)} | ${f1(r.floor.eachP50)}/${f1(r.floor.eachP99)} | ${f1(r.cpuMsPerChange)} | ${(r.redisUsedMemory / 1e6).toFixed(1)} MB | ${r.fetches.full}/${r.fetches.delta}/${r.fetches.throttled} |`,
+      );
+    }
+    console.log(`\nOne agent growing (${GROWTH_NODES} nodes, ${GROWTH_CHANGES} changes each)`);
+    console.log(
+      '| manifests | propagation p50 ms | max ms | CP CPU ms/change | Redis used_memory | full bundle bytes | delta bytes | delta/full |',
+    );
+    console.log('|---:|---:|---:|---:|---:|---:|---:|---:|');
+    for (const [m, r] of Object.entries(byM) as [string, Record<string, number>][]) {
+      console.log(
+        `| ${m} | ${f1(r.propagationP50)} | ${f1(r.propagationMax)} | ${f1(r.cpuMsPerChange)} | ${(r.redisUsedMemory / 1e6).toFixed(1)} MB | ${r.fullBytes} | ${r.deltaBytes} | ${(r.deltaBytes / r.fullBytes).toFixed(4)} |`,
+      );
+    }
+    results.loadavgAfter = readFileSync('/proc/loadavg', 'utf8').trim();
+    if (process.env.BENCH_OUT) writeFileSync(process.env.BENCH_OUT, JSON.stringify(results, null, 2));
+    console.log(`\nload average before/after: ${(results.machine as { loadavg: string }).loadavg} / ${results.loadavgAfter as string}`);
+  } finally {
+    for (const c of children) c.kill('SIGKILL');
+    redis.disconnect();
+    await prisma.$disconnect();
+    await redisServer.stop();
+    rmSync(dir, { recursive: true, force: true });
+    await db.drop();
+  }
+}
