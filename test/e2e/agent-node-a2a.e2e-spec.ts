@@ -171,7 +171,7 @@ describe('agent node (A2A 1.0) synced from a real control plane, called with @a2
       expect(r.headers.get('www-authenticate')).toBe('Bearer');
       expect(r.body.error).toMatchObject({
         code: -32000,
-        data: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'TOKEN_MISSING', domain: 'a2a-protocol.org' }],
+        data: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'TOKEN_MISSING', domain: 'capability-control-plane' }],
       });
     });
   });
