@@ -120,6 +120,10 @@ const configFields = z.object({
   A2A_MAX_JSON_DEPTH: z.coerce.number().int().min(4).max(256).default(32),
   /** Open SSE streams one node serves at once; past it a stream request is refused (503). */
   A2A_MAX_STREAMS: z.coerce.number().int().min(1).default(2000),
+  /** Push notifications (ADR 0162): attempts per update and webhook (first included), first retry delay (doubling), per-call deadline. */
+  A2A_PUSH_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(5),
+  A2A_PUSH_BACKOFF_MS: z.coerce.number().int().min(10).max(600_000).default(1000),
+  A2A_PUSH_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
   /** Retirement job. */
   RETIREMENT_CRON: z.string().default('0 3 * * *'),
   RETIREMENT_WINDOW_DAYS: z.coerce.number().int().min(1).default(30),

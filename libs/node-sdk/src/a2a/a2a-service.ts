@@ -308,8 +308,7 @@ export class A2AService {
   private async attachPush(input: PushConfigInput | undefined, prepared: Prepared, rc: RequestContext): Promise<void> {
     if (!input || !this.deps.push) return;
     const task = prepared.record.task;
-    await this.deps.push.createForTask({ ...input, taskId: task.id }, rc, rc.version ?? '1.0');
-    this.deps.push.notify(task.id, { task });
+    await this.deps.push.createForTask({ ...input, taskId: task.id }, rc, rc.version ?? '1.0', { task });
   }
 
   private requireStreaming(): void {

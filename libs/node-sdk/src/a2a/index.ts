@@ -41,3 +41,5 @@ export type { PushDelivery, PushJob, DeliveryDeps, BullPushDeliveryOptions, Deli
 export { cardToV03 } from './v03/card';
 export { V03_METHODS } from './v03/jsonrpc-methods';
 export * as v03 from './v03/shapes';
+export { executorHandler, nodeContextOf, NODE_CONTEXT_KEY } from './agent-executor';
+export type { NodeContext } from './agent-executor';

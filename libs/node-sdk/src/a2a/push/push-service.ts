@@ -85,9 +85,16 @@ export class PushService {
     return this.store(input, owner, version);
   }
 
-  /** A config given with SendMessage, validated beforehand with validate(), for the task just created. */
-  async createForTask(input: PushConfigInput, rc: RequestContext, version: ProtocolVersion): Promise<PushConfigView> {
-    return this.store(input, ownerKey(rc.caller), version);
+  /**
+   * A config given with SendMessage, validated beforehand with validate(), for the task just
+   * created: stored once the task's earlier updates are handed off (they predate the config), then
+   * the task as it stands is its first notification.
+   */
+  async createForTask(input: PushConfigInput, rc: RequestContext, version: ProtocolVersion, task: StreamEvent): Promise<PushConfigView> {
+    await this.chains.get(input.taskId);
+    const view = await this.store(input, ownerKey(rc.caller), version);
+    this.notify(input.taskId, task);
+    return view;
   }
 
   private async store(input: PushConfigInput, owner: string, version: ProtocolVersion): Promise<PushConfigView> {
@@ -178,5 +185,11 @@ export class PushService {
   /** Resolves when every update seen so far is queued (tests, shutdown). */
   async idle(): Promise<void> {
     await Promise.all([...this.chains.values()]);
+  }
+
+  /** Queues what is pending, then stops delivery (the queue keeps what is not delivered yet). */
+  async close(): Promise<void> {
+    await this.idle();
+    await this.deps.delivery.close();
   }
 }
