@@ -252,7 +252,7 @@ describe('A2A 0.3 beside 1.0, JSON-RPC notifications and push notifications on o
       for await (const e of client.sendMessageStream({
         message: Message.fromJSON(msg('reconcile invoice INV-20931 against the PO')),
       } as never)) {
-        events.push(StreamResponse.toJSON(e as StreamResponse) as Json);
+        events.push(StreamResponse.toJSON(e) as Json);
       }
       expect(events[0].task.id).toBeDefined();
       const last = events.at(-1)!;

@@ -26,7 +26,7 @@ const INVOICE = /\bINV-\d{3,12}\b/i;
 const STATUSES = ['open', 'paid', 'overdue'] as const;
 
 function partsOf(rc: RequestContext): WirePart[] {
-  return ((Message.toJSON(rc.userMessage) as { parts?: WirePart[] }).parts ?? []) as WirePart[];
+  return (Message.toJSON(rc.userMessage) as { parts?: WirePart[] }).parts ?? [];
 }
 
 /** From a data part's invoiceNumber, the text, or a file name such as INV-20931.pdf. */

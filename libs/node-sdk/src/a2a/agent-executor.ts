@@ -84,7 +84,7 @@ export function executorHandler(executor: AgentExecutor): Handler {
           // The node created the task already; a first `task` event only announces it.
           return;
         case 'message': {
-          const m = Message.toJSON(event.data) as unknown as WireMessage;
+          const m = Message.toJSON(event.data) as WireMessage;
           final = { state: 'completed', artifacts: [{ name: 'response', parts: m.parts }] };
           return;
         }

@@ -112,7 +112,7 @@ export class HandlerRegistry {
     executor: AgentExecutor,
     options: HandlerOptions<L> = {},
   ): this {
-    return this.register<L>(name, executorHandler(executor) as Handler<L>, options);
+    return this.register<L>(name, executorHandler(executor), options);
   }
 
   /** What this node reports at register and every heartbeat: handler ids, limit keys and types, output modes. */
