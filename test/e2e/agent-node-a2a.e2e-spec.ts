@@ -21,7 +21,7 @@ import { SyncPublisherModule } from '@cp/sync';
 import { NodeApiModule } from '../../apps/control-plane/src/node-api/node-api.module';
 import { UsageIngestModule } from '../../apps/control-plane/src/usage-ingest/usage-ingest.module';
 import { TokenExchangeModule } from '../../apps/control-plane/src/token-exchange/token-exchange.module';
-import { AgentNodeModule } from '../../apps/agent-node/src/agent-node.module';
+import { AgentNodeModule, ExecutorAgentNodeModule } from '../../apps/agent-node/src/agent-node.module';
 import { testConfig } from '../support/config';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
 import { freePort } from '../support/free-port';
@@ -54,7 +54,12 @@ async function boot(module: unknown, config: AppConfig, port = 0): Promise<{ app
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-describe('agent node (A2A 1.0) synced from a real control plane, called with @a2a-js/sdk', () => {
+// The same checks for the finance agent's native handlers and for the second example agent, whose
+// capabilities are @a2a-js/sdk AgentExecutors registered through the node-sdk adapter (ADR 0163).
+describe.each([
+  ['native node-sdk handlers', AgentNodeModule],
+  ['@a2a-js/sdk AgentExecutors (the second example agent)', ExecutorAgentNodeModule],
+] as const)('agent node (A2A 1.0) synced from a real control plane, called with @a2a-js/sdk: %s', (_name, NodeModule) => {
   let db: TestDatabase;
   let cpConfig: AppConfig;
   let nodeConfig: AppConfig;
@@ -116,7 +121,7 @@ describe('agent node (A2A 1.0) synced from a real control plane, called with @a2
       USAGE_FLUSH_INTERVAL_MS: '3600000',
       MAX_BODY_BYTES: '65536',
     });
-    node = (await boot(AgentNodeModule, nodeConfig, port)).app;
+    node = (await boot(NodeModule, nodeConfig, port)).app;
     const sync = node.get(NodeSync);
     const deadline = Date.now() + 10_000;
     while (!sync.current() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
@@ -171,7 +176,7 @@ describe('agent node (A2A 1.0) synced from a real control plane, called with @a2
       expect(r.headers.get('www-authenticate')).toBe('Bearer');
       expect(r.body.error).toMatchObject({
         code: -32000,
-        data: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'TOKEN_MISSING', domain: 'a2a-protocol.org' }],
+        data: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'TOKEN_MISSING', domain: 'capability-control-plane' }],
       });
     });
   });
@@ -299,6 +304,21 @@ describe('agent node (A2A 1.0) synced from a real control plane, called with @a2
         message: 'params.message.messageId: must be a non-empty string',
       });
       expect((await rpc('GetTask', { id: 'nope' })).body.error).toMatchObject({ code: -32001, data: [{ reason: 'TASK_NOT_FOUND' }] });
+    });
+
+    it('answers a 0.3 call where the agent serves no 0.3 with VersionNotSupportedError, never method-not-found; push is not served', async () => {
+      for (const method of ['message/send', 'tasks/get', 'SendMessage']) {
+        const r = await rpc(method, { id: 'x' }, { 'a2a-version': '' });
+        expect(r.body.error).toMatchObject({ code: -32009, data: [{ reason: 'VERSION_NOT_SUPPORTED', domain: 'a2a-protocol.org' }] });
+      }
+      const card = (await (await fetch(`${nodeUrl}/.well-known/agent-card.json`)).json()) as Json;
+      expect(card.protocolVersion).toBeUndefined();
+      expect(card.supportedInterfaces.map((i: Json) => i.protocolVersion)).toEqual(['1.0', '1.0']);
+      const push = await rpc('CreateTaskPushNotificationConfig', { taskId: 'x', url: 'https://example.com/hook' });
+      expect(push.body.error).toMatchObject({
+        code: -32003,
+        data: [{ reason: 'PUSH_NOTIFICATION_NOT_SUPPORTED', domain: 'a2a-protocol.org' }],
+      });
     });
 
     it('answers an oversized body 413 in JSON-RPC and REST shapes', async () => {

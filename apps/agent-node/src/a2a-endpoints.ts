@@ -3,20 +3,33 @@
  * the card path), wired to NodeSync's current bundle, the finance handlers, the usage reporter,
  * the tool gateway and the Redis task store (finance-a2a.ts).
  */
-import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { FastifyInstance } from 'fastify';
+import { Redis } from 'ioredis';
 import { createRedis, InjectConfig, InjectRedis, type AppConfig, type RedisClient } from '@cp/common';
-import { EmbeddingsClassifier, HttpClarificationSink, NodeMetrics, NodeSync, UsageReporter, type A2AServer } from '@cp/node-sdk';
+import {
+  EmbeddingsClassifier,
+  HandlerRegistry,
+  HttpClarificationSink,
+  NodeMetrics,
+  NodeSync,
+  UsageReporter,
+  type A2AServer,
+} from '@cp/node-sdk';
 import { registerFinanceA2A } from './finance-a2a';
 import { NodeIdentityToken, type NodeIdentity } from './node-identity';
 
 export { JSON_RPC_PATH, REST_BASE } from './finance-a2a';
 
+/** Handlers other than the native finance ones (the AgentExecutor example provides its own). */
+export const AgentHandlersToken = Symbol('AGENT_HANDLERS');
+
 @Injectable()
 export class A2AEndpoints implements OnModuleInit, OnApplicationShutdown {
   server?: A2AServer;
   private subscriber?: RedisClient;
+  private pushWorker?: Redis;
 
   constructor(
     @Inject(HttpAdapterHost) private readonly adapterHost: HttpAdapterHost,
@@ -26,6 +39,7 @@ export class A2AEndpoints implements OnModuleInit, OnApplicationShutdown {
     @Inject(NodeIdentityToken) private readonly identity: NodeIdentity,
     @InjectRedis() private readonly redis: RedisClient,
     @Inject(NodeMetrics) private readonly metrics: NodeMetrics,
+    @Optional() @Inject(AgentHandlersToken) private readonly handlers?: HandlerRegistry,
   ) {}
 
   onModuleInit(): void {
@@ -37,10 +51,14 @@ export class A2AEndpoints implements OnModuleInit, OnApplicationShutdown {
       error: (f: Record<string, unknown>, m: string) => logger.error({ ...f, msg: m }),
     };
     this.subscriber = createRedis(this.config, 'a2a-task-events');
+    // BullMQ's worker blocks on Redis: a connection of its own that never gives up a command.
+    this.pushWorker = new Redis(this.config.REDIS_URL, { connectionName: 'a2a-push-worker', maxRetriesPerRequest: null });
     this.server = registerFinanceA2A(this.adapterHost.httpAdapter.getInstance<FastifyInstance>(), this.config, {
       bundle: () => this.sync.current(),
       redis: this.redis,
       subscriber: this.subscriber,
+      pushWorker: this.pushWorker,
+      handlers: this.handlers,
       nodeToken: () => identity.nodeToken,
       // The inventory goes out at register (NodeSync starts after every module's init) and every heartbeat.
       useHandlers: (inventory) => this.sync.useHandlers(inventory),
@@ -65,6 +83,8 @@ export class A2AEndpoints implements OnModuleInit, OnApplicationShutdown {
   }
 
   async onApplicationShutdown(): Promise<void> {
+    await this.server?.push?.close();
+    await this.pushWorker?.quit().catch(() => this.pushWorker?.disconnect());
     await this.subscriber?.quit().catch(() => this.subscriber?.disconnect());
   }
 }

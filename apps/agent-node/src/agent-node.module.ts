@@ -1,7 +1,8 @@
 import { Global, Module } from '@nestjs/common';
 import { AppConfigModule, AppConfigToken, HealthModule, LoggingModule, MetricsModule, RedisModule, type AppConfig } from '@cp/common';
-import { NodeSync, NodeSyncModule } from '@cp/node-sdk';
-import { A2AEndpoints } from './a2a-endpoints';
+import { HandlerRegistry, NodeSync, NodeSyncModule } from '@cp/node-sdk';
+import { A2AEndpoints, AgentHandlersToken } from './a2a-endpoints';
+import { registerFinanceExecutors } from './executor-example/finance-executors';
 import { nodeSyncProbes } from './node-health';
 import { nodeIdentity, NodeIdentityToken } from './node-identity';
 import { nodeMetricsProvider } from './node-metrics.provider';
@@ -19,21 +20,31 @@ class NodeSyncGlobalModule {}
  * reported in /healthz, not gated on (see node-health.ts). Redis is still a dependency: the task
  * store and the shared budgets use it, and answer their own errors when it is away.
  */
-@Module({
-  imports: [
-    AppConfigModule,
-    LoggingModule,
-    // /metrics on AGENT_NODE_METRICS_PORT (loopback), never on the A2A port.
-    MetricsModule.forRoot({ app: 'agent-node', port: (config) => config.AGENT_NODE_METRICS_PORT }),
-    RedisModule,
-    NodeSyncGlobalModule,
-    HealthModule.forRoot({ inject: [NodeSync], useFactory: nodeSyncProbes }),
-  ],
-  providers: [
-    { provide: NodeIdentityToken, inject: [AppConfigToken], useFactory: (config: AppConfig) => nodeIdentity(config) },
-    nodeMetricsProvider,
-    ...usageProviders,
-    A2AEndpoints,
-  ],
-})
+const imports = [
+  AppConfigModule,
+  LoggingModule,
+  // /metrics on AGENT_NODE_METRICS_PORT (loopback), never on the A2A port.
+  MetricsModule.forRoot({ app: 'agent-node', port: (config) => config.AGENT_NODE_METRICS_PORT }),
+  RedisModule,
+  NodeSyncGlobalModule,
+  HealthModule.forRoot({ inject: [NodeSync], useFactory: nodeSyncProbes }),
+];
+const providers = [
+  { provide: NodeIdentityToken, inject: [AppConfigToken], useFactory: (config: AppConfig) => nodeIdentity(config) },
+  nodeMetricsProvider,
+  ...usageProviders,
+  A2AEndpoints,
+];
+
+@Module({ imports, providers })
 export class AgentNodeModule {}
+
+/**
+ * The second example agent (ADR 0163): the same node with the finance capabilities served by
+ * `@a2a-js/sdk` AgentExecutors (executor-example/), registered through the node-sdk adapter.
+ */
+@Module({
+  imports,
+  providers: [...providers, { provide: AgentHandlersToken, useFactory: () => registerFinanceExecutors(new HandlerRegistry()) }],
+})
+export class ExecutorAgentNodeModule {}

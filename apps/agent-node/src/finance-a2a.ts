@@ -10,7 +10,9 @@ import { a2aVerifier } from '@cp/auth';
 import type { Classifier, HandlerDeclaration } from '@cp/capabilities';
 import type { AppConfig } from '@cp/common';
 import {
+  BullPushDelivery,
   ExecutionLimits,
+  RedisPushConfigStore,
   HandlerRegistry,
   HttpTokenExchanger,
   RedisBudgetStore,
@@ -52,12 +54,37 @@ export interface FinanceA2ADeps {
   clarifications?: ClarificationSink;
   /** Metrics of the A2A layer and the tool gateway (NodeMetrics). */
   observer?: A2AObserver & ToolObserver;
+  /** A connection of its own for the push-delivery worker (maxRetriesPerRequest: null); absent: no push. */
+  pushWorker?: RedisClient;
+  /** The handlers (default: the finance handlers); the AgentExecutor example passes its own (ADR 0163). */
+  handlers?: HandlerRegistry;
 }
 
 export function registerFinanceA2A(app: FastifyInstance, c: AppConfig, deps: FinanceA2ADeps): A2AServer {
   const prefix = `${c.REDIS_KEY_PREFIX}agent:${c.AGENT_ID}:`;
-  const handlers = registerFinanceHandlers(new HandlerRegistry());
-  deps.useHandlers?.(() => handlers.inventory());
+  const handlers = deps.handlers ?? registerFinanceHandlers(new HandlerRegistry());
+  const tasks = new RedisTaskStore(deps.redis, prefix, {
+    maxTaskBytes: c.A2A_TASK_MAX_BYTES,
+    maxOwnerBytes: c.A2A_OWNER_MAX_BYTES,
+    retentionMs: c.A2A_TASK_RETENTION_SECONDS * 1000,
+  });
+  const pushStore = new RedisPushConfigStore(deps.redis, prefix, c.A2A_TASK_RETENTION_SECONDS * 1000);
+  // Deliveries are queued per agent: any replica's worker may deliver any update.
+  const push = deps.pushWorker && {
+    store: pushStore,
+    delivery: new BullPushDelivery({
+      connection: deps.redis,
+      workerConnection: deps.pushWorker,
+      // A hash tag keeps each queue in one slot on Redis Cluster (BullMQ's rule; ADR 0151).
+      prefix: `{${prefix}bull}`,
+      attempts: c.A2A_PUSH_ATTEMPTS,
+      backoffMs: c.A2A_PUSH_BACKOFF_MS,
+      timeoutMs: c.A2A_PUSH_TIMEOUT_MS,
+      store: pushStore,
+      allow: () => deps.bundle()?.webhookAllow ?? [],
+      log: deps.log,
+    }),
+  };
   return registerA2AServer(app, {
     bundle: deps.bundle,
     verifier: a2aVerifier(c),
@@ -79,11 +106,8 @@ export function registerFinanceA2A(app: FastifyInstance, c: AppConfig, deps: Fin
     usage: deps.usage,
     classifier: deps.classifier,
     clarifications: deps.clarifications,
-    tasks: new RedisTaskStore(deps.redis, prefix, {
-      maxTaskBytes: c.A2A_TASK_MAX_BYTES,
-      maxOwnerBytes: c.A2A_OWNER_MAX_BYTES,
-      retentionMs: c.A2A_TASK_RETENTION_SECONDS * 1000,
-    }),
+    tasks,
+    push,
     events: new RedisTaskEvents(deps.redis, deps.subscriber, prefix),
     limits: {
       maxJsonDepth: c.A2A_MAX_JSON_DEPTH,

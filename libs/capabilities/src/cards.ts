@@ -4,7 +4,7 @@ import type { AgentCard, AgentSkill } from './card-types';
 import { canBeExtendedOnly } from './entitlement';
 import { manifestsForCaller } from './select';
 import { projectSkills } from './skill-projection';
-import type { AgentExtension, Caller, RegistrySnapshot } from './types';
+import type { AgentBase, AgentExtension, Caller, RegistrySnapshot } from './types';
 
 /**
  * capabilities.extendedAgentCard: true exactly when the agent's switch is on AND some live
@@ -25,6 +25,20 @@ function copyExtension(e: AgentExtension): AgentExtension {
   return out;
 }
 
+/**
+ * The agent's interfaces, then, when it serves 0.3, each JSON-RPC interface again at 0.3 (after
+ * every 1.0 one, so 1.0 stays preferred): one interface per protocol version (ADR 0160).
+ */
+export function cardInterfaces(a: AgentBase): AgentBase['supportedInterfaces'] {
+  const own = a.supportedInterfaces.map((i) => ({ ...i }));
+  if (!(a.protocol.versions ?? []).includes('0.3')) return own;
+  const listed = new Set(own.filter((i) => i.protocolVersion === '0.3').map((i) => i.url));
+  const mirrored = own
+    .filter((i) => i.protocolBinding === 'JSONRPC' && i.protocolVersion === '1.0' && !listed.has(i.url))
+    .map((i) => ({ ...i, protocolVersion: '0.3' }));
+  return [...own, ...mirrored];
+}
+
 /** Agent base + skills → card. Unset optional fields are omitted (proto field presence). */
 export function assembleCard(snapshot: RegistrySnapshot, skills: AgentSkill[], extendedFlag = declaresExtendedCard(snapshot)): AgentCard {
   const a = snapshot.agent;
@@ -32,7 +46,7 @@ export function assembleCard(snapshot: RegistrySnapshot, skills: AgentSkill[], e
     name: a.name,
     description: a.description,
     version: cardVersion(a.version, skills),
-    supportedInterfaces: a.supportedInterfaces.map((i) => ({ ...i })),
+    supportedInterfaces: cardInterfaces(a),
     capabilities: {
       streaming: a.protocol.streaming,
       pushNotifications: a.protocol.pushNotifications,

@@ -87,6 +87,16 @@ export interface ProtocolSettings {
   pushNotifications: boolean;
   /** The agent's switch: when false the card never declares an extended card. */
   extendedAgentCard: boolean;
+  /**
+   * A2A versions served (ADR 0160): "1.0" always; with "0.3" the card also lists each JSON-RPC
+   * interface at 0.3 and nodes answer 0.3 calls there. Absent: ["1.0"].
+   */
+  versions?: string[];
+  /**
+   * Hosts (`hooks.internal`, `*.corp.example`), IPs or CIDRs push-notification webhooks may reach
+   * although private or loopback (ADR 0162). Never in a card; nodes read it from the bundle.
+   */
+  webhookAllow?: string[];
 }
 
 export interface AgentBase {

@@ -46,3 +46,19 @@ export {
   type Context,
   type OpenSpan,
 } from './observability/tracing';
+export {
+  parseWebhookUrl,
+  resolveAndCheck,
+  safeFetch,
+  addressRange,
+  invalidAllowEntries,
+  WebhookError,
+  WebhookErrorCode,
+  type WebhookPolicy,
+  type HostResolver,
+  type ResolvedAddress,
+  type WebhookUrlResult,
+  type AddressCheckResult,
+  type SafeFetchInit,
+  type SafeFetchResponse,
+} from './net/webhook-url';

@@ -61,7 +61,13 @@ export function agentBaseFromRow(row: AgentModel): AgentBase {
     supportedInterfaces: row.supportedInterfaces as unknown as AgentInterface[],
     defaultInputModes: row.defaultInputModes,
     defaultOutputModes: row.defaultOutputModes,
-    protocol: { streaming: row.streaming, pushNotifications: row.pushNotifications, extendedAgentCard: row.extendedCardEnabled },
+    protocol: {
+      streaming: row.streaming,
+      pushNotifications: row.pushNotifications,
+      extendedAgentCard: row.extendedCardEnabled,
+      versions: row.protocolVersions,
+      webhookAllow: row.webhookAllow,
+    },
     extensions: row.extensions as unknown as AgentExtension[],
   };
   if (row.provider !== null) base.provider = row.provider as unknown as AgentBase['provider'];
@@ -91,5 +97,7 @@ export function agentColumns(base: AgentBase) {
     streaming: base.protocol.streaming,
     pushNotifications: base.protocol.pushNotifications,
     extendedCardEnabled: base.protocol.extendedAgentCard,
+    protocolVersions: base.protocol.versions ?? ['1.0'],
+    webhookAllow: base.protocol.webhookAllow ?? [],
   };
 }

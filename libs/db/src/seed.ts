@@ -1,4 +1,4 @@
-import { financeAgentExample, toManifestDocument } from '@cp/capabilities';
+import { financeAgentExample, toManifestDocument, type ProtocolSettings } from '@cp/capabilities';
 import type { PrismaClient } from '../../../prisma/generated/client';
 import { agentColumns, manifestColumns } from './registry-mapping';
 
@@ -9,9 +9,13 @@ export const SEED_ACTOR = 'system:seed';
  * public invoice lookup and partner-only reconcile-invoice, the partner tenant, the scope
  * recon.run. Writes revision 1 and an audit event, like any other change.
  */
-export async function seedWhenEmpty(prisma: PrismaClient, options: { agentNodeUrl?: string } = {}): Promise<boolean> {
+export async function seedWhenEmpty(
+  prisma: PrismaClient,
+  options: { agentNodeUrl?: string; protocol?: Partial<ProtocolSettings> } = {},
+): Promise<boolean> {
   if ((await prisma.agent.count()) > 0) return false;
   const example = financeAgentExample({ baseUrl: options.agentNodeUrl });
+  example.agent.protocol = { ...example.agent.protocol, ...options.protocol };
   const agentId = 'finance-agent';
   const teamId = example.manifests[0].owner;
   await prisma.$transaction(async (tx) => {

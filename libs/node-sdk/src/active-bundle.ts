@@ -28,6 +28,8 @@ export class ActiveBundle {
   readonly servedHash: string;
   readonly appliedAt: Date;
   readonly costBudgets?: CostBudgets;
+  /** Where push webhooks may reach although private (the agent's allow-list, ADR 0162). */
+  readonly webhookAllow: readonly string[];
   /** Classes past the bundle's cap are computed on first use with the core and memoized here. */
   private readonly lazy: ProjectionCache;
   private readonly classes: ReadonlyMap<string, NodeBundle['classes'][number]>;
@@ -42,6 +44,7 @@ export class ActiveBundle {
     this.servedHash = bundleContentHash(bundle);
     this.appliedAt = new Date();
     this.costBudgets = bundle.snapshot.costBudgets;
+    this.webhookAllow = bundle.snapshot.agent.protocol.webhookAllow ?? [];
     this.lazy = new ProjectionCache(bundle.snapshot);
     this.classes = new Map(bundle.classes.map((c) => [c.key, c] as const));
   }

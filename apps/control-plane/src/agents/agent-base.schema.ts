@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { AgentBase } from '@cp/capabilities';
+import { invalidAllowEntries } from '@cp/common';
 
 /** Slug rule shared with config's AGENT_ID and the team ids the seed uses. */
 export const SLUG = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/;
@@ -21,7 +22,8 @@ export const agentBaseSchema = z.object({
         url: httpUrl,
         // The card must declare exactly what agent nodes serve: node-sdk serves JSON-RPC and HTTP+JSON.
         protocolBinding: z.enum(['JSONRPC', 'HTTP+JSON'], { error: 'must be JSONRPC or HTTP+JSON (the bindings agent nodes serve)' }),
-        protocolVersion: z.string().regex(/^\d+\.\d+$/, 'must look like 1.0'),
+        // 0.3 interfaces are derived from protocol.versions (ADR 0160), never listed by hand.
+        protocolVersion: z.literal('1.0', { error: 'must be "1.0" (0.3 interfaces come from protocol.versions)' }),
         tenant: z.string().min(1).optional(),
       }),
     )
@@ -31,13 +33,26 @@ export const agentBaseSchema = z.object({
   defaultInputModes: z.array(mimeType).min(1, 'at least one mode is required'),
   defaultOutputModes: z.array(mimeType).min(1, 'at least one mode is required'),
   // The card must declare exactly what agent nodes serve: node-sdk serves streaming (SSE on both
-  // bindings) when the switch is on and refuses it when off; it serves no push notifications.
+  // bindings) and push notifications (the four config operations, webhook delivery) when the
+  // switch is on and refuses them when off; 0.3 beside 1.0 on JSON-RPC (ADRs 0160, 0162).
   protocol: z.object({
     streaming: z.boolean(),
-    pushNotifications: z.literal(false, {
-      error: 'agent nodes do not serve push notification configs yet; pushNotifications must stay false',
-    }),
+    pushNotifications: z.boolean(),
     extendedAgentCard: z.boolean(),
+    versions: z
+      .array(z.enum(['1.0', '0.3'], { error: 'must be "1.0" or "0.3" (the A2A versions agent nodes serve)' }))
+      .refine((v) => v.includes('1.0'), 'must include "1.0": nodes always serve 1.0 and serve 0.3 beside it')
+      .refine((v) => new Set(v).size === v.length, 'versions must be unique')
+      .optional(),
+    webhookAllow: z
+      .array(z.string().max(253))
+      .max(50, 'at most 50 entries')
+      .superRefine((list, ctx) => {
+        for (const bad of invalidAllowEntries(list)) {
+          ctx.addIssue({ code: 'custom', message: `"${bad.slice(0, 80)}" is not a host name, *.domain, IP or CIDR` });
+        }
+      })
+      .optional(),
   }),
   extensions: z
     .array(

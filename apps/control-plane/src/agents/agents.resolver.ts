@@ -11,6 +11,7 @@ import { AgentFilter, CreateAgentInput, UpdateAgentInput } from './dto/agent.inp
 
 const toModel = (a: AgentRecord): AgentModel => ({
   ...a.base,
+  protocol: { ...a.base.protocol, versions: a.base.protocol.versions ?? ['1.0'], webhookAllow: a.base.protocol.webhookAllow ?? [] },
   id: a.id,
   teamId: a.teamId,
   revision: a.revision,

@@ -10,7 +10,13 @@ import { AgentsRepository, type AgentRecord } from './agents.repository';
 import { agentBaseSchema, SLUG } from './agent-base.schema';
 import type { AgentCardInput, CreateAgentInput, UpdateAgentInput } from './dto/agent.input';
 
-const DEFAULT_PROTOCOL = { streaming: false, pushNotifications: false, extendedAgentCard: true };
+const DEFAULT_PROTOCOL = {
+  streaming: false,
+  pushNotifications: false,
+  extendedAgentCard: true,
+  versions: ['1.0'],
+  webhookAllow: [] as string[],
+};
 
 /** Input over the stored base: undefined keeps a field, null clears an optional one. */
 function merge(base: Partial<AgentBase>, input: AgentCardInput): unknown {

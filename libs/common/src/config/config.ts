@@ -193,6 +193,10 @@ const configFields = z.object({
     .enum(['always_on', 'always_off', 'traceidratio', 'parentbased_always_on', 'parentbased_always_off', 'parentbased_traceidratio'])
     .default('parentbased_always_on'),
   OTEL_TRACES_SAMPLER_ARG: z.coerce.number().min(0).max(1).optional(),
+  /** Push notifications (ADR 0162): attempts per update and webhook (first included), first retry delay (doubling), per-call deadline. */
+  A2A_PUSH_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(5),
+  A2A_PUSH_BACKOFF_MS: z.coerce.number().int().min(10).max(600_000).default(1000),
+  A2A_PUSH_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
   /** Retirement job. */
   RETIREMENT_CRON: z.string().default('0 3 * * *'),
   RETIREMENT_WINDOW_DAYS: z.coerce.number().int().min(1).default(30),

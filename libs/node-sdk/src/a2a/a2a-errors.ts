@@ -72,7 +72,28 @@ export const A2A_ERRORS: Record<A2AErrorName, Mapping> = {
   [A2AErrorName.RateLimited]: { jsonRpc: -32000, http: 429, status: 'RESOURCE_EXHAUSTED', reason: 'RATE_LIMITED' },
 };
 
+/** The ErrorInfo domain of the reasons A2A itself defines (A2A 1.0 §9.5, §11.6). */
 export const ERROR_DOMAIN = 'a2a-protocol.org';
+/**
+ * The domain of this product's own reasons (TOKEN_EXPIRED, CAPABILITY_REMOVED, RATE_LIMITED,
+ * PARSE_ERROR, …): a caller can tell a protocol error from a node policy by the domain (ADR 0161).
+ */
+export const NODE_ERROR_DOMAIN = 'capability-control-plane';
+
+/** The reasons A2A defines: its nine error types in UPPER_SNAKE_CASE without "Error". */
+export const A2A_DEFINED_REASONS: ReadonlySet<string> = new Set([
+  'TASK_NOT_FOUND',
+  'TASK_NOT_CANCELABLE',
+  'PUSH_NOTIFICATION_NOT_SUPPORTED',
+  'UNSUPPORTED_OPERATION',
+  'CONTENT_TYPE_NOT_SUPPORTED',
+  'INVALID_AGENT_RESPONSE',
+  'EXTENDED_AGENT_CARD_NOT_CONFIGURED',
+  'EXTENSION_SUPPORT_REQUIRED',
+  'VERSION_NOT_SUPPORTED',
+]);
+
+export const errorDomainOf = (reason: string): string => (A2A_DEFINED_REASONS.has(reason) ? ERROR_DOMAIN : NODE_ERROR_DOMAIN);
 
 export class A2AError extends Error {
   constructor(
@@ -92,12 +113,8 @@ export class A2AError extends Error {
   }
 
   errorInfo(): { '@type': string; reason: string; domain: string; metadata: Record<string, string> } {
-    return {
-      '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
-      reason: this.reason ?? this.mapping.reason,
-      domain: ERROR_DOMAIN,
-      metadata: this.metadata,
-    };
+    const reason = this.reason ?? this.mapping.reason;
+    return { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason, domain: errorDomainOf(reason), metadata: this.metadata };
   }
 
   /** JSON-RPC `error` member: data is the 1.0 list of typed details. */

@@ -21,7 +21,12 @@ import { etagMatches } from './card-route';
 import type { StreamEvent } from './task-events';
 import type { TaskStream } from './task-stream';
 import { checkDepth } from './validate-params';
-import { checkVersion } from './version';
+import type { PushService } from './push/push-service';
+import { declaredBy } from './served-bundle';
+import { cardToV03 } from './v03/card';
+import { V03_METHODS } from './v03/jsonrpc-methods';
+import { eventToV03 } from './v03/shapes';
+import { checkVersion, negotiateVersion, type ProtocolVersion } from './version';
 
 export interface A2ARoutesOptions {
   service: A2AService;
@@ -35,6 +40,8 @@ export interface A2ARoutesOptions {
   observer: A2AObserver;
   /** Comment lines on idle streams keep proxies from closing them (default 15 s). */
   heartbeatMs?: number;
+  /** The push-config operations; absent: PushNotificationNotSupportedError. */
+  push?: PushService;
 }
 
 const JSON_TYPE = 'application/json';
@@ -217,8 +224,16 @@ export function registerA2ARoutes(app: FastifyInstance, options: A2ARoutesOption
       cfg,
       rest('ListTasks', async (req, rc) => json(await svc.listTasks(req.query, rc))),
     );
+    const wildcard = (req: FastifyRequest) => (req.params as { '*': string })['*'];
+    const PUSH = /^([^/:]+)\/pushNotificationConfigs(?:\/([^/:]+))?$/;
+    const pushPath = (req: FastifyRequest) => PUSH.exec(wildcard(req));
     const getTask = rest('GetTask', async (req, rc) => {
-      const rest = undeclaredTaskOperation((req.params as { '*': string })['*']);
+      const push = pushPath(req);
+      if (push) {
+        const [, taskId, id] = push;
+        return json(id === undefined ? await pushOf(options).list({ taskId }, rc) : await pushOf(options).get({ taskId, id }, rc));
+      }
+      const rest = wildcard(req);
       if (!/^[^/:]+$/.test(rest)) throw new A2AError(A2AErrorName.MethodNotFound, `no operation at GET ${req.url}`);
       return json(
         await svc.getTask(
@@ -230,22 +245,29 @@ export function registerA2ARoutes(app: FastifyInstance, options: A2ARoutesOption
     scope.get(`${base}/tasks/*`, cfg, (req, reply) => (isSubscribe(req) ? subscribe(req, reply) : getTask(req, reply)));
     // The spec's text says POST for :subscribe and its proto says GET: both are served.
     const subscribe = restStream('SubscribeToTask', async (req, rc) => {
-      const m = /^([^/:]+):subscribe$/.exec(undeclaredTaskOperation((req.params as { '*': string })['*']));
+      const m = /^([^/:]+):subscribe$/.exec(wildcard(req));
       return svc.subscribeToTask({ id: taskIdFromPath(m![1]) }, rc);
     });
-    const isSubscribe = (req: FastifyRequest) => /^[^/:]+:subscribe$/.test((req.params as { '*': string })['*']);
-    const cancel = rest('CancelTask', async (req, rc) => {
-      const rest = undeclaredTaskOperation((req.params as { '*': string })['*']);
-      const m = /^([^/:]+):cancel$/.exec(rest);
+    const isSubscribe = (req: FastifyRequest) => /^[^/:]+:subscribe$/.test(wildcard(req));
+    const cancelOrCreate = rest('CancelTask', async (req, rc) => {
+      const push = pushPath(req);
+      if (push && push[2] === undefined) {
+        const body = parseRestBody(req.body, options.maxJsonDepth);
+        const params = typeof body === 'object' && body !== null && !Array.isArray(body) ? { ...body, taskId: push[1] } : body;
+        return json(await pushOf(options).create(params, rc, '1.0'));
+      }
+      const m = /^([^/:]+):cancel$/.exec(wildcard(req));
       if (!m) throw new A2AError(A2AErrorName.MethodNotFound, `no operation at POST ${req.url}`);
       return json(await svc.cancelTask({ id: taskIdFromPath(m[1]) }, rc));
     });
-    scope.post(`${base}/tasks/*`, cfg, (req, reply) => (isSubscribe(req) ? subscribe(req, reply) : cancel(req, reply)));
+    scope.post(`${base}/tasks/*`, cfg, (req, reply) => (isSubscribe(req) ? subscribe(req, reply) : cancelOrCreate(req, reply)));
     scope.delete(
       `${base}/tasks/*`,
       cfg,
-      rest('DeleteTaskPushNotificationConfig', async () => {
-        throw pushNotSupported();
+      rest('DeleteTaskPushNotificationConfig', async (req, rc) => {
+        const push = pushPath(req);
+        if (!push || push[2] === undefined) throw new A2AError(A2AErrorName.MethodNotFound, `no operation at DELETE ${req.url}`);
+        return json(await pushOf(options).delete({ taskId: push[1], id: push[2] }, rc));
       }),
     );
   });
@@ -322,81 +344,136 @@ async function sendStream(
   }
 }
 
+interface Envelope {
+  id: JsonRpcId;
+  method: string;
+  params: unknown;
+  /** No `id` member: JSON-RPC 2.0 §4.1, the server must not reply. */
+  notification: boolean;
+}
+
+function parseEnvelope(body: unknown, maxJsonDepth: number): Envelope {
+  const raw = Buffer.isBuffer(body) ? body.toString('utf8') : '';
+  let envelope: unknown;
+  try {
+    envelope = JSON.parse(raw);
+  } catch {
+    throw new A2AError(A2AErrorName.ParseError, 'the request body is not valid JSON');
+  }
+  if (Array.isArray(envelope)) throw new A2AError(A2AErrorName.InvalidRequest, 'batch requests are not supported');
+  if (typeof envelope !== 'object' || envelope === null)
+    throw new A2AError(A2AErrorName.InvalidRequest, 'the request must be a JSON-RPC 2.0 object');
+  const e = envelope as Record<string, unknown>;
+  const id: JsonRpcId = typeof e.id === 'string' || typeof e.id === 'number' ? e.id : null;
+  const fail = (error: A2AError) => Object.assign(error, { rpcId: id });
+  if (e.jsonrpc !== '2.0') throw fail(new A2AError(A2AErrorName.InvalidRequest, 'jsonrpc must be "2.0"'));
+  if (typeof e.method !== 'string') throw fail(new A2AError(A2AErrorName.InvalidRequest, 'method must be a string'));
+  const notification = !('id' in e);
+  if (!notification && !(typeof e.id === 'string' || (typeof e.id === 'number' && Number.isInteger(e.id)))) {
+    throw fail(new A2AError(A2AErrorName.InvalidRequest, 'id must be a string or an integer'));
+  }
+  if (e.params !== undefined && (typeof e.params !== 'object' || e.params === null || Array.isArray(e.params))) {
+    throw fail(new A2AError(A2AErrorName.InvalidParams, 'params must be an object'));
+  }
+  if (e.params !== undefined) {
+    try {
+      checkDepth(e.params, maxJsonDepth);
+    } catch (error) {
+      throw fail(error as A2AError);
+    }
+  }
+  return { id, method: e.method, params: e.params, notification };
+}
+
+/** What one JSON-RPC call resolved to: the 1.0 method to run, its params, and how answers translate back. */
+interface Resolved {
+  method: string;
+  params: unknown;
+  version: ProtocolVersion;
+  result: (r: unknown) => unknown;
+  event: (e: StreamEvent) => unknown;
+}
+
+/**
+ * The version first (a missing A2A-Version is 0.3), then the method in that version's names: a
+ * 0.3 call to a node that serves no 0.3 is VersionNotSupportedError, never method-not-found.
+ */
+function resolveCall(request: FastifyRequest, env: Envelope, svc: A2AService): Resolved {
+  const served = declaredBy(svc.current()).versions.jsonrpc;
+  const version = negotiateVersion(request.headers['a2a-version'], (request.query as Record<string, unknown>)['A2A-Version'], served);
+  if (version === '1.0') {
+    if (!METHODS.has(env.method))
+      throw new A2AError(A2AErrorName.MethodNotFound, `method "${env.method}" does not exist`, { method: env.method });
+    return { method: env.method, params: env.params, version, result: (r) => r, event: (e) => e };
+  }
+  const m = V03_METHODS[env.method];
+  if (!m) {
+    if (METHODS.has(env.method)) {
+      throw new A2AError(
+        A2AErrorName.VersionNotSupported,
+        `"${env.method}" is an A2A 1.0 method; send the header A2A-Version: 1.0 (a request without it is A2A 0.3)`,
+        { requested: '0.3', method: env.method },
+      );
+    }
+    throw new A2AError(A2AErrorName.MethodNotFound, `method "${env.method}" does not exist in A2A 0.3`, { method: env.method });
+  }
+  return { method: m.v1, params: m.params(env.params), version, result: m.result, event: eventToV03 };
+}
+
 async function jsonRpc(request: FastifyRequest, reply: FastifyReply, options: A2ARoutesOptions): Promise<FastifyReply> {
   let id: JsonRpcId = null;
   // A label value: a known method name only (a caller cannot mint series).
   let method = 'unknown';
   let tenant: string | undefined;
   const observer = options.observer;
+  let env: Envelope;
   try {
-    const raw = Buffer.isBuffer(request.body) ? request.body.toString('utf8') : '';
-    let envelope: unknown;
-    try {
-      envelope = JSON.parse(raw);
-    } catch {
-      throw new A2AError(A2AErrorName.ParseError, 'the request body is not valid JSON');
-    }
-    if (Array.isArray(envelope)) throw new A2AError(A2AErrorName.InvalidRequest, 'batch requests are not supported');
-    if (typeof envelope !== 'object' || envelope === null)
-      throw new A2AError(A2AErrorName.InvalidRequest, 'the request must be a JSON-RPC 2.0 object');
-    const e = envelope as Record<string, unknown>;
-    if (typeof e.id === 'string' || typeof e.id === 'number') id = e.id;
-    if (e.jsonrpc !== '2.0') throw new A2AError(A2AErrorName.InvalidRequest, 'jsonrpc must be "2.0"');
-    if (typeof e.method !== 'string') throw new A2AError(A2AErrorName.InvalidRequest, 'method must be a string');
-    if (!('id' in e) || !(typeof e.id === 'string' || (typeof e.id === 'number' && Number.isInteger(e.id)))) {
-      throw new A2AError(A2AErrorName.InvalidRequest, 'id must be a string or an integer (A2A has no notifications)');
-    }
-    if (e.params !== undefined && (typeof e.params !== 'object' || e.params === null || Array.isArray(e.params))) {
-      throw new A2AError(A2AErrorName.InvalidParams, 'params must be an object');
-    }
-    if (e.params !== undefined) checkDepth(e.params, options.maxJsonDepth);
-    if (!METHODS.has(e.method))
-      throw new A2AError(A2AErrorName.MethodNotFound, `method "${e.method}" does not exist`, { method: e.method });
-    method = e.method;
-    checkVersion(request.headers['a2a-version'], (request.query as Record<string, unknown>)['A2A-Version']);
+    env = parseEnvelope(request.body, options.maxJsonDepth);
+  } catch (error) {
+    const a2a = toA2AError(error, options.log);
+    observer.request(method, 'jsonrpc', a2a.kind);
+    spanOutcome(method, a2a.kind, tenant);
+    return sendJsonRpcError(reply, (error as { rpcId?: JsonRpcId }).rpcId ?? null, a2a);
+  }
+  if (env.notification) {
+    // JSON-RPC 2.0: a notification is processed but never answered, not even with an error.
+    void runNotification(request, env, options);
+    return reply.code(204).send();
+  }
+  id = env.id;
+  try {
+    const call = resolveCall(request, env, options.service);
     const svc = options.service;
+    method = call.method;
     const { caller, token } = await options.authenticator.authenticate(request.headers, method === 'GetExtendedAgentCard');
     if (caller) recordPrincipal(request.raw, 'a2a', caller.principal);
     tenant = caller?.tenant;
-    const rc: RequestContext = { caller, token, extensions: request.headers['a2a-extensions'] };
+    const rc: RequestContext = { caller, token, extensions: request.headers['a2a-extensions'], version: call.version };
     if (method === 'GetExtendedAgentCard') {
       // The card is sent as its stored bytes inside the envelope: no per-request serialization.
       const card = svc.extendedCard(rc);
+      const body = call.version === '0.3' ? JSON.stringify(cardToV03(JSON.parse(card.body) as Record<string, unknown>)) : card.body;
       observer.request(method, 'jsonrpc', 'ok');
       observer.card('extended', 200);
       spanOutcome(method, 'ok', tenant);
       return await reply
         .code(200)
         .header('content-type', JSON_TYPE)
-        .send(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${card.body}}`);
+        .send(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${body}}`);
     }
     const active = svc.negotiate(rc);
     if (method === 'SendStreamingMessage' || method === 'SubscribeToTask') {
       const stream =
-        method === 'SendStreamingMessage' ? await svc.sendStreamingMessage(e.params, rc, active) : await svc.subscribeToTask(e.params, rc);
+        method === 'SendStreamingMessage'
+          ? await svc.sendStreamingMessage(call.params, rc, active)
+          : await svc.subscribeToTask(call.params, rc);
       observer.request(method, 'jsonrpc', 'ok');
       spanOutcome(method, 'ok', tenant);
       const prefix = `data: {"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":`;
-      await sendStream(reply, stream, active, options, (event) => `${prefix}${JSON.stringify(event)}}\n\n`);
+      await sendStream(reply, stream, active, options, (event) => `${prefix}${JSON.stringify(call.event(event))}}\n\n`);
       return await reply;
     }
-    let result: unknown;
-    switch (method) {
-      case 'SendMessage':
-        result = await svc.sendMessage(e.params, rc, active);
-        break;
-      case 'GetTask':
-        result = await svc.getTask(e.params, rc);
-        break;
-      case 'CancelTask':
-        result = await svc.cancelTask(e.params, rc);
-        break;
-      case 'ListTasks':
-        result = await svc.listTasks(e.params, rc);
-        break;
-      default:
-        throw pushNotSupported();
-    }
+    const result = call.result(await unary(method, call.params, rc, active, options));
     const header = extensionsResponseHeader(active);
     if (header) void reply.header(EXTENSIONS_HEADER, header);
     observer.request(method, 'jsonrpc', 'ok');
@@ -411,6 +488,56 @@ async function jsonRpc(request: FastifyRequest, reply: FastifyReply, options: A2
     spanOutcome(method, a2a.kind, tenant);
     if (method === 'GetExtendedAgentCard') observer.card('extended', a2a.mapping.http);
     return sendJsonRpcError(reply, id, a2a);
+  }
+}
+
+/** The unary 1.0 methods, shared by answered calls and notifications. */
+async function unary(method: string, params: unknown, rc: RequestContext, active: string[], options: A2ARoutesOptions): Promise<unknown> {
+  const svc = options.service;
+  switch (method) {
+    case 'SendMessage':
+      return svc.sendMessage(params, rc, active);
+    case 'GetTask':
+      return svc.getTask(params, rc);
+    case 'CancelTask':
+      return svc.cancelTask(params, rc);
+    case 'ListTasks':
+      return svc.listTasks(params, rc);
+    case 'CreateTaskPushNotificationConfig':
+      return pushOf(options).create(params, rc, rc.version ?? '1.0');
+    case 'GetTaskPushNotificationConfig':
+      return pushOf(options).get(params, rc);
+    case 'ListTaskPushNotificationConfigs':
+      return pushOf(options).list(params, rc);
+    case 'DeleteTaskPushNotificationConfig':
+      return pushOf(options).delete(params, rc);
+    default:
+      throw new A2AError(A2AErrorName.MethodNotFound, `method "${method}" does not exist`, { method });
+  }
+}
+
+function pushOf(options: A2ARoutesOptions): PushService {
+  if (!options.push) throw pushNotSupported();
+  return options.push;
+}
+
+/**
+ * A notification runs like a call (same checks, same usage counting) and its answer is dropped;
+ * a streaming method runs as its unary form, since nobody reads the stream.
+ */
+async function runNotification(request: FastifyRequest, env: Envelope, options: A2ARoutesOptions): Promise<void> {
+  try {
+    const call = resolveCall(request, env, options.service);
+    // Reads answer nobody; a streamed send runs as a plain send.
+    if (call.method === 'GetExtendedAgentCard' || call.method === 'SubscribeToTask') return;
+    const method = call.method === 'SendStreamingMessage' ? 'SendMessage' : call.method;
+    const { caller, token } = await options.authenticator.authenticate(request.headers, false);
+    const rc: RequestContext = { caller, token, extensions: request.headers['a2a-extensions'], version: call.version };
+    await unary(method, call.params, rc, options.service.negotiate(rc), options);
+  } catch (error) {
+    const a2a = error instanceof A2AError ? error : undefined;
+    if (a2a) options.log.info({ method: env.method, reason: a2a.errorInfo().reason }, 'JSON-RPC notification refused (not answered)');
+    else options.log.error({ method: env.method, err: (error as Error)?.message }, 'JSON-RPC notification failed (not answered)');
   }
 }
 
@@ -446,12 +573,6 @@ function authenticateHeader(reply: FastifyReply, error: A2AError): void {
   // RFC 9110 §10.2.3: how long to wait (rate budgets, a capability temporarily unavailable).
   if (error.metadata.retryAfterSeconds) void reply.header('retry-after', error.metadata.retryAfterSeconds);
   if (error.kind === A2AErrorName.Unauthenticated) void reply.header('www-authenticate', wwwAuthenticate(error.reason));
-}
-
-/** Task sub-paths for operations the card never declares answer their protocol errors, not 404. */
-function undeclaredTaskOperation(rest: string): string {
-  if (rest.includes('/pushNotificationConfigs')) throw pushNotSupported();
-  return rest;
 }
 
 /** A malformed percent-encoding in the path is the caller's error, not a 500. */

@@ -132,8 +132,8 @@ describe('A2A server layer', () => {
       }),
     );
     let calls = 0;
-    // The reads for negotiation and routing see the old bundle, the execution-time read the new one.
-    const { app, url, usage } = await serve(() => (calls++ < 2 ? full : tightened));
+    // The reads for the version, negotiation and routing see the old bundle, the execution-time read the new one.
+    const { app, url, usage } = await serve(() => (calls++ < 3 ? full : tightened));
     servers.push(app);
     const r = await rpc(url, 'SendMessage', msg('reconcile invoice INV-1 against its PO'), partner());
     expect(r.body.error).toMatchObject({

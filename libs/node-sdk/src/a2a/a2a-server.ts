@@ -16,7 +16,8 @@ import { registerCardRoute } from './card-route';
 import type { ExecutionLimits } from './execution-limits';
 import type { HandlerRegistry } from './handler-registry';
 import type { ServedBundle } from './served-bundle';
-import type { TaskEvents } from './task-events';
+import { PushService, type PushServiceDeps } from './push/push-service';
+import { notifyingEvents, type TaskEvents } from './task-events';
 import type { TaskStore } from './task-store';
 
 export interface A2AServerOptions {
@@ -43,18 +44,24 @@ export interface A2AServerOptions {
   cardMaxAgeSeconds?: number;
   /** Metrics (NodeMetrics); absent: nothing is counted. */
   observer?: A2AObserver;
+  /** Push notifications (served when the card declares them): config store and delivery (ADR 0162). */
+  push?: Omit<PushServiceDeps, 'bundle' | 'tasks' | 'log'>;
 }
 
 export interface A2AServer {
   service: A2AService;
+  push?: PushService;
   tasks: TaskStore;
   events: TaskEvents;
 }
 
 export function registerA2AServer(app: FastifyInstance, options: A2AServerOptions): A2AServer {
-  const { tasks, events } = options;
+  const { tasks } = options;
   const limits = { ...DEFAULT_A2A_LIMITS, ...options.limits };
   const observer = options.observer ?? NO_A2A_OBSERVER;
+  const push = options.push && new PushService({ ...options.push, bundle: options.bundle, tasks, log: options.log });
+  // Every update produced on this node is also handed to push delivery (once: events from other replicas are theirs).
+  const events = push ? notifyingEvents(options.events, (taskId, event) => push.notify(taskId, event)) : options.events;
   const service = new A2AService({
     bundle: options.bundle,
     handlers: options.handlers,
@@ -66,6 +73,7 @@ export function registerA2AServer(app: FastifyInstance, options: A2AServerOption
     classifier: options.classifier,
     executionLimits: options.executionLimits,
     clarifications: options.clarifications,
+    push,
     log: options.log,
     observer,
   });
@@ -79,6 +87,7 @@ export function registerA2AServer(app: FastifyInstance, options: A2AServerOption
     maxJsonDepth: limits.maxJsonDepth,
     log: options.log,
     observer,
+    push,
   });
-  return { service, tasks, events };
+  return { service, tasks, events: options.events, push };
 }

@@ -27,6 +27,9 @@ import type { TaskEvents } from './task-events';
 import { endsStream, nowIso, statusUpdate, TaskRun } from './task-run';
 import { ownerKey, type TaskRecord, type TaskStore } from './task-store';
 import { TaskStream } from './task-stream';
+import type { PushConfigInput } from './push/push-configs';
+import type { PushService } from './push/push-service';
+import type { ProtocolVersion } from './version';
 import {
   DEFAULT_PARAM_LIMITS,
   encodeCursor,
@@ -44,6 +47,8 @@ export interface RequestContext {
   token?: string;
   /** Raw A2A-Extensions request header. */
   extensions?: string | string[];
+  /** The protocol version the request speaks (0.3 requests are translated at the edge; default 1.0). */
+  version?: ProtocolVersion;
 }
 
 export interface UsageSink {
@@ -84,6 +89,8 @@ export interface A2AServiceDeps {
   /** Generic limits around the handler (default: enforced without rate budgets). */
   executionLimits?: ExecutionLimits;
   clarifications?: ClarificationSink;
+  /** Push-notification configs and delivery (ADR 0162); absent: push is not served. */
+  push?: PushService;
   log: A2ALog;
   /** Routing decisions, denials at execution and handler durations (metrics). */
   observer?: A2AObserver;
@@ -121,6 +128,8 @@ interface Prepared {
 }
 
 type Routed = Extract<Awaited<ReturnType<typeof routeAsync>>, { kind: 'routed' }>;
+
+const PENDING_TASK = 'pending';
 
 /** Usage rows need a tenant; anonymous calls are counted under this one. */
 export { ANONYMOUS_TENANT };
@@ -184,7 +193,9 @@ export class A2AService {
   }
 
   async sendMessage(rawParams: unknown, rc: RequestContext, active: readonly string[]): Promise<{ task: WireTask }> {
+    const push = await this.pushConfigOf(rawParams);
     const prepared = await this.prepare(rawParams, rc, active, true);
+    await this.attachPush(push, prepared, rc);
     const task = await this.execute(prepared);
     return { task: trimHistory(task, prepared.params.configuration?.historyLength) };
   }
@@ -196,7 +207,9 @@ export class A2AService {
   async sendStreamingMessage(rawParams: unknown, rc: RequestContext, active: readonly string[]): Promise<TaskStream> {
     this.requireStreaming();
     this.requireStreamCapacity();
+    const push = await this.pushConfigOf(rawParams);
     const prepared = await this.prepare(rawParams, rc, active);
+    await this.attachPush(push, prepared, rc);
     let stream: TaskStream;
     try {
       stream = await this.openStream(prepared.record.task.id);
@@ -285,6 +298,23 @@ export class A2AService {
       return rest;
     });
     return { tasks, nextPageToken: page.next ? encodeCursor(page.next) : '', pageSize: p.pageSize, totalSize: page.total };
+  }
+
+  /** SendMessageConfiguration.taskPushNotificationConfig, checked before anything is stored. */
+  private async pushConfigOf(rawParams: unknown): Promise<PushConfigInput | undefined> {
+    const conf = (rawParams as { configuration?: { taskPushNotificationConfig?: unknown } } | undefined)?.configuration;
+    const raw = typeof conf === 'object' && conf !== null ? conf.taskPushNotificationConfig : undefined;
+    if (raw === undefined || raw === null) return undefined;
+    if (!this.deps.push) throw new A2AError(A2AErrorName.PushNotificationNotSupported, 'this agent does not declare push notifications');
+    // The task id is not known yet; the config is bound to the task prepare() creates.
+    return this.deps.push.validate(raw, 'params.configuration.taskPushNotificationConfig', PENDING_TASK);
+  }
+
+  /** Stores the config for the task and sends it the task as it stands (its first update). */
+  private async attachPush(input: PushConfigInput | undefined, prepared: Prepared, rc: RequestContext): Promise<void> {
+    if (!input || !this.deps.push) return;
+    const task = prepared.record.task;
+    await this.deps.push.createForTask({ ...input, taskId: task.id }, rc, rc.version ?? '1.0', { task });
   }
 
   private requireStreaming(): void {

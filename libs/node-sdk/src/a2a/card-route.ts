@@ -7,6 +7,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { contextFromHeaders, inSpan, SpanKind, tracingOn } from '@cp/common';
 import { NO_A2A_OBSERVER, type A2AObserver } from '../observability/observer';
 import { declaredBy, type ServedBundle } from './served-bundle';
+import { requestedVersion } from './version';
 
 export const AGENT_CARD_PATH = '/.well-known/agent-card.json';
 
@@ -38,8 +39,11 @@ export function registerCardRoute(
         .send('{"error":"no capability bundle applied yet"}');
       return reply;
     }
-    const etag = b.publicCard.etag;
-    void reply.header('etag', etag).header('cache-control', cacheControl);
+    // A 0.3 client (no A2A-Version: 1.x) of an agent serving 0.3 reads the hybrid 0.3 card (ADR 0160).
+    const d = declaredBy(b);
+    const v03 = d.v03Card && requestedVersion(request.headers['a2a-version'], undefined).startsWith('0.') ? d.v03Card : undefined;
+    const etag = v03?.etag ?? b.publicCard.etag;
+    void reply.header('etag', etag).header('cache-control', cacheControl).header('vary', 'A2A-Version');
     const inm = request.headers['if-none-match'];
     if (inm !== undefined && etagMatches(inm, etag)) {
       observer.card('public', 304);
@@ -47,7 +51,7 @@ export function registerCardRoute(
       return reply;
     }
     observer.card('public', 200);
-    void reply.header('content-type', 'application/json').send(declaredBy(b).publicCardBytes);
+    void reply.header('content-type', 'application/json').send(v03 ? v03.body : d.publicCardBytes);
     return reply;
   };
   const latency = observer.cardLatency?.bind(observer);

@@ -3,7 +3,9 @@
  * routes, re-checks entitlement and builds the context; the function only does the work.
  */
 import type { Caller, CostClass, DataShape, HandlerDeclaration, LimitType, PolicyEntry } from '@cp/capabilities';
+import type { AgentExecutor } from '@a2a-js/sdk/server';
 import type { ToolInvoker } from '../tools/tool-gateway';
+import { executorHandler } from './agent-executor';
 import type { WireArtifact, WireMessage } from './wire-types';
 
 /** Limit keys a handler declares, with their types (reported to the control plane, checked at plan time). */
@@ -99,6 +101,18 @@ export class HandlerRegistry {
     this.shapesMemo = undefined;
     this.inventoryMemo = undefined;
     return this;
+  }
+
+  /**
+   * An existing `@a2a-js/sdk` AgentExecutor as the handler `name` (ADR 0163): routing,
+   * entitlement, limits, tools and usage stay the node-sdk's; its events become the task's updates.
+   */
+  registerExecutor<L extends LimitDeclaration = Record<never, LimitType>>(
+    name: string,
+    executor: AgentExecutor,
+    options: HandlerOptions<L> = {},
+  ): this {
+    return this.register<L>(name, executorHandler(executor), options);
   }
 
   /** What this node reports at register and every heartbeat: handler ids, limit keys and types, output modes. */

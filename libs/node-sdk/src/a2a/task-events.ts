@@ -39,6 +39,36 @@ export interface TaskEvents {
   readonly listenerCount: number;
 }
 
+/**
+ * The same bus, also calling `notify` with every update this node produces (after it is saved
+ * and published): push delivery hooks in here without touching the task run.
+ */
+export function notifyingEvents(inner: TaskEvents, notify: (taskId: string, event: StreamEvent) => void): TaskEvents {
+  const outbound = inner.outbound?.bind(inner);
+  return {
+    publish: async (taskId, event) => {
+      await inner.publish(taskId, event);
+      notify(taskId, event.event);
+    },
+    outbound: outbound
+      ? (taskId, event) => {
+          const out = outbound(taskId, event);
+          return {
+            ...out,
+            local: () => {
+              out.local();
+              notify(taskId, event.event);
+            },
+          };
+        }
+      : undefined,
+    subscribe: (taskId, listener) => inner.subscribe(taskId, listener),
+    get listenerCount() {
+      return inner.listenerCount;
+    },
+  };
+}
+
 class Listeners {
   private readonly byTask = new Map<string, Set<TaskEventListener>>();
   private count = 0;

@@ -28,6 +28,10 @@ export class ProtocolInput {
   @Field(() => Boolean, { nullable: true }) streaming?: boolean | null;
   @Field(() => Boolean, { nullable: true }) pushNotifications?: boolean | null;
   @Field(() => Boolean, { nullable: true }) extendedAgentCard?: boolean | null;
+  @Field(() => [String], { nullable: true, description: 'A2A versions served: "1.0", and "0.3" beside it.' })
+  versions?: string[] | null;
+  @Field(() => [String], { nullable: true, description: 'Hosts, *.domains, IPs or CIDRs push webhooks may reach although private.' })
+  webhookAllow?: string[] | null;
 }
 
 /** The card base fields; every field optional so one type serves create (checked for completeness) and update (a patch). */
