@@ -10,3 +10,19 @@ export { redisProbe, type ReadinessProbe } from './health/readiness';
 export { bootstrapFastifyApp } from './bootstrap';
 export { createFastifyAdapter, requestIdFor } from './http/fastify-adapter';
 export { Clock, SystemClock, ClockModule } from './clock';
+export {
+  parseWebhookUrl,
+  resolveAndCheck,
+  safeFetch,
+  addressRange,
+  invalidAllowEntries,
+  WebhookError,
+  WebhookErrorCode,
+  type WebhookPolicy,
+  type HostResolver,
+  type ResolvedAddress,
+  type WebhookUrlResult,
+  type AddressCheckResult,
+  type SafeFetchInit,
+  type SafeFetchResponse,
+} from './net/webhook-url';
