@@ -21,6 +21,7 @@ import { CostBudgetsModule } from './cost-budgets/cost-budgets.module';
 import { RoutingFeedbackModule } from './routing-feedback/routing-feedback.module';
 import { RouteTestModule } from './route-test/route-test.module';
 import { DeprecationModule } from './deprecation/deprecation.module';
+import { NotificationsModule } from './notifications/notifications.module';
 
 @Module({
   imports: [
@@ -51,6 +52,7 @@ import { DeprecationModule } from './deprecation/deprecation.module';
     RoutingFeedbackModule,
     RouteTestModule,
     DeprecationModule,
+    NotificationsModule,
   ],
 })
 export class AppModule {}

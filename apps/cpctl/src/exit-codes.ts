@@ -26,4 +26,6 @@ export enum ExitCode {
   Failure = 10,
   /** route test: a labelled message was routed to the wrong capability, or accuracy is below min_accuracy. */
   RoutingTestFailed = 11,
+  /** plan/apply/card diff: a change removes, narrows or hides a capability called in the window and --accept-impact does not name it. */
+  UnacceptedImpact = 12,
 }

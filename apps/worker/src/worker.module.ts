@@ -4,6 +4,7 @@ import { AppConfigModule, ClockModule, HealthModule, LoggingModule, RedisModule,
 import { DbModule, PrismaService, postgresProbe } from '@cp/db';
 import { SyncPublisherModule } from '@cp/sync';
 import { RetirementWorkerModule } from './retirement/retirement-worker.module';
+import { NoticesWorkerModule } from './notices/notices-worker.module';
 
 @Module({
   imports: [
@@ -15,6 +16,7 @@ import { RetirementWorkerModule } from './retirement/retirement-worker.module';
     // Retirements bump revisions through RegistryWriter; this announces them to the nodes.
     SyncPublisherModule,
     RetirementWorkerModule,
+    NoticesWorkerModule,
     HealthModule.forRoot({
       inject: [PrismaService, RedisToken],
       useFactory: (prisma: PrismaService, redis: Redis) => [postgresProbe(prisma), redisProbe(redis)],

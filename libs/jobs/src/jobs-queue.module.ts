@@ -1,11 +1,11 @@
 import { Module } from '@nestjs/common';
 import { BullModule } from '@nestjs/bullmq';
 import { AppConfigToken, type AppConfig } from '@cp/common';
-import { bullConnection, bullPrefix, RETIREMENT_QUEUE } from './queues';
+import { bullConnection, bullPrefix, NOTICES_QUEUE, RETIREMENT_QUEUE } from './queues';
 
 /**
- * BullMQ's root configuration (connection + prefix from AppConfig) and the retirement queue,
- * for every app that enqueues or processes retirement runs.
+ * BullMQ's root configuration (connection + prefix from AppConfig), the retirement queue and the
+ * deprecation-notices queue, for every app that enqueues or processes their jobs.
  */
 @Module({
   imports: [
@@ -17,7 +17,7 @@ import { bullConnection, bullPrefix, RETIREMENT_QUEUE } from './queues';
         defaultJobOptions: { removeOnComplete: 100, removeOnFail: 500 },
       }),
     }),
-    BullModule.registerQueue({ name: RETIREMENT_QUEUE }),
+    BullModule.registerQueue({ name: RETIREMENT_QUEUE }, { name: NOTICES_QUEUE }),
   ],
   exports: [BullModule],
 })

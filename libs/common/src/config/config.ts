@@ -144,6 +144,8 @@ const configFields = z.object({
   DEPRECATION_NOTICE_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(6),
   DEPRECATION_NOTICE_BACKOFF_MS: z.coerce.number().int().min(10).default(30_000),
   DEPRECATION_NOTICE_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5_000),
+  /** Hosts, IPs or CIDRs notice endpoints may use although private (comma-separated; default none: public addresses only). */
+  DEPRECATION_NOTICE_ALLOW: list.default([]),
 });
 
 export const configSchema = configFields
