@@ -66,10 +66,15 @@ export function dueNotices(s: NoticeSubject, now: Date, imminentMs = REMOVAL_IMM
     { event: NoticeEvent.Deprecated, eventKey: s.deprecatedAt.toISOString(), payload: payload(NoticeEvent.Deprecated) },
   ];
   // Every distinct sunset date is announced once: setting it and each move are new keys.
-  if (s.sunsetAt) out.push({ event: NoticeEvent.SunsetScheduled, eventKey: s.sunsetAt.toISOString(), payload: payload(NoticeEvent.SunsetScheduled) });
+  if (s.sunsetAt)
+    out.push({ event: NoticeEvent.SunsetScheduled, eventKey: s.sunsetAt.toISOString(), payload: payload(NoticeEvent.SunsetScheduled) });
   // A week before the earliest removal the rule allows (sunset included), keyed by that day.
   const removal = s.earliestRemovalAt;
   if (removal && removal.getTime() - imminentMs <= now.getTime())
-    out.push({ event: NoticeEvent.RemovalImminent, eventKey: removal.toISOString().slice(0, 10), payload: payload(NoticeEvent.RemovalImminent) });
+    out.push({
+      event: NoticeEvent.RemovalImminent,
+      eventKey: removal.toISOString().slice(0, 10),
+      payload: payload(NoticeEvent.RemovalImminent),
+    });
   return out;
 }
