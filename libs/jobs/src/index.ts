@@ -17,4 +17,9 @@ export type { NoticeJobData } from './queues';
 export { NoticesCoreModule } from './notices/notices.module';
 export { NoticesRepository, type NoticeRecord, type NoticeStatus } from './notices/notices.repository';
 export { NoticeScanService } from './notices/notice-scan.service';
-export { NoticeDeliveryService, RetryableDeliveryError, noticeWebhookPolicy, type DeliveryOutcome } from './notices/notice-delivery.service';
+export {
+  NoticeDeliveryService,
+  RetryableDeliveryError,
+  noticeWebhookPolicy,
+  type DeliveryOutcome,
+} from './notices/notice-delivery.service';

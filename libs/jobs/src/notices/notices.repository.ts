@@ -124,7 +124,10 @@ export class NoticesRepository {
 
   /** dead → pending again (an operator fixed the endpoint); false when it was not dead. */
   async revive(id: string): Promise<boolean> {
-    const { count } = await this.prisma.deprecationNotice.updateMany({ where: { id, status: 'dead' }, data: { status: 'pending', attempts: 0 } });
+    const { count } = await this.prisma.deprecationNotice.updateMany({
+      where: { id, status: 'dead' },
+      data: { status: 'pending', attempts: 0 },
+    });
     return count === 1;
   }
 }
