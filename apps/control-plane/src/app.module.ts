@@ -20,6 +20,8 @@ import { CostBudgetsModule } from './cost-budgets/cost-budgets.module';
 import { RoutingFeedbackModule } from './routing-feedback/routing-feedback.module';
 import { RouteTestModule } from './route-test/route-test.module';
 import { ObservabilityModule } from './observability/observability.module';
+import { DeprecationModule } from './deprecation/deprecation.module';
+import { NotificationsModule } from './notifications/notifications.module';
 
 @Module({
   imports: [
@@ -50,6 +52,8 @@ import { ObservabilityModule } from './observability/observability.module';
     CostBudgetsModule,
     RoutingFeedbackModule,
     RouteTestModule,
+    DeprecationModule,
+    NotificationsModule,
   ],
 })
 export class AppModule {}

@@ -23,6 +23,12 @@ function revisionArg(value: string): number {
   return n;
 }
 
+function daysArg(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > 400) throw new InvalidArgumentError('must be an integer from 1 to 400');
+  return n;
+}
+
 function accuracyArg(value: string): number {
   const n = Number(value);
   if (!Number.isFinite(n) || n < 0 || n > 1) throw new InvalidArgumentError('must be a number from 0 to 1');
@@ -94,11 +100,24 @@ export async function run(argv: readonly string[], io: Io): Promise<ExitCode> {
         '--allow-unserved <ids...>',
         'publish these capabilities although some live node does not serve their handler yet (staged rollout, audited)',
       )
+      .addOption(new Option('--impact-days <n>', 'the usage gate looks at callers of the last n days (default 30)').argParser(daysArg))
+      .option('--accept-impact <ids...>', 'remove, narrow or hide these capabilities although callers of the window still use them')
       .action(
         action(
           apply ? 'apply' : 'plan',
-          (ctx, dir: string, opts: { agent?: string; expectedRevision?: number; allowUnserved?: string[] }) =>
-            planCommand(ctx, dir, { agent: opts.agent, apply, expectedRevision: opts.expectedRevision, allowUnserved: opts.allowUnserved }),
+          (
+            ctx,
+            dir: string,
+            opts: { agent?: string; expectedRevision?: number; allowUnserved?: string[]; impactDays?: number; acceptImpact?: string[] },
+          ) =>
+            planCommand(ctx, dir, {
+              agent: opts.agent,
+              apply,
+              expectedRevision: opts.expectedRevision,
+              allowUnserved: opts.allowUnserved,
+              impactDays: opts.impactDays,
+              acceptImpact: opts.acceptImpact,
+            }),
         ),
       );
   }
@@ -113,9 +132,20 @@ export async function run(argv: readonly string[], io: Io): Promise<ExitCode> {
     .requiredOption('--against <file>', 'the released public card (JSON)')
     .option('--agent <id>', 'fetch the current public card from the control plane instead of generating it from files')
     .option('--approve', 'accept the changes (leaks are never accepted)')
+    .option(
+      '--usage',
+      "also ask the control plane who still calls what the directory's plan removes, narrows or hides (the usage gate; needs <dir>)",
+    )
+    .addOption(new Option('--impact-days <n>', 'with --usage: callers of the last n days (default 30)').argParser(daysArg))
+    .option('--accept-impact <ids...>', 'with --usage: accept these capabilities although callers of the window still use them')
     .action(
-      action('card diff', (ctx, dir: string | undefined, opts: { against: string; agent?: string; approve?: boolean }) =>
-        cardDiffCommand(ctx, dir, opts),
+      action(
+        'card diff',
+        (
+          ctx,
+          dir: string | undefined,
+          opts: { against: string; agent?: string; approve?: boolean; usage?: boolean; impactDays?: number; acceptImpact?: string[] },
+        ) => cardDiffCommand(ctx, dir, opts),
       ),
     );
   card

@@ -36,4 +36,6 @@ export enum ExitCode {
   JwksUnavailable = 15,
   /** card verify: what the URL answered is not an agent card (not JSON, not an object, malformed signatures). */
   CardMalformed = 16,
+  /** plan/apply/card diff: a change removes, narrows or hides a capability called in the window and --accept-impact does not name it. */
+  UnacceptedImpact = 17,
 }

@@ -13,6 +13,7 @@ import {
 import { DbModule, PrismaService, postgresProbe } from '@cp/db';
 import { SyncPublisherModule } from '@cp/sync';
 import { RetirementWorkerModule } from './retirement/retirement-worker.module';
+import { NoticesWorkerModule } from './notices/notices-worker.module';
 
 @Module({
   imports: [
@@ -26,6 +27,7 @@ import { RetirementWorkerModule } from './retirement/retirement-worker.module';
     // Retirements bump revisions through RegistryWriter; this announces them to the nodes.
     SyncPublisherModule,
     RetirementWorkerModule,
+    NoticesWorkerModule,
     HealthModule.forRoot({
       inject: [PrismaService, RedisToken],
       useFactory: (prisma: PrismaService, redis: RedisClient) => [postgresProbe(prisma), redisProbe(redis)],

@@ -10,6 +10,16 @@ export interface PolicyEntry {
   requiresScopes: string[];
   tenants: '*' | string[];
   limits: ManifestLimits;
+  /** Deprecated capabilities only: what nodes announce on the wire (Deprecation/Sunset/Link, task metadata). */
+  deprecation?: PolicyDeprecation;
+}
+
+export interface PolicyDeprecation {
+  /** ISO 8601; null for a manifest the registry has no deprecation time for. */
+  deprecatedAt: string | null;
+  sunsetAt: string | null;
+  /** The replacement as the manifest names it (a node shows it only to callers entitled to it). */
+  replacedBy: string | null;
 }
 
 export interface ExecutionPolicy {
@@ -21,15 +31,20 @@ export interface ExecutionPolicy {
   entries: PolicyEntry[];
 }
 
-const entry = (m: CapabilityManifest): PolicyEntry => ({
-  capabilityId: m.id,
-  handler: m.handler,
-  state: m.state as PolicyEntry['state'],
-  visibility: m.visibility,
-  requiresScopes: [...m.requiresScopes],
-  tenants: m.tenants === '*' ? '*' : [...m.tenants],
-  limits: { ...m.limits },
-});
+function entry(m: CapabilityManifest): PolicyEntry {
+  const e: PolicyEntry = {
+    capabilityId: m.id,
+    handler: m.handler,
+    state: m.state as PolicyEntry['state'],
+    visibility: m.visibility,
+    requiresScopes: [...m.requiresScopes],
+    tenants: m.tenants === '*' ? '*' : [...m.tenants],
+    limits: { ...m.limits },
+  };
+  if (m.state === 'deprecated')
+    e.deprecation = { deprecatedAt: m.deprecatedAt ?? null, sunsetAt: m.sunsetAt ?? null, replacedBy: m.replacedBy ?? null };
+  return e;
+}
 
 /**
  * With a caller: what that caller is entitled to (same set as its card and router index).

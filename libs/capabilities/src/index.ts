@@ -2,6 +2,7 @@
 export * from './types';
 export type { AgentCard, AgentSkill, AgentCapabilities } from './card-types';
 export { validateManifest, validateManifests } from './validate-manifest';
+export { sunsetAt as sunsetAtSchema } from './manifest-schema';
 export type { ManifestValidation, ManifestsValidation } from './validate-manifest';
 export { toManifestDocument, fromManifestDocument } from './manifest-document';
 export type { ManifestDocument } from './manifest-document';
@@ -11,7 +12,7 @@ export { buildPublicCard, buildExtendedCard, declaresExtendedCard } from './card
 export { buildRouterIndex, findTombstone } from './router-index';
 export type { RouterIndex, RouterEntry, Tombstone } from './router-index';
 export { buildExecutionPolicy, policyEntriesForHandler } from './execution-policy';
-export type { ExecutionPolicy, PolicyEntry } from './execution-policy';
+export type { ExecutionPolicy, PolicyEntry, PolicyDeprecation } from './execution-policy';
 export { canonicalJson } from './canonical-json';
 export { cardVersion, skillsHash, serializeCard, serializeCardWithSignatures } from './card-version';
 export type { SerializedCard } from './card-version';
@@ -24,7 +25,11 @@ export { diffCards, hasBreakingChange } from './diff-cards';
 export type { CardChange, CardChangeKind } from './diff-cards';
 export { findLeaks, MIN_LEAK_TEXT } from './find-leaks';
 export type { Leak } from './find-leaks';
-export { checkManifestChange, wasRemovedFromPreview } from './lifecycle';
+export { checkManifestChange, wasRemovedFromPreview, sunsetIssues } from './lifecycle';
+export { deprecationFor, deprecationHeaders, deprecationNotice, structuredDate } from './deprecation';
+export type { DeprecationAnnouncement, DeprecationLinks } from './deprecation';
+export { planImpact, affectsTenant } from './plan-impact';
+export type { ImpactChange, ImpactKind, ImpactAudience } from './plan-impact';
 export { planApply } from './plan-apply';
 export type { ApplyPlan, ManifestChange } from './plan-apply';
 export { changedFields } from './manifest-diff';
@@ -60,3 +65,5 @@ export {
 } from './servability';
 export type { GenericLimitKey, HandlerDeclaration, LimitType, NodeInventory, UnservedCapability } from './servability';
 export { batchIdRetentionCutoff, isPastBatchIdRetention } from './usage/batch-retention';
+export { dueNotices, NoticeEvent, REMOVAL_IMMINENT_MS } from './deprecation-notices';
+export type { DueNotice, NoticePayload, NoticeSubject } from './deprecation-notices';

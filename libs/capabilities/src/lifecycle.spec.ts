@@ -1,5 +1,5 @@
 import { financeAgentExample } from './fixtures/finance-agent';
-import { checkManifestChange } from './lifecycle';
+import { checkManifestChange, sunsetIssues } from './lifecycle';
 import { given } from './testing/given';
 import type { CapabilityManifest, CapabilityState } from './types';
 
@@ -84,5 +84,23 @@ describe('checkManifestChange', () => {
   it('refuses changing the id or creating an id that exists', () => {
     expect(paths(checkManifestChange(recon(), { ...recon(), id: 'other' }, registry()))).toEqual(['$.id']);
     expect(checkManifestChange(undefined, recon(), registry())[0].message).toContain('already exists');
+  });
+});
+
+describe('sunsetIssues', () => {
+  const now = new Date('2027-01-01T00:00:00.000Z');
+  const dep = given.manifest({ id: 'old', state: 'deprecated', deprecationReason: 'old' });
+  it('asks for at least the minimum notice when a sunset is set or moved', () => {
+    expect(sunsetIssues(dep, { ...dep, sunsetAt: '2027-01-05T00:00:00.000Z' }, now, 7)).toEqual([
+      { path: '$.sunset_at', message: expect.stringContaining('at least 7 day(s) of notice') },
+    ]);
+    expect(sunsetIssues(dep, { ...dep, sunsetAt: '2027-01-09T00:00:00.000Z' }, now, 7)).toEqual([]);
+    expect(sunsetIssues(undefined, { ...dep, sunsetAt: '2026-12-01T00:00:00.000Z' }, now, 7)).toHaveLength(1);
+  });
+  it('keeping a passed date, clearing it, or removing the capability is always allowed', () => {
+    const past = { ...dep, sunsetAt: '2026-12-01T00:00:00.000Z' };
+    expect(sunsetIssues(past, { ...past, skill: { ...past.skill, name: 'Renamed' } }, now, 7)).toEqual([]);
+    expect(sunsetIssues(past, { ...past, sunsetAt: null }, now, 7)).toEqual([]);
+    expect(sunsetIssues(dep, { ...dep, state: 'removed', sunsetAt: '2026-12-01T00:00:00.000Z' }, now, 7)).toEqual([]);
   });
 });

@@ -86,3 +86,30 @@ export function checkManifestChange(
 export function wasRemovedFromPreview(m: { state: CapabilityState; deprecatedAt: Date | null }): boolean {
   return m.state === 'removed' && m.deprecatedAt === null;
 }
+
+const DAY_MS = 86_400_000;
+
+/**
+ * The sunset date a change sets or moves must leave callers time to move: at least
+ * `minNoticeDays` after `now`. Clearing it, or keeping it as it was (even once it has passed),
+ * is always allowed. Pure: the caller passes `now`.
+ */
+export function sunsetIssues(
+  previous: CapabilityManifest | undefined,
+  next: CapabilityManifest,
+  now: Date,
+  minNoticeDays: number,
+): ValidationIssue[] {
+  const sunset = next.sunsetAt ?? null;
+  if (sunset === null || sunset === (previous?.sunsetAt ?? null) || next.state === 'removed') return [];
+  const earliest = new Date(now.getTime() + minNoticeDays * DAY_MS);
+  if (new Date(sunset).getTime() < earliest.getTime()) {
+    return [
+      {
+        path: '$.sunset_at',
+        message: `a sunset date must give callers at least ${minNoticeDays} day(s) of notice: ${sunset} is before ${earliest.toISOString()}`,
+      },
+    ];
+  }
+  return [];
+}

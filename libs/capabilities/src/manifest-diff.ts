@@ -13,6 +13,7 @@ const TOP = [
   'owner',
   'replacedBy',
   'deprecationReason',
+  'sunsetAt',
   'routing',
 ] as const;
 const SKILL = ['name', 'description', 'tags', 'examples', 'inputModes', 'outputModes'] as const;

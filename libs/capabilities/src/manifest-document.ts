@@ -17,6 +17,8 @@ export interface ManifestDocument {
   owner: string;
   replaced_by?: string | null;
   deprecation_reason?: string | null;
+  /** The announced removal date (ISO 8601 date or date-time); stored and exported as UTC date-time. */
+  sunset_at?: string | null;
   /** Routing-only hints; absent when there are none. */
   routing?: { terms?: string[]; negative_terms?: string[] };
 }
@@ -45,6 +47,7 @@ export function toManifestDocument(m: CapabilityManifest): ManifestDocument {
   if (m.tools?.length) doc.tools = [...m.tools];
   if (m.replacedBy !== undefined) doc.replaced_by = m.replacedBy;
   if (m.deprecationReason !== undefined) doc.deprecation_reason = m.deprecationReason;
+  if (m.sunsetAt !== undefined) doc.sunset_at = m.sunsetAt;
   if (m.routing) {
     doc.routing = {};
     if (m.routing.terms.length > 0) doc.routing.terms = [...m.routing.terms];
@@ -69,6 +72,8 @@ export function fromManifestDocument(doc: ManifestDocument): CapabilityManifest 
   if (doc.tools?.length) m.tools = [...doc.tools];
   if (doc.replaced_by !== undefined) m.replacedBy = doc.replaced_by;
   if (doc.deprecation_reason !== undefined) m.deprecationReason = doc.deprecation_reason;
+  // One form (UTC date-time, milliseconds) whatever the file wrote, so diffs and hashes agree.
+  if (doc.sunset_at !== undefined) m.sunsetAt = doc.sunset_at === null ? null : new Date(doc.sunset_at).toISOString();
   const terms = doc.routing?.terms ?? [];
   const negativeTerms = doc.routing?.negative_terms ?? [];
   // No hints and an empty block are the same manifest: keep one form so diffs and hashes agree.

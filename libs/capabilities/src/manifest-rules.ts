@@ -67,6 +67,9 @@ export function manifestRuleIssues(doc: unknown): ValidationIssue[] {
   if (present(doc.replaced_by) && state !== 'deprecated' && state !== 'removed') {
     out.push({ path: '$.replaced_by', message: 'only a deprecated or removed capability has a replacement' });
   }
+  if (present(doc.sunset_at) && state !== 'deprecated' && state !== 'removed') {
+    out.push({ path: '$.sunset_at', message: 'only a deprecated capability has a sunset date (deprecate it first)' });
+  }
   if (present(doc.replaced_by) && doc.replaced_by === doc.id) {
     out.push({ path: '$.replaced_by', message: 'a capability cannot replace itself' });
   }

@@ -54,6 +54,24 @@ export const routingHintsSchema = z.strictObject({
   negative_terms: z.array(text(100)).max(MAX_ROUTING_TERMS, `must list at most ${MAX_ROUTING_TERMS} terms`).optional(),
 });
 
+/**
+ * An announced removal date: an ISO 8601 date (midnight UTC) or date-time with an offset, between
+ * 2000 and 9999 (a year outside that cannot be written as an HTTP-date in a Sunset header).
+ */
+const ISO_DAY = /^\d{4}-\d{2}-\d{2}$/;
+export const sunsetAt = z.string().superRefine((v, ctx) => {
+  // One message per value: the first rule it breaks.
+  if (v.length > 40 || !(ISO_DAY.test(v) || z.iso.datetime({ offset: true }).safeParse(v).success)) {
+    ctx.addIssue({ code: 'custom', message: 'must be an ISO 8601 date (2027-03-01) or date-time with offset (2027-03-01T00:00:00Z)' });
+    return;
+  }
+  const t = Date.parse(ISO_DAY.test(v) ? `${v}T00:00:00Z` : v);
+  const iso = Number.isNaN(t) ? '' : new Date(t).toISOString();
+  // Date.parse accepts 2027-02-31 (as March 3): only a date that reads back the same exists.
+  if (iso < '2000' || iso >= '9999' || (ISO_DAY.test(v) && iso.slice(0, 10) !== v))
+    ctx.addIssue({ code: 'custom', message: 'is not a valid date between 2000 and 9999' });
+});
+
 export const manifestDocumentSchema = z.strictObject({
   id: capabilityId,
   state: z.enum(CAPABILITY_STATES as [string, ...string[]]),
@@ -79,6 +97,7 @@ export const manifestDocumentSchema = z.strictObject({
   owner: slug('team'),
   replaced_by: capabilityId.nullable().optional(),
   deprecation_reason: text(1000).nullable().optional(),
+  sunset_at: sunsetAt.nullable().optional(),
   routing: routingHintsSchema.optional(),
 });
 

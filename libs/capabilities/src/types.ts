@@ -55,6 +55,17 @@ export interface CapabilityManifest {
   replacedBy?: string | null;
   deprecationReason?: string | null;
   /**
+   * The announced removal date (ISO 8601 UTC, `sunset_at` in documents): a deprecated capability
+   * is never retired before it, and nodes send it as the `Sunset` header (RFC 8594). Absent or
+   * null: none announced (retirement then waits for the usage rule alone).
+   */
+  sunsetAt?: string | null;
+  /**
+   * When the capability was deprecated (ISO 8601 UTC), for the `Deprecation` header (RFC 9745).
+   * Derived by the registry from its lifecycle timestamps; not part of manifest documents.
+   */
+  deprecatedAt?: string;
+  /**
    * Set on a removed manifest that was never generally available (removed straight from preview,
    * or recorded as removed without a deprecation): its tombstone is shown only to callers who
    * could have used it as a preview, so it reveals nothing to tenants never opted in.

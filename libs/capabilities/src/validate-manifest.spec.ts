@@ -168,3 +168,29 @@ describe('validateManifests', () => {
     expect(ok.ok).toBe(true);
   });
 });
+
+describe('validateManifest: sunset_at', () => {
+  const deprecated = () => ({ ...seedDoc(), state: 'deprecated', deprecation_reason: 'superseded' });
+  it('takes an ISO date or date-time with offset and stores it as UTC date-time', () => {
+    const day = validateManifest({ ...deprecated(), sunset_at: '2027-03-01' });
+    expect(day.ok && day.manifest.sunsetAt).toBe('2027-03-01T00:00:00.000Z');
+    const offset = validateManifest({ ...deprecated(), sunset_at: '2027-03-01T02:00:00+02:00' });
+    expect(offset.ok && offset.manifest.sunsetAt).toBe('2027-03-01T00:00:00.000Z');
+  });
+  it.each([
+    ['not a date', 'soon'],
+    ['a date that does not exist', '2027-02-31'],
+    ['a date-time without offset', '2027-03-01T00:00:00'],
+    ['a year an HTTP-date cannot carry', '1969-12-31'],
+    ['a header-splitting attempt', '2027-03-01\r\nSet-Cookie: x=1'],
+    ['a huge string', '2'.repeat(100_000)],
+    ['a number', 1_790_000_000],
+  ])('refuses %s', (_what, value) => {
+    expect(paths({ ...deprecated(), sunset_at: value })).toEqual(['$.sunset_at']);
+  });
+  it('refuses a sunset on a capability that is not deprecated', () => {
+    expect(errorsOf({ ...seedDoc(), sunset_at: '2027-03-01' })).toEqual([
+      { path: '$.sunset_at', message: 'only a deprecated capability has a sunset date (deprecate it first)' },
+    ]);
+  });
+});

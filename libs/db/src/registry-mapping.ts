@@ -28,6 +28,9 @@ export function manifestFromRow(row: CapabilityManifestModel): CapabilityManifes
   if (row.tools.length > 0) manifest.tools = [...row.tools];
   if (row.replacedBy !== null) manifest.replacedBy = row.replacedBy;
   if (row.deprecationReason !== null) manifest.deprecationReason = row.deprecationReason;
+  if (row.sunsetAt !== null) manifest.sunsetAt = row.sunsetAt.toISOString();
+  if (row.deprecatedAt !== null && (row.state === 'deprecated' || row.state === 'removed'))
+    manifest.deprecatedAt = row.deprecatedAt.toISOString();
   if (wasRemovedFromPreview(row)) manifest.removedFromPreview = true;
   if (row.routing !== null && typeof row.routing === 'object') manifest.routing = row.routing as unknown as RoutingHintsBlock;
   return manifest;
@@ -49,6 +52,7 @@ export function manifestColumns(m: CapabilityManifest) {
     ownerTeamId: m.owner,
     replacedBy: m.replacedBy ?? null,
     deprecationReason: m.deprecationReason ?? null,
+    sunsetAt: m.sunsetAt ? new Date(m.sunsetAt) : null,
     routing: m.routing ? (m.routing as unknown as Prisma.InputJsonValue) : Prisma.DbNull,
   };
 }

@@ -12,3 +12,14 @@ export { retirementPolicy } from './retirement/retirement-policy';
 export { RetirementError, RetirementErrorCode } from './retirement/retirement.errors';
 export * from './retirement/retirement.types';
 export { UsageRetentionService } from './retention/usage-retention.service';
+export { NOTICES_QUEUE, NOTICE_SCAN_JOB, NOTICE_DELIVER_JOB, NOTICE_SCHEDULER_ID } from './queues';
+export type { NoticeJobData } from './queues';
+export { NoticesCoreModule } from './notices/notices.module';
+export { NoticesRepository, type NoticeRecord, type NoticeStatus } from './notices/notices.repository';
+export { NoticeScanService } from './notices/notice-scan.service';
+export {
+  NoticeDeliveryService,
+  RetryableDeliveryError,
+  noticeWebhookPolicy,
+  type DeliveryOutcome,
+} from './notices/notice-delivery.service';

@@ -1,7 +1,7 @@
 import { Injectable, Module, type OnApplicationShutdown } from '@nestjs/common';
 import { BullModule } from '@nestjs/bullmq';
 import { AppConfigToken, type AppConfig, type RedisClient } from '@cp/common';
-import { bullConnectionFor, bullPrefix, RETIREMENT_QUEUE } from './queues';
+import { bullConnectionFor, bullPrefix, NOTICES_QUEUE, RETIREMENT_QUEUE } from './queues';
 
 /** BullMQ never closes a connection instance it was given (cluster mode): this does, at shutdown. */
 @Injectable()
@@ -23,8 +23,8 @@ export class BullClusterConnections implements OnApplicationShutdown {
 class BullConnectionsModule {}
 
 /**
- * BullMQ's root configuration (connection + prefix from AppConfig) and the retirement queue,
- * for every app that enqueues or processes retirement runs.
+ * BullMQ's root configuration (connection + prefix from AppConfig), the retirement queue and the
+ * deprecation-notices queue, for every app that enqueues or processes their jobs.
  */
 @Module({
   imports: [
@@ -37,7 +37,7 @@ class BullConnectionsModule {}
         defaultJobOptions: { removeOnComplete: 100, removeOnFail: 500 },
       }),
     }),
-    BullModule.registerQueue({ name: RETIREMENT_QUEUE }),
+    BullModule.registerQueue({ name: RETIREMENT_QUEUE }, { name: NOTICES_QUEUE }),
   ],
   exports: [BullModule],
 })

@@ -7,6 +7,13 @@ export const RETIREMENT_JOB = 'retirement-run';
 /** Id of the repeatable job scheduler (upserting it by id keeps exactly one schedule). */
 export const RETIREMENT_SCHEDULER_ID = 'retirement-daily';
 
+/** Deprecation notices (issue 21): a periodic scan finds due notices; one deliver job per notice (job id = notice id). */
+export const NOTICES_QUEUE = 'deprecation-notices';
+export const NOTICE_SCAN_JOB = 'notice-scan';
+export const NOTICE_DELIVER_JOB = 'notice-deliver';
+export const NOTICE_SCHEDULER_ID = 'deprecation-notices-scan';
+export type NoticeJobData = { kind: 'scan' } | { kind: 'deliver'; noticeId: string };
+
 export type RetirementTrigger = 'schedule' | 'manual';
 
 export interface RetirementJobData {

@@ -4,6 +4,7 @@ import type { AdminPrincipal } from '@cp/auth';
 import { InputValidationError } from '../common/errors';
 import type { ApplyManifestsInput } from './dto/manifest.input';
 import type { ApplyPlanModel } from './dto/manifest.model';
+import { PlanImpactService } from '../deprecation/plan-impact.service';
 import { ManifestWritePipeline, refusalError, type ManifestDraft } from './manifest-write-pipeline';
 
 const REFUSAL = 'manifests cannot be applied';
@@ -16,7 +17,10 @@ const REFUSAL = 'manifests cannot be applied';
  */
 @Injectable()
 export class ApplyManifestsService {
-  constructor(private readonly pipeline: ManifestWritePipeline) {}
+  constructor(
+    private readonly pipeline: ManifestWritePipeline,
+    private readonly planImpact: PlanImpactService,
+  ) {}
 
   async apply(principal: AdminPrincipal, input: ApplyManifestsInput): Promise<ApplyPlanModel> {
     if (!input.dryRun && (input.expectedRevision === null || input.expectedRevision === undefined)) {
@@ -42,6 +46,7 @@ export class ApplyManifestsService {
       publicCardDiff: impact.diff.map((c) => ({ ...c, skillId: c.skillId ?? null, extensionUri: c.extensionUri ?? null })),
       breaking: impact.breaking,
       leaks: impact.leaks,
+      impact: await this.planImpact.forPlan(input.agentId, prepared.snapshot.manifests, prepared.draft.resulting, input.impactDays),
     };
     if (input.dryRun || prepared.writes.length === 0) return result;
     const revision = await this.pipeline.commit(principal, prepared, input.expectedRevision!, summary(result));

@@ -1,13 +1,13 @@
 import { Injectable } from '@nestjs/common';
-import { changedFields, validateManifest, type CapabilityManifest, type RegistrySnapshot } from '@cp/capabilities';
+import { changedFields, sunsetAtSchema, validateManifest, type CapabilityManifest, type RegistrySnapshot } from '@cp/capabilities';
 import type { AdminPrincipal } from '@cp/auth';
-import { notFound } from '../common/errors';
-import type { DeprecateInput, LifecycleInput, ManifestDocumentInput } from './dto/manifest.input';
+import { notFound, validateInput } from '../common/errors';
+import type { DeprecateInput, LifecycleInput, ManifestDocumentInput, SetSunsetInput } from './dto/manifest.input';
 import { changeIssues } from './manifest-checks';
 import { ManifestWritePipeline, refusalError, type ManifestDraft } from './manifest-write-pipeline';
 import { ManifestsRepository, type ManifestRecord } from './manifests.repository';
 
-type Action = 'create' | 'update' | 'promote' | 'deprecate' | 'remove';
+type Action = 'create' | 'update' | 'promote' | 'deprecate' | 'remove' | 'set the sunset of';
 
 interface SingleChange {
   agentId: string;
@@ -43,12 +43,20 @@ export class ManifestChangesService {
   }
 
   deprecate(principal: AdminPrincipal, input: DeprecateInput) {
+    const sunsetAt = sunsetOf(input.sunsetAt);
     return this.lifecycle(principal, input, 'deprecate', (previous) => ({
       ...previous,
       state: 'deprecated',
       replacedBy: input.replacedBy ?? null,
       deprecationReason: input.reason ?? null,
+      ...(sunsetAt === undefined ? {} : { sunsetAt }),
     }));
+  }
+
+  /** Announces, moves or withdraws (null) the removal date of a deprecated capability. */
+  setSunset(principal: AdminPrincipal, input: SetSunsetInput) {
+    const sunsetAt = sunsetOf(input.sunsetAt) ?? null;
+    return this.lifecycle(principal, input, 'set the sunset of', (previous) => ({ ...previous, sunsetAt }));
   }
 
   remove(principal: AdminPrincipal, input: LifecycleInput) {
@@ -116,6 +124,13 @@ function draftOf(change: SingleChange, snapshot: RegistrySnapshot): ManifestDraf
     refusal: `manifest "${next.id}" cannot be ${change.action}d`,
     pathOf: (id) => (id === next.id ? '$' : undefined),
   };
+}
+
+/** A sunset date from a mutation's argument, validated like the document's `sunset_at`, as UTC ISO. */
+function sunsetOf(value: string | null | undefined): string | null | undefined {
+  if (value === undefined || value === null) return value;
+  const valid = validateInput(sunsetAtSchema, value, '$.sunsetAt');
+  return new Date(/^\d{4}-\d{2}-\d{2}$/.test(valid) ? `${valid}T00:00:00Z` : valid).toISOString();
 }
 
 /** What every single-manifest mutation's input says about the change as a whole. */

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import {
+  sunsetIssues,
   toManifestDocument,
   type CapabilityManifest,
   type Leak,
@@ -9,6 +10,7 @@ import {
 } from '@cp/capabilities';
 import type { AdminPrincipal } from '@cp/auth';
 import { RegistryWriter, type AuditEntry } from '@cp/db';
+import { Clock, InjectConfig, type AppConfig } from '@cp/common';
 import { InputValidationError } from '../common/errors';
 import { ServabilityGate, stagedAudit, stagedSummary } from '../node-inventory/servability-gate';
 import { ManifestAccess } from './manifest-access';
@@ -68,6 +70,8 @@ export class ManifestWritePipeline {
     private readonly manifests: ManifestsRepository,
     private readonly writer: RegistryWriter,
     private readonly servability: ServabilityGate,
+    private readonly clock: Clock,
+    @InjectConfig() private readonly config: AppConfig,
   ) {}
 
   async prepare<D extends ManifestDraft>(principal: AdminPrincipal, request: ManifestWriteRequest<D>): Promise<PreparedManifestWrite<D>> {
@@ -81,8 +85,14 @@ export class ManifestWritePipeline {
       allowUnserved: request.allowUnserved ?? [],
       pathOf: at,
     });
+    const before = new Map(snapshot.manifests.map((m) => [m.id, m] as const));
+    const now = this.clock.now();
+    const notice = this.config.DEPRECATION_SUNSET_MIN_NOTICE_DAYS;
     refuseIf(draft.refusal, [
       ...draft.issues,
+      ...draft.writes.flatMap((m) =>
+        sunsetIssues(before.get(m.id), m, now, notice).map((i) => ({ ...i, path: i.path.replace(/^\$/, at(m.id)) })),
+      ),
       ...registryIssues(draft.resulting, (id) => draft.pathOf(id)),
       ...(await referenceIssues(this.manifests, draft.sent, at)),
       ...servable.issues,
@@ -97,13 +107,14 @@ export class ManifestWritePipeline {
     if (impact.leaks.length) throw leakError(impact.leaks);
     const agentId = snapshot.agentId;
     const before = new Map(snapshot.manifests.map((m) => [m.id, m] as const));
+    const now = this.clock.now();
     const { revision } = await this.writer.change(
       { agentId, expectedRevision, actor: principal.subject, summary: summary + stagedSummary(staged) },
       async (tx) => {
         const audit: AuditEntry[] = [];
         for (const m of writes) {
           const previous = before.get(m.id);
-          await this.manifests.save(tx, agentId, m, previous);
+          await this.manifests.save(tx, agentId, m, previous, now);
           audit.push({
             action: `manifest.${changeKind(m, previous)}`,
             targetType: 'manifest',

@@ -1,6 +1,8 @@
 import { Module } from '@nestjs/common';
+import { ClockModule } from '@cp/common';
 import { RegistryModule } from '@cp/db';
 import { AgentsModule } from '../agents/agents.module';
+import { ImpactModule } from '../deprecation/impact.module';
 import { NodeInventoryModule } from '../node-inventory/node-inventory.module';
 import { ApplyManifestsService } from './apply-manifests.service';
 import { ManifestAccess } from './manifest-access';
@@ -11,7 +13,7 @@ import { ManifestsResolver } from './manifests.resolver';
 import { ManifestsService } from './manifests.service';
 
 @Module({
-  imports: [RegistryModule, AgentsModule, NodeInventoryModule],
+  imports: [ClockModule, RegistryModule, AgentsModule, NodeInventoryModule, ImpactModule],
   providers: [
     ManifestsRepository,
     ManifestAccess,

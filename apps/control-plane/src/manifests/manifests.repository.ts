@@ -101,8 +101,13 @@ export class ManifestsRepository {
   }
 
   /** Writes one manifest inside a registry change, stamping lifecycle times on state changes. */
-  async save(tx: RegistryTx, agentId: string, manifest: CapabilityManifest, previous: CapabilityManifest | undefined): Promise<void> {
-    const now = new Date();
+  async save(
+    tx: RegistryTx,
+    agentId: string,
+    manifest: CapabilityManifest,
+    previous: CapabilityManifest | undefined,
+    now: Date,
+  ): Promise<void> {
     const stamps = {
       ...(manifest.state === 'deprecated' && previous?.state !== 'deprecated' ? { deprecatedAt: now } : {}),
       ...(manifest.state === 'removed' && previous?.state !== 'removed' ? { removedAt: now } : {}),

@@ -5,7 +5,14 @@ import { AdminGuard } from '../auth/admin.guard';
 import { CurrentPrincipal } from '../auth/current-principal.decorator';
 import { PageInput } from '../common/graphql/pagination';
 import { ApplyManifestsService } from './apply-manifests.service';
-import { ApplyManifestsInput, DeprecateInput, LifecycleInput, ManifestDocumentInput, ManifestFilter } from './dto/manifest.input';
+import {
+  ApplyManifestsInput,
+  DeprecateInput,
+  LifecycleInput,
+  ManifestDocumentInput,
+  ManifestFilter,
+  SetSunsetInput,
+} from './dto/manifest.input';
 import { toManifestModel } from './dto/manifest.mapper';
 import { ApplyPlanModel, ManifestChangeResult, ManifestConnection, ManifestModel } from './dto/manifest.model';
 import { ManifestChangesService } from './manifest-changes.service';
@@ -73,5 +80,12 @@ export class ManifestsResolver {
   @Mutation(() => ManifestChangeResult, { description: 'deprecated or preview → removed (the id is never reused).' })
   async removeManifest(@CurrentPrincipal() principal: AdminPrincipal, @Args('input') input: LifecycleInput) {
     return result(await this.changes.remove(principal, input));
+  }
+
+  @Mutation(() => ManifestChangeResult, {
+    description: 'Announces, moves or withdraws (null) the removal date of a deprecated capability; retirement waits for it.',
+  })
+  async setSunset(@CurrentPrincipal() principal: AdminPrincipal, @Args('input') input: SetSunsetInput) {
+    return result(await this.changes.setSunset(principal, input));
   }
 }

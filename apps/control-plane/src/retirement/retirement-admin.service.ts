@@ -42,7 +42,7 @@ export class RetirementAdminService {
       asOf: plan.asOf,
       windowStart: plan.windowStart,
       retire: plan.retire.map((d) => ({ capabilityId: d.capabilityId, because: d.because })),
-      skipped: plan.skip.map((d) => ({ capabilityId: d.capabilityId, reasons: d.reasons.map(toReasonModel) })),
+      skipped: plan.skip.map((d) => ({ capabilityId: d.capabilityId, reasons: d.reasons.map(toReasonModel), earliestAt: d.earliestAt })),
     };
   }
 
@@ -62,7 +62,7 @@ export class RetirementAdminService {
   }
 }
 
-function toReasonModel(reason: RetirementSkipReason): RetirementSkipReasonModel {
+export function toReasonModel(reason: RetirementSkipReason): RetirementSkipReasonModel {
   switch (reason.code) {
     case RetirementSkipCode.StillCalled:
       return { code: wire(reason.code), message: reason.message, calls: reason.calls, lastCallAt: reason.lastCallAt };
@@ -70,6 +70,8 @@ function toReasonModel(reason: RetirementSkipReason): RetirementSkipReasonModel 
       return { code: wire(reason.code), message: reason.message, eligibleAt: reason.eligibleAt };
     case RetirementSkipCode.UsageUnknown:
       return { code: wire(reason.code), message: reason.message, unknownUsage: reason.unknown };
+    case RetirementSkipCode.SunsetNotReached:
+      return { code: wire(reason.code), message: reason.message, sunsetAt: reason.sunsetAt };
   }
 }
 

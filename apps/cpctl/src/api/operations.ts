@@ -26,6 +26,7 @@ export const APPLY_MUTATION = `mutation CpctlApply($input: ApplyManifestsInput!)
     publicCardDiff { kind skillId extensionUri breaking detail }
     breaking
     leaks { skillId field text }
+    impact { capabilityId kind detail calls callers { tenantId calls lastCallAt } }
   }
 }`;
 

@@ -18,6 +18,16 @@ export interface ServerPlan {
   publicCardDiff: CardChange[];
   breaking: boolean;
   leaks: Leak[];
+  /** Changes that remove, narrow or hide a capability, with the callers of the window they affect. */
+  impact: PlanImpact[];
+}
+
+export interface PlanImpact {
+  capabilityId: string;
+  kind: 'removed' | 'narrowed-scopes' | 'narrowed-tenants' | 'hidden';
+  detail: string;
+  calls: number;
+  callers: { tenantId: string; calls: number; lastCallAt: string }[];
 }
 
 export interface AppliedPlan {
@@ -94,13 +104,14 @@ export async function applyManifests(
   client: GraphQLClient,
   agentId: string,
   documents: unknown[],
-  options: { dryRun: boolean; expectedRevision?: number; allowUnserved?: string[] },
+  options: { dryRun: boolean; expectedRevision?: number; allowUnserved?: string[]; impactDays?: number },
 ): Promise<AppliedPlan> {
   const input = {
     agentId,
     manifests: documents,
     dryRun: options.dryRun,
     expectedRevision: options.expectedRevision ?? null,
+    ...(options.impactDays !== undefined ? { impactDays: options.impactDays } : {}),
     ...(options.allowUnserved?.length ? { allowUnserved: options.allowUnserved } : {}),
   };
   // The files passed the same validator locally: what the server still refuses is the lifecycle.
@@ -125,6 +136,7 @@ function toAppliedPlan(raw: RawPlan): AppliedPlan {
       breaking,
       // Lifecycle refusals arrive as BAD_USER_INPUT (see request's badInput), never inside a plan.
       leaks: raw.leaks,
+      impact: raw.impact ?? [],
     },
   };
 }

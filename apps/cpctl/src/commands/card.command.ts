@@ -5,7 +5,11 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { checkAgentCard, findLeaks, serializeCard } from '@cp/capabilities';
-import { fetchGeneratedCard } from '../api/registry-api';
+import { toManifestDocument } from '@cp/capabilities';
+import { applyManifests, fetchAgent, fetchGeneratedCard, type PlanImpact } from '../api/registry-api';
+import { loadManifestDir } from '../files/manifest-dir';
+import { impactAdvice, renderImpact, unacceptedImpact } from '../output/render-impact';
+import { DEFAULT_IMPACT_DAYS, resolveAgentId } from './plan.command';
 import { cardFromFiles, type GeneratedCard } from '../card/card-from-files';
 import { compareCards } from '../card/compare-cards';
 import { readReleasedCard } from '../card/released-card';
@@ -39,14 +43,43 @@ async function generate(
 
 const describeSource = (s: Source) => ('dir' in s ? s.dir : `agent ${s.agentId} at ${s.url}`);
 
+export interface UsageGateOptions {
+  usage?: boolean;
+  impactDays?: number;
+  acceptImpact?: string[];
+}
+
+/** The usage gate for a directory: the control plane's dry-run plan of it, impact only. */
+async function usageImpact(ctx: CommandContext, dir: string, days: number): Promise<PlanImpact[]> {
+  const read = await loadManifestDir(dir);
+  const agentId = resolveAgentId(undefined, read.agent?.id);
+  const client = clientFor(ctx);
+  const remote = await ctx.reporter.progress(`reading agent ${agentId} from ${client.url}`, () => fetchAgent(client, agentId));
+  const planned = await ctx.reporter.progress(`asking who still calls what ${dir} changes`, () =>
+    applyManifests(client, agentId, read.manifests.map(toManifestDocument), {
+      dryRun: true,
+      expectedRevision: remote.revision,
+      impactDays: days,
+    }),
+  );
+  return planned.plan.impact;
+}
+
 export async function cardDiffCommand(
   ctx: CommandContext,
   dir: string | undefined,
-  options: CardSourceOptions & { against: string; approve?: boolean },
+  options: CardSourceOptions & UsageGateOptions & { against: string; approve?: boolean },
 ): Promise<ExitCode> {
   const r = ctx.reporter;
+  if (options.usage && !dir) throw new CpctlError(CpctlErrorCode.Usage, '--usage needs a manifest directory (it plans the directory)');
+  if (!options.usage && (options.acceptImpact !== undefined || options.impactDays !== undefined))
+    throw new CpctlError(CpctlErrorCode.Usage, '--accept-impact and --impact-days go with --usage');
   const released = await readReleasedCard(options.against);
   const { card, manifests, source } = await generate(ctx, dir, options);
+  const impactDays = options.impactDays ?? DEFAULT_IMPACT_DAYS;
+  const accepted = options.acceptImpact ?? [];
+  const impact = options.usage && dir ? await usageImpact(ctx, dir, impactDays) : null;
+  const blocked = impact ? unacceptedImpact(impact, accepted) : [];
   const changes = compareCards(released, card);
   const leaks = findLeaks(card, manifests);
   const cardIssues = checkAgentCard(card);
@@ -59,7 +92,9 @@ export async function cardDiffCommand(
         ? ExitCode.InvalidFiles
         : changes.length > 0 && !approved
           ? ExitCode.UnapprovedChange
-          : ExitCode.Ok;
+          : blocked.length > 0
+            ? ExitCode.UnacceptedImpact
+            : ExitCode.Ok;
 
   r.result({
     command: 'card diff',
@@ -74,6 +109,7 @@ export async function cardDiffCommand(
     leaks,
     cardIssues,
     card: { version: card.version, etag: serializeCard(card).etag },
+    ...(impact ? { impact, impactDays, acceptedImpact: accepted, unacceptedImpact: [...new Set(blocked.map((c) => c.capabilityId))] } : {}),
   });
 
   r.line(`Public card of ${describeSource(source)} against ${options.against}: ${summary(changes)}`);
@@ -86,6 +122,8 @@ export async function cardDiffCommand(
     r.line(r.c.red(`${leaks.length} leak(s) of non-public text into the public card (never approvable):`));
     renderLeaks(r, leaks);
   }
+  if (impact) renderImpact(r, impact, impactDays, accepted);
+  if (blocked.length > 0) impactAdvice(r, blocked);
   if (exitCode === ExitCode.UnapprovedChange) {
     r.line(
       r.c.yellow(

@@ -10,6 +10,7 @@ import { CpctlError, CpctlErrorCode } from '../cpctl.errors';
 import { ExitCode } from '../exit-codes';
 import { loadManifestDir, locate, mentionOf, type DocumentSource } from '../files/manifest-dir';
 import { renderChanges, renderLeaks, summary } from '../output/render-card-diff';
+import { impactAdvice, renderImpact, unacceptedImpact } from '../output/render-impact';
 import type { Reporter } from '../output/reporter';
 import { readRoutingTests } from './route-test.command';
 
@@ -88,7 +89,13 @@ export interface PlanOptions {
   expectedRevision?: number;
   /** Capabilities staged although some live node lacks their handler (issue 14). */
   allowUnserved?: string[];
+  /** The usage gate's window: callers of the last impactDays days (default 30). */
+  impactDays?: number;
+  /** Capabilities whose removal, narrowing or hiding is accepted although callers still use them. */
+  acceptImpact?: string[];
 }
+
+export const DEFAULT_IMPACT_DAYS = 30;
 
 export async function planCommand(ctx: CommandContext, dir: string, options: PlanOptions): Promise<ExitCode> {
   const r = ctx.reporter;
@@ -97,13 +104,20 @@ export async function planCommand(ctx: CommandContext, dir: string, options: Pla
   const agentId = resolveAgentId(options.agent, read.agent?.id);
   const client = clientFor(ctx);
   const documents = read.manifests.map(toManifestDocument);
+  const impactDays = options.impactDays ?? DEFAULT_IMPACT_DAYS;
+  const accepted = options.acceptImpact ?? [];
 
   const remote = await r.progress(`reading agent ${agentId} from ${client.url}`, () => fetchAgent(client, agentId));
   const planAt = options.expectedRevision ?? remote.revision;
   let planned;
   try {
     planned = await r.progress(`planning ${documents.length} manifest(s)`, () =>
-      applyManifests(client, agentId, documents, { dryRun: true, expectedRevision: planAt, allowUnserved: options.allowUnserved }),
+      applyManifests(client, agentId, documents, {
+        dryRun: true,
+        expectedRevision: planAt,
+        allowUnserved: options.allowUnserved,
+        impactDays,
+      }),
     );
   } catch (error) {
     if (error instanceof CpctlError && error.code === CpctlErrorCode.StaleRevision) throw stale(agentId, planAt, error);
@@ -114,6 +128,8 @@ export async function planCommand(ctx: CommandContext, dir: string, options: Pla
 
   r.line(`Plan for agent ${agentId} at revision ${planned.revision} (${dir}):`);
   renderPlan(r, plan);
+  renderImpact(r, plan.impact, impactDays, accepted);
+  const blocked = unacceptedImpact(plan.impact, accepted);
   if (drift.length > 0) {
     r.line(r.c.yellow(`Note: agent.yaml differs from the control plane's agent in ${drift.join(', ')}; cpctl applies manifests only.`));
   }
@@ -127,11 +143,27 @@ export async function planCommand(ctx: CommandContext, dir: string, options: Pla
     );
     renderRouting(r, routing);
   }
-  const base = { command, agentId, dir, revision: planned.revision, plan, agentDrift: drift, routing };
+  const base = {
+    command,
+    agentId,
+    dir,
+    revision: planned.revision,
+    plan,
+    agentDrift: drift,
+    routing,
+    impactDays,
+    acceptedImpact: accepted,
+    unacceptedImpact: [...new Set(blocked.map((c) => c.capabilityId))],
+  };
   if (plan.leaks.length > 0) {
     r.problem(r.c.red(`The public card would show text of non-public skills: ${options.apply ? 'nothing applied' : 'apply will refuse'}.`));
     r.result({ ...base, ok: false, exitCode: ExitCode.Leak, applied: false, appliedRevision: null });
     return ExitCode.Leak;
+  }
+  if (blocked.length > 0) {
+    impactAdvice(r, blocked);
+    r.result({ ...base, ok: false, exitCode: ExitCode.UnacceptedImpact, applied: false, appliedRevision: null });
+    return ExitCode.UnacceptedImpact;
   }
   if (!options.apply || !hasChanges(plan)) {
     if (options.apply) r.line(`${r.mark('ok')}nothing to apply: the registry already matches ${dir}`);

@@ -8,6 +8,7 @@ const policy: RetirementPolicy = { windowDays: 30, minDeprecatedDays: 30, covera
 const candidate = (over: Partial<RetirementCandidate> & { capabilityId: string }): RetirementCandidate => ({
   deprecatedAt: daysAgo(45),
   replacedBy: 'new-thing',
+  sunsetAt: null,
   callsInWindow: 0,
   lastCallInWindow: null,
   ...over,
@@ -83,5 +84,39 @@ describe('planRetirement', () => {
   it('honours a configured window', () => {
     const short = { ...policy, windowDays: 7, minDeprecatedDays: 7 };
     expect(planRetirement([candidate({ capabilityId: 'x', deprecatedAt: daysAgo(8) })], [coveredNode], now, short).retire).toHaveLength(1);
+  });
+});
+
+describe('planRetirement: the announced sunset date', () => {
+  it('keeps a capability until its sunset date passes, however quiet it is, and says so', () => {
+    const sunsetAt = daysAgo(-5);
+    const plan = planRetirement([candidate({ capabilityId: 'old', sunsetAt })], [coveredNode], now, policy);
+    expect(plan.retire).toEqual([]);
+    expect(plan.skip[0].reasons).toEqual([
+      {
+        code: RetirementSkipCode.SunsetNotReached,
+        message: `the announced sunset date ${sunsetAt.toISOString()} has not passed`,
+        sunsetAt,
+      },
+    ]);
+    expect(plan.skip[0].earliestAt).toEqual(sunsetAt);
+    expect(planRetirement([candidate({ capabilityId: 'old', sunsetAt: daysAgo(1) })], [coveredNode], now, policy).retire).toHaveLength(1);
+  });
+
+  it('earliestAt is the latest of eligibility, sunset and last call + window; null while usage is unknown', () => {
+    const called = planRetirement(
+      [candidate({ capabilityId: 'c', callsInWindow: 2, lastCallInWindow: daysAgo(10), sunsetAt: daysAgo(-3) })],
+      [coveredNode],
+      now,
+      policy,
+    );
+    expect(called.skip[0].earliestAt).toEqual(new Date(daysAgo(10).getTime() + 30 * DAY + 1));
+    const fresh = planRetirement([candidate({ capabilityId: 'f', deprecatedAt: daysAgo(2) })], [coveredNode], now, policy);
+    expect(fresh.skip[0].earliestAt).toEqual(daysAgo(-28));
+    const lagging: NodeUsageState = { ...coveredNode, coverage: { coveredFrom: daysAgo(90), coveredUntil: daysAgo(3), closed: false } };
+    const unknown = planRetirement([candidate({ capabilityId: 'u', deprecatedAt: daysAgo(2) })], [lagging], now, policy);
+    expect(unknown.skip[0].earliestAt).toBeNull();
+    expect(unknown.unknownUsage).toEqual([{ nodeId: 'node-a', from: daysAgo(3), until: now }]);
+    expect(planRetirement([candidate({ capabilityId: 'r' })], [coveredNode], now, policy).retire[0].earliestAt).toEqual(now);
   });
 });

@@ -3,7 +3,8 @@
  * a capability is retired when it has been deprecated for at least `minDeprecatedDays`, has had
  * zero calls in the last `windowDays`, AND its usage in that window is known: every node that
  * served the agent has reported coverage through now (minus a small grace). Unknown usage is
- * not zero usage. Pure: the caller passes `now` and the facts; this decides.
+ * not zero usage. When a sunset date was announced, it is also never retired before that date
+ * (issue 21: callers were told "not before"). Pure: the caller passes `now` and the facts; this decides.
  */
 import { unknownUsage, type NodeUsageState, type UnknownUsage } from './coverage';
 
@@ -23,6 +24,8 @@ export interface RetirementCandidate {
   capabilityId: string;
   deprecatedAt: Date;
   replacedBy: string | null;
+  /** The announced removal date, or null when none was announced. */
+  sunsetAt: Date | null;
   callsInWindow: number;
   lastCallInWindow: Date | null;
 }
@@ -31,12 +34,14 @@ export enum RetirementSkipCode {
   StillCalled = 'STILL_CALLED',
   DeprecatedTooRecently = 'DEPRECATED_TOO_RECENTLY',
   UsageUnknown = 'USAGE_UNKNOWN',
+  SunsetNotReached = 'SUNSET_NOT_REACHED',
 }
 
 export type RetirementSkipReason =
   | { code: RetirementSkipCode.StillCalled; message: string; calls: number; lastCallAt: Date | null }
   | { code: RetirementSkipCode.DeprecatedTooRecently; message: string; deprecatedAt: Date; eligibleAt: Date }
-  | { code: RetirementSkipCode.UsageUnknown; message: string; unknown: UnknownUsage[] };
+  | { code: RetirementSkipCode.UsageUnknown; message: string; unknown: UnknownUsage[] }
+  | { code: RetirementSkipCode.SunsetNotReached; message: string; sunsetAt: Date };
 
 export interface RetirementDecision {
   capabilityId: string;
@@ -45,11 +50,19 @@ export interface RetirementDecision {
   because: string;
   /** Every reason it is not retired (empty when retire). */
   reasons: RetirementSkipReason[];
+  /**
+   * The earliest time a run could retire it if nobody calls it again: the latest of eligibility,
+   * the sunset date and the last call plus the window. Null while usage is unknown (no date can
+   * be promised then). `asOf` for a capability retired now.
+   */
+  earliestAt: Date | null;
 }
 
 export interface RetirementPlan {
   asOf: Date;
   windowStart: Date;
+  /** Where the agent's usage in the window is not known (the same for every capability). */
+  unknownUsage: UnknownUsage[];
   retire: RetirementDecision[];
   skip: RetirementDecision[];
 }
@@ -68,7 +81,7 @@ export function planRetirement(
   const since = retirementWindowStart(now, policy);
   // Coverage is per node and the same for every capability of the agent: compute it once.
   const unknown = nodes.map((node) => unknownUsage(node, since, now, policy.coverageGraceMs)).filter((u): u is UnknownUsage => u !== null);
-  const plan: RetirementPlan = { asOf: now, windowStart: since, retire: [], skip: [] };
+  const plan: RetirementPlan = { asOf: now, windowStart: since, unknownUsage: unknown, retire: [], skip: [] };
   for (const candidate of [...candidates].sort((a, b) =>
     a.capabilityId < b.capabilityId ? -1 : a.capabilityId > b.capabilityId ? 1 : 0,
   )) {
@@ -90,6 +103,13 @@ export function planRetirement(
         lastCallAt: candidate.lastCallInWindow,
       });
     }
+    if (candidate.sunsetAt && candidate.sunsetAt.getTime() > now.getTime()) {
+      reasons.push({
+        code: RetirementSkipCode.SunsetNotReached,
+        message: `the announced sunset date ${iso(candidate.sunsetAt)} has not passed`,
+        sunsetAt: candidate.sunsetAt,
+      });
+    }
     if (unknown.length > 0) {
       reasons.push({
         code: RetirementSkipCode.UsageUnknown,
@@ -105,9 +125,20 @@ export function planRetirement(
         ? `deprecated since ${iso(candidate.deprecatedAt)} and no calls since ${iso(since)} on any of ${nodes.length} node(s), usage known`
         : '',
       reasons,
+      earliestAt: retire ? now : unknown.length > 0 ? null : earliestRetirement(candidate, eligibleAt, now, policy),
     });
   }
   return plan;
+}
+
+/** The latest of: eligible by age, the sunset date, the last call in the window plus the window. */
+function earliestRetirement(candidate: RetirementCandidate, eligibleAt: Date, now: Date, policy: RetirementPolicy): Date {
+  const times = [now.getTime(), eligibleAt.getTime()];
+  if (candidate.sunsetAt) times.push(candidate.sunsetAt.getTime());
+  // The window is "no calls since now - windowDays": a call at T keeps it until just after T + window.
+  if (candidate.callsInWindow > 0 && candidate.lastCallInWindow)
+    times.push(candidate.lastCallInWindow.getTime() + policy.windowDays * DAY_MS + 1);
+  return new Date(Math.max(...times));
 }
 
 function iso(date: Date): string {

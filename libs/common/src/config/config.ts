@@ -212,6 +212,17 @@ const configFields = z.object({
    * longer be told apart from a retry). Must exceed RETIREMENT_WINDOW_DAYS.
    */
   USAGE_BATCH_RETENTION_DAYS: z.coerce.number().int().min(2).default(35),
+  /** Issue 21: a sunset date set or moved must be at least this many days ahead. */
+  DEPRECATION_SUNSET_MIN_NOTICE_DAYS: z.coerce.number().int().min(0).default(7),
+  /** Issue 21: how often the worker looks for deprecation notices to send (cron, default every 10 minutes). */
+  DEPRECATION_NOTICE_CRON: z.string().default('*/10 * * * *'),
+  DEPRECATION_NOTICE_SCHEDULE_ENABLED: bool.default(true),
+  /** Delivery attempts of one notice before it is dead-lettered, and the first retry delay (exponential). */
+  DEPRECATION_NOTICE_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(6),
+  DEPRECATION_NOTICE_BACKOFF_MS: z.coerce.number().int().min(10).default(30_000),
+  DEPRECATION_NOTICE_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5_000),
+  /** Hosts, IPs or CIDRs notice endpoints may use although private (comma-separated; default none: public addresses only). */
+  DEPRECATION_NOTICE_ALLOW: list.default([]),
 });
 
 export const configSchema = configFields

@@ -8,6 +8,7 @@ interface CandidateRow {
   capabilityId: string;
   deprecatedAt: Date;
   replacedBy: string | null;
+  sunsetAt: Date | null;
   calls: number;
   lastCall: Date | null;
 }
@@ -37,7 +38,7 @@ export class RetirementRepository {
     const sinceDay = since.toISOString().slice(0, 10);
     const candidates = await this.prisma.$queryRaw<CandidateRow[]>`
       WITH candidates AS (
-        SELECT m."agentId", m."capabilityId", m."deprecatedAt", m."replacedBy"
+        SELECT m."agentId", m."capabilityId", m."deprecatedAt", m."replacedBy", m."sunsetAt"
           FROM "CapabilityManifest" m
          WHERE m.state = 'deprecated' AND (${agentId}::text IS NULL OR m."agentId" = ${agentId}::text)
       ), usage AS (
@@ -48,7 +49,7 @@ export class RetirementRepository {
          WHERE b.day >= ${sinceDay}::date AND b."lastCallAt" >= ${since}::timestamp AND b.count > 0
          GROUP BY b."agentId", b."capabilityId"
       )
-      SELECT c."agentId", c."capabilityId", c."deprecatedAt", c."replacedBy",
+      SELECT c."agentId", c."capabilityId", c."deprecatedAt", c."replacedBy", c."sunsetAt",
              COALESCE(u.calls, 0)::float8 AS calls, u."lastCall"
         FROM candidates c
         LEFT JOIN usage u ON u."agentId" = c."agentId" AND u."capabilityId" = c."capabilityId"
@@ -105,6 +106,7 @@ function toCandidate(row: CandidateRow): RetirementCandidate {
     capabilityId: row.capabilityId,
     deprecatedAt: row.deprecatedAt,
     replacedBy: row.replacedBy,
+    sunsetAt: row.sunsetAt,
     callsInWindow: Number(row.calls),
     lastCallInWindow: row.lastCall,
   };

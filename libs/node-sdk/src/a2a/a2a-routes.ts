@@ -10,7 +10,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { extensionsResponseHeader, EXTENSIONS_HEADER } from '@cp/capabilities';
+import { deprecationHeaders, extensionsResponseHeader, EXTENSIONS_HEADER } from '@cp/capabilities';
 import { wwwAuthenticate } from '@cp/auth';
 import { activeSpan, contextFromHeaders, currentTraceId, inSpan, recordPrincipal, recordTraceId, SpanKind, tracingOn } from '@cp/common';
 import type { A2AObserver } from '../observability/observer';
@@ -139,6 +139,7 @@ export function registerA2ARoutes(app: FastifyInstance, options: A2ARoutesOption
           const answer = await handler(request, rc, active);
           const header = extensionsResponseHeader(active);
           if (header) void reply.header(EXTENSIONS_HEADER, header);
+          if (answer.capabilityId) void reply.headers(deprecationOf(options, answer.capabilityId, rc));
           observer.request(method, 'rest', 'ok');
           spanOutcome(method, 'ok', tenant);
           if (answer.etag) {
@@ -165,10 +166,11 @@ export function registerA2ARoutes(app: FastifyInstance, options: A2ARoutesOption
       return async (request: FastifyRequest, reply: FastifyReply) => {
         let stream: TaskStream;
         let active: string[];
+        let rc: RequestContext;
         try {
           checkVersion(request.headers['a2a-version'], (request.query as Record<string, unknown>)['A2A-Version']);
           const { caller, token } = await options.authenticator.authenticate(request.headers, false);
-          const rc: RequestContext = { caller, token, extensions: request.headers['a2a-extensions'] };
+          rc = { caller, token, extensions: request.headers['a2a-extensions'] };
           active = options.service.negotiate(rc);
           stream = await open(request, rc, active);
           observer.request(method, 'rest', 'ok');
@@ -179,7 +181,14 @@ export function registerA2ARoutes(app: FastifyInstance, options: A2ARoutesOption
           spanOutcome(method, a2a.kind);
           return sendRestError(reply, a2a);
         }
-        return sendStream(reply, stream, active, options, (e) => `data: ${JSON.stringify(e)}\n\n`);
+        return sendStream(
+          reply,
+          stream,
+          active,
+          options,
+          (e) => `data: ${JSON.stringify(e)}\n\n`,
+          deprecationOf(options, stream.capabilityId, rc),
+        );
       };
     };
     const cfg = { config: { binding: 'rest' as Binding } };
@@ -191,7 +200,7 @@ export function registerA2ARoutes(app: FastifyInstance, options: A2ARoutesOption
         'rest',
         'SendMessage',
         rest('SendMessage', async (req, rc, active) =>
-          json(await svc.sendMessage(parseRestBody(req.body, options.maxJsonDepth), rc, active)),
+          taskJson(await svc.sendMessage(parseRestBody(req.body, options.maxJsonDepth), rc, active)),
         ),
       ),
     );
@@ -235,7 +244,7 @@ export function registerA2ARoutes(app: FastifyInstance, options: A2ARoutesOption
       }
       const rest = wildcard(req);
       if (!/^[^/:]+$/.test(rest)) throw new A2AError(A2AErrorName.MethodNotFound, `no operation at GET ${req.url}`);
-      return json(
+      return taskJson(
         await svc.getTask(
           { id: taskIdFromPath(rest), historyLength: optionalInt((req.query as Record<string, unknown>).historyLength) },
           rc,
@@ -258,7 +267,7 @@ export function registerA2ARoutes(app: FastifyInstance, options: A2ARoutesOption
       }
       const m = /^([^/:]+):cancel$/.exec(wildcard(req));
       if (!m) throw new A2AError(A2AErrorName.MethodNotFound, `no operation at POST ${req.url}`);
-      return json(await svc.cancelTask({ id: taskIdFromPath(m[1]) }, rc));
+      return taskJson(await svc.cancelTask({ id: taskIdFromPath(m[1]) }, rc));
     });
     scope.post(`${base}/tasks/*`, cfg, (req, reply) => (isSubscribe(req) ? subscribe(req, reply) : cancelOrCreate(req, reply)));
     scope.delete(
@@ -276,9 +285,28 @@ export function registerA2ARoutes(app: FastifyInstance, options: A2ARoutesOption
 interface RestAnswer {
   body: string;
   etag?: string;
+  /** The capability the answered task is bound to: a deprecated one adds its headers. */
+  capabilityId?: string;
 }
 
 const json = (value: unknown): RestAnswer => ({ body: JSON.stringify(value) });
+/** A Task, or a SendMessage result holding one: answered with the deprecation headers of its capability. */
+const taskJson = (value: unknown): RestAnswer => ({ body: JSON.stringify(value), capabilityId: capabilityOf(value) });
+
+/** The capability a routed task is bound to (`metadata.routing.capabilityId`, set by the node itself). */
+function capabilityOf(value: unknown): string | undefined {
+  const task = (value as { task?: unknown } | null)?.task ?? value;
+  const id = (task as { metadata?: { routing?: { capabilityId?: unknown } } } | null)?.metadata?.routing?.capabilityId;
+  return typeof id === 'string' ? id : undefined;
+}
+
+/** Deprecation, Sunset and Link for a deprecated capability (issue 21); none for any other. */
+function deprecationOf(options: A2ARoutesOptions, capabilityId: string | undefined, rc: RequestContext): Record<string, string> {
+  const announcement = options.service.deprecation(capabilityId, rc);
+  if (!announcement) return {};
+  const links = { publicCard: '/.well-known/agent-card.json', extendedCard: `${options.restBase.replace(/\/$/, '')}/extendedAgentCard` };
+  return deprecationHeaders(announcement, links, rc.caller);
+}
 const pushNotSupported = () => new A2AError(A2AErrorName.PushNotificationNotSupported, 'this agent does not declare push notifications');
 
 function optionalInt(v: unknown): number | undefined {
@@ -309,10 +337,12 @@ async function sendStream(
   active: string[],
   options: A2ARoutesOptions,
   frame: (event: StreamEvent) => string,
+  extra: Record<string, string> = {},
 ): Promise<void> {
   void reply.hijack();
   const raw = reply.raw;
   const headers: Record<string, string> = {
+    ...extra,
     'content-type': 'text/event-stream',
     'cache-control': 'no-cache',
     connection: 'keep-alive',
@@ -470,12 +500,20 @@ async function jsonRpc(request: FastifyRequest, reply: FastifyReply, options: A2
       observer.request(method, 'jsonrpc', 'ok');
       spanOutcome(method, 'ok', tenant);
       const prefix = `data: {"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":`;
-      await sendStream(reply, stream, active, options, (event) => `${prefix}${JSON.stringify(call.event(event))}}\n\n`);
+      await sendStream(
+        reply,
+        stream,
+        active,
+        options,
+        (event) => `${prefix}${JSON.stringify(call.event(event))}}\n\n`,
+        deprecationOf(options, stream.capabilityId, rc),
+      );
       return await reply;
     }
     const result = call.result(await unary(method, call.params, rc, active, options));
     const header = extensionsResponseHeader(active);
     if (header) void reply.header(EXTENSIONS_HEADER, header);
+    if (method !== 'ListTasks') void reply.headers(deprecationOf(options, capabilityOf(result), rc));
     observer.request(method, 'jsonrpc', 'ok');
     spanOutcome(method, 'ok', tenant);
     return await reply

@@ -6,6 +6,8 @@
 import { ANONYMOUS_TENANT } from '@cp/node-protocol';
 import { randomUUID } from 'node:crypto';
 import {
+  deprecationFor,
+  deprecationNotice,
   isEntitled,
   messageText,
   negotiateExtensions,
@@ -13,6 +15,7 @@ import {
   typedLimits,
   type Caller,
   type Classifier,
+  type DeprecationAnnouncement,
   type PolicyEntry,
   type RouteFailure,
 } from '@cp/capabilities';
@@ -192,6 +195,13 @@ export class A2AService {
     return card;
   }
 
+  /** What the current bundle announces about a deprecated capability to this caller (null: not deprecated). */
+  deprecation(capabilityId: string | undefined, rc: RequestContext): DeprecationAnnouncement | null {
+    const live = this.deps.bundle();
+    if (!live || capabilityId === undefined) return null;
+    return deprecationFor(live.policy, capabilityId, rc.caller, live.entitlementContext);
+  }
+
   async sendMessage(rawParams: unknown, rc: RequestContext, active: readonly string[]): Promise<{ task: WireTask }> {
     const push = await this.pushConfigOf(rawParams);
     const prepared = await this.prepare(rawParams, rc, active, true);
@@ -219,6 +229,7 @@ export class A2AService {
       throw error;
     }
     const r = prepared.record;
+    stream.capabilityId = r.capabilityId;
     stream.first({ task: trimHistory(r.task, prepared.params.configuration?.historyLength) }, r.seq, endsStream(r.task.status.state));
     if (prepared.execution) {
       // The handler runs on even if the client goes away; the task is stored either way.
@@ -241,6 +252,7 @@ export class A2AService {
     try {
       const record = await this.deps.tasks.get(id, owner);
       if (!record) throw taskNotFound(id);
+      stream.capabilityId = record.capabilityId;
       stream.first({ task: record.task }, record.seq, TERMINAL_STATES.has(record.task.status.state));
       return stream;
     } catch (error) {
@@ -455,10 +467,11 @@ export class A2AService {
       outputMode: decision.outputMode,
       explanation: decision.explanation,
     };
-    const deprecation = notices.find((n) => n.code === 'deprecated');
     const metadata: Record<string, unknown> = { routing };
     if (notices.length > 0) metadata.notices = notices;
-    if (deprecation) metadata.deprecation = { message: deprecation.message, replacedBy: deprecation.replacedBy ?? null };
+    // The replacement and the dates, as this caller may see them (issue 21).
+    const deprecation = deprecationFor(live.policy, capabilityId, rc.caller, live.entitlementContext);
+    if (deprecation) metadata.deprecation = deprecationNotice(deprecation);
 
     const submitted: WireTask = {
       ...task,

@@ -10,6 +10,8 @@ export class TaskStream implements AsyncIterable<StreamEvent> {
   private wake?: () => void;
   private done = false;
   private unsubscribe?: () => Promise<void>;
+  /** The capability the task is bound to, when routed (for the response's deprecation headers). */
+  capabilityId?: string;
   /** Events with seq at or below this are already in the first event's snapshot. */
   private seen = -1;
 

@@ -14,7 +14,7 @@ export class ManifestFilter {
 
 @InputType({
   description:
-    'One manifest document (the seed format: id, state, visibility, skill, requires_scopes, tenants, handler, limits, owner, replaced_by, deprecation_reason).',
+    'One manifest document (the seed format: id, state, visibility, skill, requires_scopes, tenants, handler, limits, owner, replaced_by, deprecation_reason, sunset_at).',
 })
 export class ManifestDocumentInput {
   @Field() agentId!: string;
@@ -37,6 +37,11 @@ export class ApplyManifestsInput {
   manifests!: unknown[];
   @Field({ defaultValue: true }) dryRun!: boolean;
   @Field(() => Int, { nullable: true, description: 'Required unless dryRun.' }) expectedRevision?: number | null;
+  @Field(() => Int, {
+    nullable: true,
+    description: 'The window of `impact`: callers of the last impactDays days (default 30, at most 400).',
+  })
+  impactDays?: number | null;
   @Field(() => [String], {
     nullable: true,
     description:
@@ -62,4 +67,18 @@ export class LifecycleInput {
 export class DeprecateInput extends LifecycleInput {
   @Field(() => String, { nullable: true, description: 'The capability that replaces this one.' }) replacedBy?: string | null;
   @Field(() => String, { nullable: true, description: 'Why, when there is no replacement.' }) reason?: string | null;
+  @Field(() => String, {
+    nullable: true,
+    description: 'The announced removal date (ISO 8601 date or date-time), at least DEPRECATION_SUNSET_MIN_NOTICE_DAYS ahead.',
+  })
+  sunsetAt?: string | null;
+}
+
+@InputType()
+export class SetSunsetInput extends LifecycleInput {
+  @Field(() => String, {
+    nullable: true,
+    description: 'The announced removal date (ISO 8601 date or date-time); null withdraws it. Deprecated capabilities only.',
+  })
+  sunsetAt?: string | null;
 }

@@ -18,6 +18,7 @@ export function toManifestModel(r: ManifestRecord): ManifestModel {
     owner: m.owner,
     replacedBy: m.replacedBy ?? null,
     deprecationReason: m.deprecationReason ?? null,
+    sunsetAt: m.sunsetAt ? new Date(m.sunsetAt) : null,
     routing: m.routing ? { terms: m.routing.terms, negativeTerms: m.routing.negativeTerms } : null,
     document: toManifestDocument(m),
     createdAt: r.createdAt,

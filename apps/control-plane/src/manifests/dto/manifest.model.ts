@@ -2,6 +2,7 @@ import { Field, Int, ObjectType, registerEnumType } from '@nestjs/graphql';
 import { CAPABILITY_STATES, VISIBILITIES, type CapabilityState, type Visibility } from '@cp/capabilities';
 import { JSONScalar } from '../../common/graphql/json.scalar';
 import { Connection } from '../../common/graphql/pagination';
+import { PlanImpactModel } from '../../deprecation/dto/impact.model';
 
 export const CapabilityStateEnum = Object.fromEntries(CAPABILITY_STATES.map((s) => [s, s])) as Record<CapabilityState, CapabilityState>;
 export const VisibilityEnum = Object.fromEntries(VISIBILITIES.map((v) => [v, v])) as Record<Visibility, Visibility>;
@@ -39,6 +40,8 @@ export class ManifestModel {
   @Field({ description: 'Owning team.' }) owner!: string;
   @Field(() => String, { nullable: true }) replacedBy?: string | null;
   @Field(() => String, { nullable: true }) deprecationReason?: string | null;
+  @Field(() => Date, { nullable: true, description: 'The announced removal date (deprecated only): retirement waits for it.' })
+  sunsetAt?: Date | null;
   @Field(() => RoutingHintsModel, { nullable: true, description: 'Routing-only hints; null when none.' })
   routing?: RoutingHintsModel | null;
   @Field(() => JSONScalar, { description: 'The manifest document (the format applyManifests takes).' }) document!: unknown;
@@ -92,4 +95,8 @@ export class ApplyPlanModel {
   @Field(() => [CardChangeModel], { description: 'diffCards(public card before, public card after).' }) publicCardDiff!: CardChangeModel[];
   @Field({ description: 'Some public card change may break a client.' }) breaking!: boolean;
   @Field(() => [LeakModel]) leaks!: LeakModel[];
+  @Field(() => [PlanImpactModel], {
+    description: 'Changes that remove, narrow (scopes, tenants) or hide a capability, each with the callers it affects.',
+  })
+  impact!: PlanImpactModel[];
 }

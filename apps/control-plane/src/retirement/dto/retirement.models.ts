@@ -6,6 +6,7 @@ export enum RetirementSkipCode {
   STILL_CALLED = Code.StillCalled,
   DEPRECATED_TOO_RECENTLY = Code.DeprecatedTooRecently,
   USAGE_UNKNOWN = Code.UsageUnknown,
+  SUNSET_NOT_REACHED = Code.SunsetNotReached,
 }
 registerEnumType(RetirementSkipCode, { name: 'RetirementSkipCode', description: 'Why the retirement job keeps a deprecated capability.' });
 
@@ -33,6 +34,7 @@ export class RetirementSkipReasonModel {
   @Field(() => Date, { nullable: true, description: 'DEPRECATED_TOO_RECENTLY: when it becomes eligible.' }) eligibleAt?: Date | null;
   @Field(() => [UnknownUsageModel], { nullable: true, description: 'USAGE_UNKNOWN: which nodes, for which time.' }) unknownUsage?:
     UnknownUsageModel[] | null;
+  @Field(() => Date, { nullable: true, description: 'SUNSET_NOT_REACHED: the announced sunset date it waits for.' }) sunsetAt?: Date | null;
 }
 
 @ObjectType('RetirementCandidate', { description: 'A deprecated capability the next run would retire, and why.' })
@@ -45,6 +47,12 @@ export class RetirementCandidateModel {
 export class RetirementSkipModel {
   @Field() capabilityId!: string;
   @Field(() => [RetirementSkipReasonModel]) reasons!: RetirementSkipReasonModel[];
+  @Field(() => Date, {
+    nullable: true,
+    description:
+      'The earliest time a run could retire it if nobody calls it again (eligibility, sunset date, last call + window); null while usage is unknown.',
+  })
+  earliestAt!: Date | null;
 }
 
 @ObjectType('RetirementPreview')

@@ -1,0 +1,10 @@
+import { Module } from '@nestjs/common';
+import { JobsQueueModule, NoticesCoreModule } from '@cp/jobs';
+import { NoticesProcessor } from './notices.processor';
+import { NoticesScheduler } from './notices.scheduler';
+
+@Module({
+  imports: [JobsQueueModule, NoticesCoreModule],
+  providers: [NoticesProcessor, NoticesScheduler],
+})
+export class NoticesWorkerModule {}

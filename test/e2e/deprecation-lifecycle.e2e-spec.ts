@@ -1,0 +1,393 @@
+/**
+ * Issue 21 end to end: deprecate with a replacement and a sunset date, calls from two tenants,
+ * the impact report, the headers on A2A responses (the node SDK serving the bundle built from the
+ * registry), signed notices at local webhook receivers delivered by the worker's BullMQ jobs;
+ * one tenant stops, the clock moves past the window, the other still holds retirement back; a
+ * week before removal the remaining caller is told; retirement after both stopped and the sunset
+ * passed. Then notices to a failing receiver: retries stop at the bound and land in the
+ * dead-letter view; a redelivered job sends no duplicate.
+ */
+import { randomBytes } from 'node:crypto';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { Test, type TestingModule } from '@nestjs/testing';
+import { getQueueToken } from '@nestjs/bullmq';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { Queue } from 'bullmq';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { Client } from 'pg';
+import { Webhook } from 'standardwebhooks';
+import { a2aVerifier, mintA2AToken, mintAdminToken } from '@cp/auth';
+import { buildNodeBundle } from '@cp/capabilities';
+import { AppConfigModule, AppConfigToken, createFastifyAdapter, type AppConfig } from '@cp/common';
+import { DbModule, PrismaService, RegistrySnapshotRepository, seedWhenEmpty } from '@cp/db';
+import { Clock, ClockModule, NOTICE_DELIVER_JOB, NOTICES_QUEUE, NoticeScanService, RetirementService, type NoticeJobData } from '@cp/jobs';
+import { addUsage, createNode, DAY_MS, FixedClock, setCoverage } from '@cp/jobs/testing';
+import { ActiveBundle, HandlerRegistry, InMemoryTaskEvents, InMemoryTaskStore, registerA2AServer, ToolGateway } from '@cp/node-sdk';
+import { AppModule } from '../../apps/control-plane/src/app.module';
+import { NoticesWorkerModule } from '../../apps/worker/src/notices/notices-worker.module';
+import { testConfig } from '../support/config';
+import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { until } from '../support/until';
+
+jest.setTimeout(300_000);
+
+const AGENT = 'finance-agent';
+const NOW = new Date('2027-03-01T10:00:00.000Z');
+const at = (days: number) => new Date(NOW.getTime() + days * DAY_MS);
+const SUNSET = at(10);
+
+interface Received {
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+/** A local webhook receiver answering `status()` to every POST. */
+async function receiver(status: () => number): Promise<{ server: Server; url: string; got: Received[] }> {
+  const got: Received[] = [];
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString()));
+    req.on('end', () => {
+      got.push({ headers: req.headers, body });
+      res.writeHead(status()).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, url: `http://127.0.0.1:${(server.address() as { port: number }).port}/hooks/deprecations`, got };
+}
+
+describe('deprecation that reaches the callers (issue 21)', () => {
+  let db: TestDatabase;
+  let pg: Client;
+  let app: NestFastifyApplication;
+  let worker: TestingModule;
+  let config: AppConfig;
+  let admin: string;
+  const clock = new FixedClock(NOW);
+  const hooks: Record<string, Awaited<ReturnType<typeof receiver>>> = {};
+  const secrets: Record<string, string> = {};
+  const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
+
+  beforeAll(async () => {
+    db = await createTestDatabase('deprecation_e2e');
+    config = testConfig({
+      DATABASE_URL: db.url,
+      REDIS_KEY_PREFIX: `test-deprecation-${randomBytes(4).toString('hex')}:`,
+      RETIREMENT_SCHEDULE_ENABLED: 'false',
+      DEPRECATION_NOTICE_SCHEDULE_ENABLED: 'false',
+      // The receivers listen on loopback: allowed here only, as an operator would allow an internal host.
+      DEPRECATION_NOTICE_ALLOW: '127.0.0.1',
+      DEPRECATION_NOTICE_ATTEMPTS: '3',
+      DEPRECATION_NOTICE_BACKOFF_MS: '20',
+    });
+    const ref = await Test.createTestingModule({ imports: [AppModule] })
+      .overrideProvider(AppConfigToken)
+      .useValue(config)
+      .overrideProvider(Clock)
+      .useValue(clock)
+      .compile();
+    app = ref.createNestApplication<NestFastifyApplication>(createFastifyAdapter(config), { logger: false });
+    await app.init();
+    await app.getHttpAdapter().getInstance().ready();
+    await seedWhenEmpty(app.get(PrismaService));
+    // The worker's notice jobs (processor + BullMQ), on the same clock.
+    worker = await Test.createTestingModule({ imports: [AppConfigModule, DbModule, ClockModule, NoticesWorkerModule] })
+      .overrideProvider(AppConfigToken)
+      .useValue(config)
+      .overrideProvider(Clock)
+      .useValue(clock)
+      .compile();
+    worker.useLogger(false);
+    await worker.init();
+    pg = new Client({ connectionString: db.url });
+    await pg.connect();
+    await pg.query(`INSERT INTO "Tenant" (id, name) VALUES ('globex', 'Globex'), ('initech', 'Initech')`);
+    await createNode(pg, { id: 'node-1', agentId: AGENT, registeredAt: at(-90), lastSeenAt: NOW, coverage: { from: at(-90), until: NOW } });
+    admin = mintAdminToken(config, 'pat', ['platform-admin']);
+    hooks['acme-partner'] = await receiver(() => 204);
+    hooks.globex = await receiver(() => 200);
+    hooks.initech = await receiver(() => 503);
+  }, 600_000);
+  afterAll(async () => {
+    await worker?.get<Queue>(getQueueToken(NOTICES_QUEUE)).obliterate({ force: true });
+    await worker?.close();
+    await app?.close();
+    for (const h of Object.values(hooks)) h.server.close();
+    await pg?.end();
+    await db?.drop();
+  });
+
+  async function gql(query: string, variables: Record<string, unknown> = {}, token = admin) {
+    const res = await app.inject({
+      method: 'POST',
+      url: '/graphql',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      payload: { query, variables },
+    });
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- suites assert the shapes
+    return res.json<{ data?: Record<string, any>; errors?: { message: string; extensions: Record<string, unknown> }[] }>();
+  }
+  const revision = async () => (await pg.query(`SELECT revision FROM "Agent" WHERE id = $1`, [AGENT])).rows[0].revision as number;
+  /** The node has reported its usage through now (so zero calls mean zero). */
+  const nodeReported = async () => {
+    await pg.query(`UPDATE "Node" SET "lastSeenAt" = $1 WHERE id = 'node-1'`, [clock.now().toISOString()]);
+    await setCoverage(pg, 'node-1', AGENT, { from: at(-90), until: clock.now() });
+  };
+  const calls = (tenantId: string, when: Date, count = 1) =>
+    addUsage(pg, [{ agentId: AGENT, capabilityId: 'invoice-lookup', nodeId: 'node-1', tenantId, lastCallAt: when, count }]);
+  const IMPACT = `query ($id: String!) { capabilityImpact(agentId: "${AGENT}", capabilityId: $id) {
+    state replacedBy sunsetAt windowDays calls lastCallAt usageComplete earliestRetirementAt
+    tenants { tenantId calls } nodes { nodeId calls } daily { day calls } retirementBlockers { code message } } }`;
+  const events = (tenant: string) => hooks[tenant].got.map((r) => (JSON.parse(r.body) as { type: string }).type).sort();
+
+  it('refuses a sunset without enough notice, a webhook URL that breaks the SSRF rules, and hostile input', async () => {
+    await gql(
+      `mutation ($m: JSON!, $r: Int!) { createManifest(input: { agentId: "${AGENT}", expectedRevision: $r, manifest: $m }) { revision } }`,
+      {
+        r: await revision(),
+        m: {
+          id: 'invoice-lookup-v2',
+          state: 'ga',
+          visibility: 'public',
+          skill: { name: 'Invoice lookup v2', description: 'Finds invoices by number, with line items.', tags: ['invoices'] },
+          requires_scopes: [],
+          tenants: '*',
+          handler: 'invoices.v2.lookup',
+          limits: {},
+          owner: 'finance-platform',
+        },
+      },
+    );
+    const DEPRECATE = `mutation ($r: Int!, $s: String) { deprecateManifest(input: { agentId: "${AGENT}", capabilityId: "invoice-lookup",
+      expectedRevision: $r, replacedBy: "invoice-lookup-v2", sunsetAt: $s }) { revision manifest { state sunsetAt } } }`;
+    for (const s of [at(3).toISOString(), 'next tuesday', '2027-02-31', '9'.repeat(10_000)]) {
+      const refused = await gql(DEPRECATE, { r: await revision(), s });
+      expect(refused.errors?.[0].extensions.code).toBe('BAD_USER_INPUT');
+      expect(refused.errors?.[0].message).toMatch(/sunset/i);
+    }
+    for (const url of [
+      'http://169.254.169.254/latest/meta-data',
+      'http://10.0.0.7/hook',
+      'file:///etc/passwd',
+      'http://user:pw@example.com/',
+      'x'.repeat(5000),
+    ]) {
+      const refused = await gql(`mutation ($u: String!) { setNotificationEndpoint(input: { tenantId: "globex", url: $u }) { secret } }`, {
+        u: url,
+      });
+      expect({ url: url.slice(0, 40), code: refused.errors?.[0].extensions.code }).toEqual({
+        url: url.slice(0, 40),
+        code: 'BAD_USER_INPUT',
+      });
+    }
+    const otherTenant = await gql(
+      `mutation { setNotificationEndpoint(input: { tenantId: "no-such-tenant", url: "http://127.0.0.1:1/" }) { secret } }`,
+    );
+    expect(otherTenant.errors?.[0].extensions.code).toBe('NOT_FOUND');
+    const viewer = await gql(
+      `mutation { setNotificationEndpoint(input: { tenantId: "globex", url: "http://127.0.0.1:1/" }) { secret } }`,
+      {},
+      mintAdminToken(config, 'vic', ['viewer']),
+    );
+    expect(viewer.errors?.[0].extensions.code).toBe('FORBIDDEN');
+    expect((await pg.query(`SELECT count(*)::int AS n FROM "NotificationEndpoint"`)).rows[0].n).toBe(0);
+  });
+
+  it('deprecate with a replacement and a sunset; two tenants call it; the impact report names them', async () => {
+    for (const tenant of ['acme-partner', 'globex', 'initech']) {
+      const set = await gql(
+        `mutation ($t: String!, $u: String!) { setNotificationEndpoint(input: { tenantId: $t, url: $u }) { tenantId url secret } }`,
+        {
+          t: tenant,
+          u: hooks[tenant].url,
+        },
+      );
+      expect(set.errors).toBeUndefined();
+      secrets[tenant] = set.data!.setNotificationEndpoint.secret;
+      expect(secrets[tenant]).toMatch(/^whsec_/);
+    }
+    const listed = await gql(`{ notificationEndpoints { tenantId url } }`);
+    expect(JSON.stringify(listed)).not.toContain('whsec_');
+    const dep = await gql(
+      `mutation ($r: Int!) { deprecateManifest(input: { agentId: "${AGENT}", capabilityId: "invoice-lookup", expectedRevision: $r,
+        replacedBy: "invoice-lookup-v2", sunsetAt: "${SUNSET.toISOString()}" }) { manifest { state sunsetAt deprecatedAt } } }`,
+      { r: await revision() },
+    );
+    expect(dep.data!.deprecateManifest.manifest).toEqual({
+      state: 'deprecated',
+      sunsetAt: SUNSET.toISOString(),
+      deprecatedAt: NOW.toISOString(),
+    });
+    await calls('acme-partner', at(-1), 5);
+    await calls('globex', at(-2), 2);
+    await calls('initech', at(-3), 1);
+    await nodeReported();
+    const { data } = await gql(IMPACT, { id: 'invoice-lookup' });
+    expect(data!.capabilityImpact).toMatchObject({
+      state: 'deprecated',
+      replacedBy: 'invoice-lookup-v2',
+      sunsetAt: SUNSET.toISOString(),
+      windowDays: 30,
+      calls: 8,
+      lastCallAt: at(-1).toISOString(),
+      usageComplete: true,
+      tenants: [
+        { tenantId: 'acme-partner', calls: 5 },
+        { tenantId: 'globex', calls: 2 },
+        { tenantId: 'initech', calls: 1 },
+      ],
+      nodes: [{ nodeId: 'node-1', calls: 8 }],
+    });
+    expect(data!.capabilityImpact.daily).toHaveLength(3);
+    // Eligible by age at NOW + 30 days; the last call (yesterday) keeps it until 29 days from now; the sunset is earlier.
+    expect(new Date(data!.capabilityImpact.earliestRetirementAt).getTime()).toBe(at(30).getTime());
+    expect(data!.capabilityImpact.retirementBlockers.map((b: { code: string }) => b.code).sort()).toEqual([
+      'DEPRECATED_TOO_RECENTLY',
+      'STILL_CALLED',
+      'SUNSET_NOT_REACHED',
+    ]);
+  });
+
+  it('responses for it carry Deprecation, Sunset and a Link to the replacement; the task notice names both', async () => {
+    const snapshot = (await app.get(RegistrySnapshotRepository).snapshot(AGENT))!;
+    const bundle = new ActiveBundle(buildNodeBundle(snapshot));
+    const node: FastifyInstance = Fastify();
+    const done = async () => ({ state: 'completed' as const, artifacts: [{ parts: [{ data: { ok: true } }] }] });
+    registerA2AServer(node, {
+      bundle: () => bundle,
+      verifier: a2aVerifier(config),
+      handlers: new HandlerRegistry()
+        .register('invoices.v1.lookup', done)
+        .register('invoices.v2.lookup', done)
+        .register('recon.v3.reconcile', done),
+      tools: new ToolGateway(
+        { exchange: async () => ({ accessToken: 't', expiresAt: Date.now() + 60_000, scopes: [] }) },
+        new Map(),
+        silent,
+      ),
+      log: silent,
+      tasks: new InMemoryTaskStore(),
+      events: new InMemoryTaskEvents(),
+    });
+    await node.ready();
+    try {
+      const res = await node.inject({
+        method: 'POST',
+        url: '/a2a/jsonrpc',
+        headers: {
+          'content-type': 'application/json',
+          'a2a-version': '1.0',
+          authorization: `Bearer ${mintA2AToken(config, 'bot@globex', 'globex', [])}`,
+        },
+        payload: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'SendMessage',
+          params: {
+            message: { messageId: 'm1', role: 'ROLE_USER', parts: [{ text: 'find INV-1' }], metadata: { skillId: 'invoice-lookup' } },
+          },
+        }),
+      });
+      expect(res.headers.deprecation).toBe(`@${NOW.getTime() / 1000}`);
+      expect(res.headers.sunset).toBe(SUNSET.toUTCString());
+      expect(res.headers.link).toBe(
+        '</a2a/rest/extendedAgentCard#skill=invoice-lookup-v2>; rel="successor-version"; title="invoice-lookup-v2"',
+      );
+      expect(res.json().result.task.metadata.deprecation).toMatchObject({
+        replacedBy: 'invoice-lookup-v2',
+        sunsetAt: SUNSET.toISOString(),
+      });
+    } finally {
+      await node.close();
+    }
+  });
+
+  it('the callers with an endpoint get signed notices through the worker: deprecated and sunset scheduled', async () => {
+    await app.get(NoticeScanService).scan();
+    await until('notices at both receivers', () => hooks['acme-partner'].got.length >= 2 && hooks.globex.got.length >= 2, 60_000);
+    for (const tenant of ['acme-partner', 'globex']) {
+      expect(events(tenant)).toEqual(['capability.deprecated', 'capability.sunset_scheduled']);
+      for (const r of hooks[tenant].got) {
+        // The receiver verifies the Standard Webhooks signature with the secret it was shown once.
+        const payload = new Webhook(secrets[tenant]).verify(r.body, r.headers as Record<string, string>) as {
+          data: Record<string, unknown>;
+        };
+        expect(payload.data).toMatchObject({
+          capabilityId: 'invoice-lookup',
+          tenantId: tenant,
+          replacedBy: 'invoice-lookup-v2',
+          sunsetAt: SUNSET.toISOString(),
+        });
+        expect(() =>
+          new Webhook(secrets[tenant === 'globex' ? 'acme-partner' : 'globex']).verify(r.body, r.headers as Record<string, string>),
+        ).toThrow();
+      }
+    }
+  });
+
+  it('a failing receiver: retries stop at the bound and the notices land in the dead-letter view', async () => {
+    const dead = await until(
+      'dead letters',
+      async () => {
+        const { data } = await gql(`{ deprecationNotices(status: dead, tenantId: "initech") { id event attempts lastError status } }`);
+        return data!.deprecationNotices.length === 2 ? data!.deprecationNotices : null;
+      },
+      60_000,
+    );
+    for (const n of dead) expect(n).toMatchObject({ attempts: 3, status: 'dead', lastError: 'the endpoint answered HTTP 503' });
+    // Exactly the bound: 3 attempts per notice, none after.
+    expect(hooks.initech.got).toHaveLength(6);
+  });
+
+  it('a redelivered job and a second scan send no duplicate', async () => {
+    const before = hooks['acme-partner'].got.length;
+    const { data } = await gql(`{ deprecationNotices(status: delivered, tenantId: "acme-partner") { id } }`);
+    const queue = worker.get<Queue<NoticeJobData>>(getQueueToken(NOTICES_QUEUE));
+    const job = await queue.add(
+      NOTICE_DELIVER_JOB,
+      { kind: 'deliver', noticeId: data!.deprecationNotices[0].id },
+      { jobId: `again-${randomBytes(3).toString('hex')}` },
+    );
+    await until('the redelivered job finished', async () => ((await job.isCompleted()) ? true : null), 60_000);
+    expect((await queue.getJob(job.id!))!.returnvalue).toEqual({ outcome: 'already-done' });
+    expect(await app.get(NoticeScanService).scan()).toMatchObject({ recorded: 0 });
+    await new Promise((r) => setTimeout(r, 500));
+    expect(hooks['acme-partner'].got).toHaveLength(before);
+  });
+
+  it('one tenant stops; past the window the other still holds retirement back; a week before removal it is told; then retirement', async () => {
+    // globex and initech stop; acme-partner keeps calling until day 35.
+    clock.set(at(35));
+    await calls('acme-partner', at(35), 3);
+    await nodeReported();
+    const held = await gql(IMPACT, { id: 'invoice-lookup' });
+    expect(held.data!.capabilityImpact.tenants).toEqual([{ tenantId: 'acme-partner', calls: 3 }]);
+    expect(held.data!.capabilityImpact.retirementBlockers.map((b: { code: string }) => b.code)).toEqual(['STILL_CALLED']);
+    const preview = await gql(
+      `{ retirementPreview(agentId: "${AGENT}") { retire { capabilityId } skipped { capabilityId earliestAt reasons { code } } } }`,
+    );
+    expect(preview.data!.retirementPreview.skipped).toEqual([
+      { capabilityId: 'invoice-lookup', earliestAt: new Date(at(65).getTime() + 1).toISOString(), reasons: [{ code: 'STILL_CALLED' }] },
+    ]);
+
+    // A week before that earliest removal, the tenant still calling it is told; the others are not (outside the window).
+    clock.set(at(60));
+    await nodeReported();
+    const told = hooks['acme-partner'].got.length;
+    await app.get(NoticeScanService).scan();
+    await until('removal notice', () => hooks['acme-partner'].got.length > told, 60_000);
+    expect(JSON.parse(hooks['acme-partner'].got[told].body)).toMatchObject({
+      type: 'capability.removal_imminent',
+      data: { capabilityId: 'invoice-lookup', earliestRemovalAt: new Date(at(65).getTime() + 1).toISOString() },
+    });
+    expect(events('globex')).toEqual(['capability.deprecated', 'capability.sunset_scheduled']);
+
+    clock.set(at(66));
+    await nodeReported();
+    const run = await app.get(RetirementService).run({ trigger: 'manual' });
+    expect(run!.retired.map((r) => r.capabilityId)).toEqual(['invoice-lookup']);
+    expect((await pg.query(`SELECT state FROM "CapabilityManifest" WHERE "capabilityId" = 'invoice-lookup'`)).rows[0].state).toBe(
+      'removed',
+    );
+  });
+});
