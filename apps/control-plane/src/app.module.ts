@@ -20,6 +20,7 @@ import { SyncModule } from './sync/sync.module';
 import { CostBudgetsModule } from './cost-budgets/cost-budgets.module';
 import { RoutingFeedbackModule } from './routing-feedback/routing-feedback.module';
 import { RouteTestModule } from './route-test/route-test.module';
+import { ConsoleModule } from './console/console.module';
 
 @Module({
   imports: [
@@ -49,6 +50,7 @@ import { RouteTestModule } from './route-test/route-test.module';
     CostBudgetsModule,
     RoutingFeedbackModule,
     RouteTestModule,
+    ConsoleModule,
   ],
 })
 export class AppModule {}
