@@ -37,7 +37,11 @@ export function App({ settings }: { settings: ConsoleSettings }) {
   const [me, setMe] = useState<Me>();
   const [meError, setMeError] = useState<ApiError>();
   const [signInError, setSignInError] = useState('');
-  const api = useMemo(() => new Api(settings.graphqlPath, () => session?.token ?? null), [settings, session]);
+  // graphql-request needs an absolute URL.
+  const api = useMemo(
+    () => new Api(new URL(settings.graphqlPath, window.location.origin).href, () => session?.token ?? null),
+    [settings, session],
+  );
 
   const navigate = useCallback((to: string) => {
     window.history.pushState(null, '', `${BASE}${to}`);

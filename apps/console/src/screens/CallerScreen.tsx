@@ -94,7 +94,7 @@ export function CallerScreen({ initialAgent }: { initialAgent?: string }) {
           </ul>
           <ErrorBox error={explained.error} />
           {explained.explanation && <ExplainView explanation={explained.explanation} caller={caller} />}
-          <RouteTester agentId={agentId} />
+          <RouteTester agentId={agentId} tenant={tenant} scopes={scopes} caller={caller} />
           <div className="grid">
             <div>
               <h2>Public card</h2>
@@ -129,15 +129,17 @@ export function CallerScreen({ initialAgent }: { initialAgent?: string }) {
 
 type RouteResult = RouteTestData['routeTest']['results'][number];
 
-/** A test message through the agent's router (routeTest), with the decision it reached. */
-function RouteTester({ agentId }: { agentId: string }) {
+/** A test message through the router index this caller gets (routeTest with the caller's tenant and scopes). */
+function RouteTester({ agentId, tenant, scopes, caller }: { agentId: string; tenant: string; scopes: string[]; caller: string }) {
   const { api } = useConsole();
   const [text, setText] = useState('');
   const [result, setResult] = useState<{ result?: RouteResult; revision?: number; error?: ApiError }>({});
   const id = useId();
   const send = async () => {
     try {
-      const r = await api.request(RouteTestQuery, { input: { agentId, tests: [{ text, expect: '?' }] } });
+      // `expect: clarify` is always a valid expectation; the answer is in `got`.
+      const test = tenant ? { text, expect: 'clarify', tenant, scopes } : { text, expect: 'clarify' };
+      const r = await api.request(RouteTestQuery, { input: { agentId, tests: { tests: [test] } } });
       setResult({ result: r.routeTest.results[0], revision: r.routeTest.revision });
     } catch (error) {
       setResult({ error: toApiError(error) });
@@ -151,7 +153,7 @@ function RouteTester({ agentId }: { agentId: string }) {
         void send();
       }}
     >
-      <h2>Test message</h2>
+      <h2>Test message as {caller}</h2>
       <div className="field">
         <label htmlFor={id}>Message text</label>
         <input id={id} value={text} onChange={(e) => setText(e.target.value)} maxLength={4000} />
