@@ -29,7 +29,7 @@ const SHOTS = [
   ...(process.env.CONSOLE_SCREENSHOTS === 'docs' ? [join(ROOT, 'docs', 'console')] : []),
 ];
 
-jest.setTimeout(90_000);
+jest.setTimeout(150_000);
 
 describe('console sign-in with OpenID Connect (authorization code + PKCE) against oidc-provider', () => {
   let db: TestDatabase;

@@ -33,7 +33,7 @@ const SHOTS = [
   ...(process.env.CONSOLE_SCREENSHOTS === 'docs' ? [join(ROOT, 'docs', 'console')] : []),
 ];
 
-jest.setTimeout(90_000);
+jest.setTimeout(150_000);
 
 describe('the admin console in Chromium (control plane, worker, agent node)', () => {
   let db: TestDatabase;
@@ -92,10 +92,10 @@ describe('the admin console in Chromium (control plane, worker, agent node)', ()
       }),
       { port: nodePort },
     ));
-    await until('the node synced', () => node.get(NodeSync).current());
+    await until('the node synced', () => node.get(NodeSync).current(), 60_000);
     browser = await launchChromium();
     page = await browser.context.newPage();
-    page.setDefaultTimeout(20_000);
+    page.setDefaultTimeout(30_000);
     // What the page itself reports (uncaught errors, console errors, CSP refusals) shows up with a failure.
     page.on('pageerror', (e) => pageErrors.push(`pageerror: ${e.message}`));
     page.on('console', (m) => m.type() === 'error' && pageErrors.push(`console: ${m.text()}`));
@@ -177,11 +177,15 @@ describe('the admin console in Chromium (control plane, worker, agent node)', ()
   it('views the agent as acme-partner (extended card, explain) and as anonymous', async () => {
     await go('/caller');
     await chooseAgent();
-    await page.getByLabel('Caller').selectOption('acme-partner');
+    await page.getByLabel('Caller', { exact: true }).selectOption('acme-partner');
     await page.getByLabel('recon.run').check();
     const extended = page.getByRole('region', { name: /Extended card for acme-partner/ });
     await extended.waitFor();
-    await until('the extended card lists reconcile-invoice', async () => (await extended.textContent())?.includes('reconcile-invoice'));
+    await until(
+      'the extended card lists reconcile-invoice',
+      async () => (await extended.textContent())?.includes('reconcile-invoice'),
+      30_000,
+    );
     await page.getByRole('button', { name: 'Explain reconcile-invoice for acme-partner [recon.run]' }).click();
     await page.getByText('acme-partner [recon.run] sees reconcile-invoice in').waitFor();
     await page.getByLabel('Message text').fill('Reconcile invoice INV-20931 against its PO');
@@ -189,7 +193,7 @@ describe('the admin console in Chromium (control plane, worker, agent node)', ()
     await page.getByRole('definition').filter({ hasText: 'reconcile-invoice' }).first().waitFor();
     await shot('view-as-partner');
 
-    await page.getByLabel('Caller').selectOption('');
+    await page.getByLabel('Caller', { exact: true }).selectOption('');
     await page.getByRole('button', { name: 'Explain reconcile-invoice for anonymous' }).click();
     await page.getByText('anonymous cannot see reconcile-invoice').waitFor();
     expect(await page.getByRole('region', { name: 'Public card' }).textContent()).not.toContain('reconcile-invoice');
@@ -247,7 +251,7 @@ describe('the admin console in Chromium (control plane, worker, agent node)', ()
     await chooseAgent();
     await page.getByRole('button', { name: 'Start from the current manifests' }).click();
     const area = page.getByLabel('Manifests', { exact: true });
-    await until('the manifests loaded', async () => (await area.inputValue()).includes('invoice-lookup'));
+    await until('the manifests loaded', async () => (await area.inputValue()).includes('invoice-lookup'), 30_000);
     const docs = JSON.parse(await area.inputValue()) as { id: string; skill: { description: string } }[];
     const changed = docs.map((d) =>
       d.id === 'invoice-lookup' ? { ...d, skill: { ...d.skill, description: 'Looks up an invoice by number, now with PO details.' } } : d,
@@ -328,7 +332,7 @@ describe('the admin console in Chromium (control plane, worker, agent node)', ()
     });
     await page.getByRole('textbox', { name: 'Action' }).fill('');
     await page.getByRole('button', { name: 'Filter' }).click();
-    await until('the whole log', async () => ((await page.getByRole('row').count()) > 3 ? true : undefined));
+    await until('the whole log', async () => ((await page.getByRole('row').count()) > 3 ? true : undefined), 30_000);
     await shot('audit');
   });
 
@@ -339,6 +343,7 @@ describe('the admin console in Chromium (control plane, worker, agent node)', ()
     await until(
       'GraphiQL answered',
       async () => ((await page.locator('.graphiql-response').textContent()) ?? '').includes('dev:platform-admin') || undefined,
+      30_000,
     );
     await screenshot(page, 'explorer', SHOTS);
   });
