@@ -79,7 +79,7 @@ describe('console sign-in with OpenID Connect (authorization code + PKCE) agains
       input: { id: 'payments-agent', teamId: 'payments-team', name: 'Payments agent', description: 'Pays invoices.', version: '1.0.0' },
     });
     browser = await launchChromium();
-  }, 120_000);
+  }, 600_000);
 
   afterAll(async () => {
     await browser?.close();

@@ -31,7 +31,7 @@ export async function startOidcProvider(options: {
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
   const issuer = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('the OpenID provider did not start within 20 s')), 20_000);
+    const timer = setTimeout(() => reject(new Error('the OpenID provider did not start within 180 s')), 180_000);
     child.once('message', (m: { ready?: string }) => (clearTimeout(timer), m.ready ? resolve(m.ready) : reject(new Error('bad message'))));
     child.once('exit', (code) => (clearTimeout(timer), reject(new Error(`the OpenID provider exited with ${code}`))));
   });

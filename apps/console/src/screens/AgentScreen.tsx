@@ -248,12 +248,15 @@ function ManifestEditor({
           (r) => {
             if (id !== seq.current) return;
             setProblems([]);
+            setSaveError((e) => (e?.stale ? undefined : e));
             setPlan(r.applyManifests);
           },
           (error: unknown) => {
             if (id !== seq.current) return;
             const e = toApiError(error);
             setPlan(undefined);
+            // Someone changed the agent since it was loaded: offer the reload (the text stays).
+            if (e.stale) return (setProblems([]), setSaveError(e));
             setProblems(e.problems.length ? problemsForManifest(e.problems, at) : [{ path: '$', message: `${e.code}: ${e.message}` }]);
           },
         )
@@ -274,7 +277,7 @@ function ManifestEditor({
     }
   };
 
-  const valid = !syntax && problems.length === 0 && !checking;
+  const valid = !syntax && problems.length === 0 && !checking && plan !== undefined;
   return (
     <section aria-labelledby="editor-title" className="editor">
       <h2 id="editor-title">Edit {capabilityId}</h2>
