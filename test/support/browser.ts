@@ -70,11 +70,11 @@ export async function screenshot(page: Page, name: string, dirs: string[]): Prom
 
 const ROOT = join(__dirname, '..', '..');
 
-/** Builds apps/console into `outDir` (the Vite build `npm run build` runs, into a directory of the test's own). */
+/** Builds apps/console into `outDir` (the Vite build `npm run build` runs, into a directory of the test's own; suites may build at the same time, so Vite's per-project build lock is bypassed). */
 export async function buildConsole(outDir: string): Promise<void> {
   await promisify(execFile)(
     process.execPath,
-    [join(ROOT, 'node_modules/vite/bin/vite.js'), 'build', '--outDir', outDir, '--emptyOutDir', '--logLevel', 'error'],
+    [join(ROOT, 'node_modules/vite/bin/vite.js'), 'build', '--outDir', outDir, '--emptyOutDir', '--logLevel', 'error', '--bypass-lock'],
     { cwd: join(ROOT, 'apps', 'console') },
   );
 }
