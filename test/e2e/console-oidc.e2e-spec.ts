@@ -76,7 +76,16 @@ describe('console sign-in with OpenID Connect (authorization code + PKCE) agains
     const admin = mintAdminToken(config, 'test:admin', ['platform-admin']);
     await gqlOk(url, admin, 'mutation { createTeam(input: { id: "payments-team", name: "Payments" }) { id } }');
     await gqlOk(url, admin, 'mutation($input: CreateAgentInput!) { createAgent(input: $input) { id } }', {
-      input: { id: 'payments-agent', teamId: 'payments-team', name: 'Payments agent', description: 'Pays invoices.', version: '1.0.0' },
+      input: {
+        id: 'payments-agent',
+        teamId: 'payments-team',
+        name: 'Payments agent',
+        description: 'Pays invoices.',
+        version: '1.0.0',
+        defaultInputModes: ['text/plain'],
+        defaultOutputModes: ['text/plain'],
+        supportedInterfaces: [{ url: 'http://127.0.0.1:9/a2a/jsonrpc', protocolBinding: 'JSONRPC', protocolVersion: '1.0' }],
+      },
     });
     browser = await launchChromium();
   }, 600_000);
