@@ -34,7 +34,7 @@ export function UsageScreen({ initialAgent }: { initialAgent?: string }) {
   const { api } = useConsole();
   const [agentId, setAgentId] = useState(initialAgent ?? '');
   const usage = useLoad(agentId ? `usage:${agentId}` : null, () =>
-    api.request(UsageQuery, { agentId, filter: { agentId }, page: { first: 500 } }),
+    api.request(UsageQuery, { agentId, filter: { agentId }, page: { first: 100 } }),
   );
   const manifests = useLoad(agentId ? `manifests:${agentId}` : null, () => api.request(ManifestsQuery, { agentId }));
   const days = usage.data?.usage.nodes ?? [];
