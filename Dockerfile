@@ -8,12 +8,14 @@
 
 ARG NODE_IMAGE=node:24-bookworm-slim
 
-# Build stage: every dependency, then compile all apps and libs into dist/.
+# Build stage: every dependency, then compile all apps and libs into dist/ (the admin console's
+# static files into dist/console: the runtime needs none of its packages, all devDependencies).
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 COPY apps/cpctl/package.json apps/cpctl/package.json
 COPY apps/cpctl/bin apps/cpctl/bin
+COPY apps/console/package.json apps/console/package.json
 COPY tools tools
 COPY prisma prisma
 RUN --mount=type=cache,target=/root/.npm npm ci --no-audit --no-fund
@@ -31,6 +33,7 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 COPY apps/cpctl/package.json apps/cpctl/package.json
 COPY apps/cpctl/bin apps/cpctl/bin
+COPY apps/console/package.json apps/console/package.json
 RUN --mount=type=cache,target=/root/.npm npm ci --omit=dev --omit=optional --ignore-scripts --no-audit --no-fund
 COPY --from=build /app/dist dist
 RUN mkdir -p .cache/agent-node && chown -R node:node .cache

@@ -73,7 +73,7 @@ const testOnlyImports = {
 };
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'prisma/generated/**', 'coverage/**', '.cache/**'] },
+  { ignores: ['dist/**', 'node_modules/**', 'prisma/generated/**', 'coverage/**', '.cache/**', 'apps/console/src/gql/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -170,6 +170,27 @@ export default tseslint.config(
       '@typescript-eslint/no-unsafe-assignment': 'error',
       '@typescript-eslint/no-unsafe-call': 'error',
       '@typescript-eslint/no-unsafe-member-access': 'error',
+      '@typescript-eslint/no-unsafe-return': 'error',
+    },
+  },
+  {
+    // The admin console (apps/console): browser code with its own tsconfig (DOM, JSX, bundler
+    // resolution), the same type-aware rules. It reaches the control plane over HTTP only.
+    files: ['apps/console/**/*.ts', 'apps/console/**/*.tsx'],
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+      globals: { window: 'readonly', document: 'readonly', sessionStorage: 'readonly', HTMLDialogElement: 'readonly' },
+    },
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ regex: '^@cp/', message: 'The console uses the GraphQL admin API only.' }] }],
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: { attributes: false } }],
+      '@typescript-eslint/await-thenable': 'error',
+      '@typescript-eslint/no-unnecessary-type-assertion': 'error',
+      '@typescript-eslint/only-throw-error': 'error',
+      '@typescript-eslint/restrict-template-expressions': 'error',
+      '@typescript-eslint/no-unsafe-argument': 'error',
+      '@typescript-eslint/no-unsafe-call': 'error',
       '@typescript-eslint/no-unsafe-return': 'error',
     },
   },

@@ -11,7 +11,7 @@ const apps = [
     name: 'control-plane',
     entry: 'dist/apps/control-plane/src/main.js',
     port: port('CONTROL_PLANE_PORT', 3000),
-    paths: ['/graphql', '/readyz'],
+    paths: ['/console/', '/graphql', '/readyz'],
   },
   { name: 'worker', entry: 'dist/apps/worker/src/main.js', port: port('WORKER_PORT', 3001), paths: ['/readyz'] },
   {
@@ -79,6 +79,10 @@ async function ready(app, deadline) {
     (app, i) =>
       `  ${app.name.padEnd(14)} ${results[i] ? 'ready    ' : 'NOT READY'} ${app.paths.map((p) => `http://127.0.0.1:${app.port}${p}`).join('  ')}`,
   );
-  process.stdout.write(`\nCapability control plane is up (Ctrl-C stops everything):\n${lines.join('\n')}\n\n`);
+  const consoleUrl = `http://127.0.0.1:${apps[0].port}/console/`;
+  process.stdout.write(
+    `\nCapability control plane is up (Ctrl-C stops everything):\n${lines.join('\n')}\n\n` +
+      `  admin console  ${consoleUrl}  (development sign-in: one click; docs/console.md)\n\n`,
+  );
   if (results.includes(false)) stop(1);
 })();

@@ -41,6 +41,9 @@ const cases: Case[] = [
   { file: 'apps/agent-node/src/x.ts', from: '@cp/db', refused: true },
   { file: 'apps/agent-node/src/x.ts', from: '@cp/node-sdk', refused: false },
   { file: 'apps/control-plane/src/x.ts', from: '@cp/db/testing', refused: true },
+  { file: 'apps/console/src/x.ts', from: '@cp/capabilities', refused: true },
+  { file: 'apps/console/src/x.ts', from: '@cp/auth', refused: true },
+  { file: 'apps/console/src/x.ts', from: 'graphql-request', refused: false },
 ];
 
 /**

@@ -22,6 +22,7 @@ import { RouteTestModule } from './route-test/route-test.module';
 import { ObservabilityModule } from './observability/observability.module';
 import { DeprecationModule } from './deprecation/deprecation.module';
 import { NotificationsModule } from './notifications/notifications.module';
+import { ConsoleModule } from './console/console.module';
 
 @Module({
   imports: [
@@ -54,6 +55,7 @@ import { NotificationsModule } from './notifications/notifications.module';
     RouteTestModule,
     DeprecationModule,
     NotificationsModule,
+    ConsoleModule,
   ],
 })
 export class AppModule {}

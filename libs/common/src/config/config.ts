@@ -128,6 +128,19 @@ const configFields = z.object({
   /** The Retry-After (seconds) of that 503; each answer says a random value between it and twice it. */
   NODE_BUNDLE_RETRY_AFTER_SECONDS: z.coerce.number().int().min(1).max(300).default(2),
   /** Admin GraphQL API: limits per operation, and a file to write the code-first schema to (unset: it stays in memory; the committed schema is written only by the drift test). */
+  /**
+   * The admin console (served under /console, docs/console.md): where its built assets are, the
+   * OpenID provider it signs in with (authorization code + PKCE; the control plane still verifies
+   * the access token with JWT_* above), and whether the one-click development sign-in is offered
+   * (never in production).
+   */
+  CONSOLE_DIR: z.string().min(1).default('dist/console'),
+  CONSOLE_OIDC_ISSUER: url(['http:', 'https:']).optional(),
+  CONSOLE_OIDC_CLIENT_ID: z.string().min(1).max(256).optional(),
+  CONSOLE_OIDC_SCOPE: z.string().min(1).max(1024).default('openid profile'),
+  /** RFC 8707 resource indicator asked for with the code, so the IdP mints an access token for JWT_AUDIENCE. */
+  CONSOLE_OIDC_RESOURCE: url(['http:', 'https:', 'urn:']).optional(),
+  CONSOLE_DEV_SIGN_IN: bool.optional(),
   GRAPHQL_MAX_DEPTH: z.coerce.number().int().min(2).default(10),
   GRAPHQL_MAX_COMPLEXITY: z.coerce.number().int().min(10).default(5000),
   /** Aliased fields per operation, field selections at its root, and lexical tokens per document (parse stops there). */
@@ -227,6 +240,13 @@ const configFields = z.object({
 
 export const configSchema = configFields
   .superRefine((config, ctx) => {
+    if ((config.CONSOLE_OIDC_ISSUER === undefined) !== (config.CONSOLE_OIDC_CLIENT_ID === undefined)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [config.CONSOLE_OIDC_ISSUER === undefined ? 'CONSOLE_OIDC_ISSUER' : 'CONSOLE_OIDC_CLIENT_ID'],
+        message: 'CONSOLE_OIDC_ISSUER and CONSOLE_OIDC_CLIENT_ID are set together',
+      });
+    }
     if (config.USAGE_BATCH_RETENTION_DAYS <= config.RETIREMENT_WINDOW_DAYS) {
       ctx.addIssue({
         code: 'custom',
@@ -249,11 +269,29 @@ export const configSchema = configFields
       }
     }
   })
-  .transform((config) => ({
-    ...config,
-    NODE_ENV: config.NODE_ENV ?? (isLoopbackHost(config.HOST) ? 'development' : 'production'),
-    SIGNING_JWKS_URL: config.SIGNING_JWKS_URL ?? `${config.CONTROL_PLANE_URL.replace(/\/+$/, '')}${JWKS_PATH}`,
-  }));
+  .superRefine((config, ctx) => {
+    const production = (config.NODE_ENV ?? (isLoopbackHost(config.HOST) ? 'development' : 'production')) === 'production';
+    const refusal = production
+      ? 'the development sign-in is refused in production'
+      : !isLoopbackHost(config.HOST)
+        ? `the development sign-in is refused when HOST (${config.HOST}) is not a loopback address`
+        : !config.JWT_ALGORITHMS.includes('HS256')
+          ? 'the development sign-in needs HS256 in JWT_ALGORITHMS'
+          : undefined;
+    if (config.CONSOLE_DEV_SIGN_IN && refusal) ctx.addIssue({ code: 'custom', path: ['CONSOLE_DEV_SIGN_IN'], message: refusal });
+  })
+  .transform((config) => {
+    const NODE_ENV = config.NODE_ENV ?? (isLoopbackHost(config.HOST) ? 'development' : 'production');
+    // The one-click sign-in mints HS256 admin tokens with JWT_SECRET: on by default outside production.
+    const CONSOLE_DEV_SIGN_IN =
+      config.CONSOLE_DEV_SIGN_IN ?? (NODE_ENV !== 'production' && isLoopbackHost(config.HOST) && config.JWT_ALGORITHMS.includes('HS256'));
+    return {
+      ...config,
+      NODE_ENV,
+      CONSOLE_DEV_SIGN_IN,
+      SIGNING_JWKS_URL: config.SIGNING_JWKS_URL ?? `${config.CONTROL_PLANE_URL.replace(/\/+$/, '')}${JWKS_PATH}`,
+    };
+  });
 
 /** Where the control plane publishes the public keys of its key ring. */
 export const JWKS_PATH = '/.well-known/jwks.json';

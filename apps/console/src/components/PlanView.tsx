@@ -1,0 +1,83 @@
+import { planIsEmpty, planRows, planWarnings, type Plan } from '../logic/plan';
+
+/** An applyManifests plan: warnings first, the public-card diff (breaking rows marked), leaks, then every capability. */
+export function PlanView({ plan }: { plan: Plan }) {
+  const warnings = planWarnings(plan);
+  const rows = planRows(plan);
+  return (
+    <section aria-label="Plan" className="plan">
+      <p>
+        {plan.applied ? 'Applied' : 'Planned'} against revision <strong>{plan.revision}</strong>
+        {planIsEmpty(plan) && ' — no change'}
+      </p>
+      {warnings.length > 0 && (
+        <ul className="warnings" aria-label="Warnings">
+          {warnings.map((w) => (
+            <li key={w}>⚠ {w}</li>
+          ))}
+        </ul>
+      )}
+      <h3>Public card diff</h3>
+      {plan.publicCardDiff.length === 0 ? (
+        <p>The public card does not change.</p>
+      ) : (
+        <table>
+          <caption className="sr-only">Changes to the public card</caption>
+          <thead>
+            <tr>
+              <th scope="col">Change</th>
+              <th scope="col">Skill</th>
+              <th scope="col">Detail</th>
+              <th scope="col">Breaking</th>
+            </tr>
+          </thead>
+          <tbody>
+            {plan.publicCardDiff.map((c, i) => (
+              <tr key={i} className={c.breaking ? 'breaking' : undefined} data-breaking={c.breaking}>
+                <td>{c.kind}</td>
+                <td>{c.skillId ?? c.extensionUri ?? '—'}</td>
+                <td>{c.detail}</td>
+                <td>{c.breaking ? 'breaking' : 'no'}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {plan.leaks.length > 0 && (
+        <>
+          <h3>Leaks</h3>
+          <ul className="leaks" aria-label="Leaks">
+            {plan.leaks.map((l, i) => (
+              <li key={i}>
+                <code>
+                  {l.skillId}.{l.field}
+                </code>{' '}
+                would show “{l.text}” in the public card
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
+      <h3>Capabilities</h3>
+      <table>
+        <caption className="sr-only">Capabilities in the plan</caption>
+        <thead>
+          <tr>
+            <th scope="col">Capability</th>
+            <th scope="col">Change</th>
+            <th scope="col">Fields</th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((r) => (
+            <tr key={`${r.kind}:${r.capabilityId}`} className={`row-${r.kind}`}>
+              <td>{r.capabilityId}</td>
+              <td>{r.kind}</td>
+              <td>{r.detail}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </section>
+  );
+}

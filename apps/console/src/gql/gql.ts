@@ -1,0 +1,142 @@
+/* eslint-disable */
+import * as types from './graphql';
+import type { TypedDocumentNode as DocumentNode } from '@graphql-typed-document-node/core';
+
+/**
+ * Map of all GraphQL operations in the project.
+ *
+ * This map has several performance disadvantages:
+ * 1. It is not tree-shakeable, so it will include all operations in the project.
+ * 2. It is not minifiable, so the string of a GraphQL query will be multiple times inside the bundle.
+ * 3. It does not support dead code elimination, so it will add unused operations.
+ *
+ * Therefore it is highly recommended to use the babel or swc plugin for production.
+ * Learn more about it here: https://the-guild.dev/graphql/codegen/plugins/presets/preset-client#reducing-bundle-size
+ */
+type Documents = {
+    "\n  query Me {\n    me {\n      subject\n      roles\n      teams\n    }\n  }\n": typeof types.MeDocument,
+    "\n  query Agents($filter: AgentFilter, $page: PageInput) {\n    agents(filter: $filter, page: $page) {\n      nodes {\n        id\n        name\n        description\n        teamId\n        revision\n        version\n        updatedAt\n        nodes {\n          nodeId\n          appliedRevision\n          lag\n          live\n          lastSeenAt\n          lastError\n        }\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n  }\n": typeof types.AgentsDocument,
+    "\n  query Teams {\n    teams(page: { first: 100 }) {\n      nodes {\n        id\n        name\n      }\n    }\n  }\n": typeof types.TeamsDocument,
+    "\n  query Callers {\n    tenants(page: { first: 100 }) {\n      nodes {\n        id\n        name\n      }\n    }\n    scopes(page: { first: 100 }) {\n      nodes {\n        name\n      }\n    }\n  }\n": typeof types.CallersDocument,
+    "\n  query Manifests($agentId: String!) {\n    agent(id: $agentId) {\n      id\n      name\n      teamId\n      revision\n    }\n    manifests(filter: { agentId: $agentId }, page: { first: 100 }) {\n      nodes {\n        id\n        state\n        visibility\n        requiresScopes\n        tenants\n        allTenants\n        owner\n        replacedBy\n        deprecatedAt\n        deprecationReason\n        document\n        skill {\n          name\n        }\n      }\n    }\n  }\n": typeof types.ManifestsDocument,
+    "\n  mutation ApplyManifests($input: ApplyManifestsInput!) {\n    applyManifests(input: $input) {\n      dryRun\n      applied\n      revision\n      breaking\n      added\n      removed\n      deprecated\n      unchanged\n      changed {\n        id\n        fields\n      }\n      leaks {\n        skillId\n        field\n        text\n      }\n      publicCardDiff {\n        kind\n        skillId\n        extensionUri\n        detail\n        breaking\n      }\n    }\n  }\n": typeof types.ApplyManifestsDocument,
+    "\n  mutation UpdateManifest($input: ManifestDocumentInput!) {\n    updateManifest(input: $input) {\n      revision\n      manifest {\n        id\n        state\n      }\n    }\n  }\n": typeof types.UpdateManifestDocument,
+    "\n  mutation Promote($input: LifecycleInput!) {\n    promoteManifest(input: $input) {\n      revision\n    }\n  }\n": typeof types.PromoteDocument,
+    "\n  mutation Deprecate($input: DeprecateInput!) {\n    deprecateManifest(input: $input) {\n      revision\n    }\n  }\n": typeof types.DeprecateDocument,
+    "\n  mutation Remove($input: LifecycleInput!) {\n    removeManifest(input: $input) {\n      revision\n    }\n  }\n": typeof types.RemoveDocument,
+    "\n  query CallerView($agentId: String!, $as: CallerInput) {\n    publicCard(agentId: $agentId) {\n      revision\n      etag\n      card\n    }\n    routerIndex(agentId: $agentId, as: $as) {\n      revision\n      value\n    }\n    executionPolicy(agentId: $agentId, as: $as) {\n      revision\n      value\n    }\n    manifests(filter: { agentId: $agentId }, page: { first: 100 }) {\n      nodes {\n        id\n        state\n        visibility\n      }\n    }\n  }\n": typeof types.CallerViewDocument,
+    "\n  query ExtendedCard($agentId: String!, $as: CallerInput!) {\n    extendedCard(agentId: $agentId, as: $as) {\n      revision\n      etag\n      card\n    }\n  }\n": typeof types.ExtendedCardDocument,
+    "\n  query Explain($agentId: String!, $as: CallerInput, $capabilityId: String!) {\n    explainVisibility(agentId: $agentId, as: $as, capabilityId: $capabilityId) {\n      agentId\n      capabilityId\n      revision\n      inPublicCard\n      inExtendedCard\n      routable\n      rule\n      reason\n    }\n  }\n": typeof types.ExplainDocument,
+    "\n  query RouteTest($input: RouteTestInput!) {\n    routeTest(input: $input) {\n      revision\n      results {\n        index\n        text\n        expect\n        got\n        confidence\n        correct\n        wrong\n      }\n    }\n  }\n": typeof types.RouteTestDocument,
+    "\n  query Fleet($agentId: ID!) {\n    fleet(agentId: $agentId) {\n      agentId\n      currentRevision\n      upToDate\n      nodes {\n        nodeId\n        hostname\n        appliedRevision\n        lag\n        live\n        lastSeenAt\n        lastError\n        lastErrorAt\n        unservable\n        warnings\n      }\n    }\n  }\n": typeof types.FleetDocument,
+    "\n  query Usage($agentId: String!, $filter: UsageFilter!, $page: PageInput) {\n    usage(filter: $filter, page: $page) {\n      nodes {\n        day\n        capabilityId\n        tenantId\n        calls\n        lastCallAt\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n    retirementPreview(agentId: $agentId) {\n      asOf\n      retire {\n        capabilityId\n        because\n      }\n      skipped {\n        capabilityId\n        reasons {\n          code\n          message\n          calls\n          lastCallAt\n          eligibleAt\n        }\n      }\n    }\n  }\n": typeof types.UsageDocument,
+    "\n  query Audit($filter: AuditFilter, $page: PageInput) {\n    auditEvents(filter: $filter, page: $page) {\n      nodes {\n        id\n        at\n        actor\n        action\n        targetType\n        targetId\n        agentId\n        revision\n        before\n        after\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n  }\n": typeof types.AuditDocument,
+};
+const documents: Documents = {
+    "\n  query Me {\n    me {\n      subject\n      roles\n      teams\n    }\n  }\n": types.MeDocument,
+    "\n  query Agents($filter: AgentFilter, $page: PageInput) {\n    agents(filter: $filter, page: $page) {\n      nodes {\n        id\n        name\n        description\n        teamId\n        revision\n        version\n        updatedAt\n        nodes {\n          nodeId\n          appliedRevision\n          lag\n          live\n          lastSeenAt\n          lastError\n        }\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n  }\n": types.AgentsDocument,
+    "\n  query Teams {\n    teams(page: { first: 100 }) {\n      nodes {\n        id\n        name\n      }\n    }\n  }\n": types.TeamsDocument,
+    "\n  query Callers {\n    tenants(page: { first: 100 }) {\n      nodes {\n        id\n        name\n      }\n    }\n    scopes(page: { first: 100 }) {\n      nodes {\n        name\n      }\n    }\n  }\n": types.CallersDocument,
+    "\n  query Manifests($agentId: String!) {\n    agent(id: $agentId) {\n      id\n      name\n      teamId\n      revision\n    }\n    manifests(filter: { agentId: $agentId }, page: { first: 100 }) {\n      nodes {\n        id\n        state\n        visibility\n        requiresScopes\n        tenants\n        allTenants\n        owner\n        replacedBy\n        deprecatedAt\n        deprecationReason\n        document\n        skill {\n          name\n        }\n      }\n    }\n  }\n": types.ManifestsDocument,
+    "\n  mutation ApplyManifests($input: ApplyManifestsInput!) {\n    applyManifests(input: $input) {\n      dryRun\n      applied\n      revision\n      breaking\n      added\n      removed\n      deprecated\n      unchanged\n      changed {\n        id\n        fields\n      }\n      leaks {\n        skillId\n        field\n        text\n      }\n      publicCardDiff {\n        kind\n        skillId\n        extensionUri\n        detail\n        breaking\n      }\n    }\n  }\n": types.ApplyManifestsDocument,
+    "\n  mutation UpdateManifest($input: ManifestDocumentInput!) {\n    updateManifest(input: $input) {\n      revision\n      manifest {\n        id\n        state\n      }\n    }\n  }\n": types.UpdateManifestDocument,
+    "\n  mutation Promote($input: LifecycleInput!) {\n    promoteManifest(input: $input) {\n      revision\n    }\n  }\n": types.PromoteDocument,
+    "\n  mutation Deprecate($input: DeprecateInput!) {\n    deprecateManifest(input: $input) {\n      revision\n    }\n  }\n": types.DeprecateDocument,
+    "\n  mutation Remove($input: LifecycleInput!) {\n    removeManifest(input: $input) {\n      revision\n    }\n  }\n": types.RemoveDocument,
+    "\n  query CallerView($agentId: String!, $as: CallerInput) {\n    publicCard(agentId: $agentId) {\n      revision\n      etag\n      card\n    }\n    routerIndex(agentId: $agentId, as: $as) {\n      revision\n      value\n    }\n    executionPolicy(agentId: $agentId, as: $as) {\n      revision\n      value\n    }\n    manifests(filter: { agentId: $agentId }, page: { first: 100 }) {\n      nodes {\n        id\n        state\n        visibility\n      }\n    }\n  }\n": types.CallerViewDocument,
+    "\n  query ExtendedCard($agentId: String!, $as: CallerInput!) {\n    extendedCard(agentId: $agentId, as: $as) {\n      revision\n      etag\n      card\n    }\n  }\n": types.ExtendedCardDocument,
+    "\n  query Explain($agentId: String!, $as: CallerInput, $capabilityId: String!) {\n    explainVisibility(agentId: $agentId, as: $as, capabilityId: $capabilityId) {\n      agentId\n      capabilityId\n      revision\n      inPublicCard\n      inExtendedCard\n      routable\n      rule\n      reason\n    }\n  }\n": types.ExplainDocument,
+    "\n  query RouteTest($input: RouteTestInput!) {\n    routeTest(input: $input) {\n      revision\n      results {\n        index\n        text\n        expect\n        got\n        confidence\n        correct\n        wrong\n      }\n    }\n  }\n": types.RouteTestDocument,
+    "\n  query Fleet($agentId: ID!) {\n    fleet(agentId: $agentId) {\n      agentId\n      currentRevision\n      upToDate\n      nodes {\n        nodeId\n        hostname\n        appliedRevision\n        lag\n        live\n        lastSeenAt\n        lastError\n        lastErrorAt\n        unservable\n        warnings\n      }\n    }\n  }\n": types.FleetDocument,
+    "\n  query Usage($agentId: String!, $filter: UsageFilter!, $page: PageInput) {\n    usage(filter: $filter, page: $page) {\n      nodes {\n        day\n        capabilityId\n        tenantId\n        calls\n        lastCallAt\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n    retirementPreview(agentId: $agentId) {\n      asOf\n      retire {\n        capabilityId\n        because\n      }\n      skipped {\n        capabilityId\n        reasons {\n          code\n          message\n          calls\n          lastCallAt\n          eligibleAt\n        }\n      }\n    }\n  }\n": types.UsageDocument,
+    "\n  query Audit($filter: AuditFilter, $page: PageInput) {\n    auditEvents(filter: $filter, page: $page) {\n      nodes {\n        id\n        at\n        actor\n        action\n        targetType\n        targetId\n        agentId\n        revision\n        before\n        after\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n  }\n": types.AuditDocument,
+};
+
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ *
+ *
+ * @example
+ * ```ts
+ * const query = graphql(`query GetUser($id: ID!) { user(id: $id) { name } }`);
+ * ```
+ *
+ * The query argument is unknown!
+ * Please regenerate the types.
+ */
+export function graphql(source: string): unknown;
+
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query Me {\n    me {\n      subject\n      roles\n      teams\n    }\n  }\n"): (typeof documents)["\n  query Me {\n    me {\n      subject\n      roles\n      teams\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query Agents($filter: AgentFilter, $page: PageInput) {\n    agents(filter: $filter, page: $page) {\n      nodes {\n        id\n        name\n        description\n        teamId\n        revision\n        version\n        updatedAt\n        nodes {\n          nodeId\n          appliedRevision\n          lag\n          live\n          lastSeenAt\n          lastError\n        }\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n  }\n"): (typeof documents)["\n  query Agents($filter: AgentFilter, $page: PageInput) {\n    agents(filter: $filter, page: $page) {\n      nodes {\n        id\n        name\n        description\n        teamId\n        revision\n        version\n        updatedAt\n        nodes {\n          nodeId\n          appliedRevision\n          lag\n          live\n          lastSeenAt\n          lastError\n        }\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query Teams {\n    teams(page: { first: 100 }) {\n      nodes {\n        id\n        name\n      }\n    }\n  }\n"): (typeof documents)["\n  query Teams {\n    teams(page: { first: 100 }) {\n      nodes {\n        id\n        name\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query Callers {\n    tenants(page: { first: 100 }) {\n      nodes {\n        id\n        name\n      }\n    }\n    scopes(page: { first: 100 }) {\n      nodes {\n        name\n      }\n    }\n  }\n"): (typeof documents)["\n  query Callers {\n    tenants(page: { first: 100 }) {\n      nodes {\n        id\n        name\n      }\n    }\n    scopes(page: { first: 100 }) {\n      nodes {\n        name\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query Manifests($agentId: String!) {\n    agent(id: $agentId) {\n      id\n      name\n      teamId\n      revision\n    }\n    manifests(filter: { agentId: $agentId }, page: { first: 100 }) {\n      nodes {\n        id\n        state\n        visibility\n        requiresScopes\n        tenants\n        allTenants\n        owner\n        replacedBy\n        deprecatedAt\n        deprecationReason\n        document\n        skill {\n          name\n        }\n      }\n    }\n  }\n"): (typeof documents)["\n  query Manifests($agentId: String!) {\n    agent(id: $agentId) {\n      id\n      name\n      teamId\n      revision\n    }\n    manifests(filter: { agentId: $agentId }, page: { first: 100 }) {\n      nodes {\n        id\n        state\n        visibility\n        requiresScopes\n        tenants\n        allTenants\n        owner\n        replacedBy\n        deprecatedAt\n        deprecationReason\n        document\n        skill {\n          name\n        }\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ApplyManifests($input: ApplyManifestsInput!) {\n    applyManifests(input: $input) {\n      dryRun\n      applied\n      revision\n      breaking\n      added\n      removed\n      deprecated\n      unchanged\n      changed {\n        id\n        fields\n      }\n      leaks {\n        skillId\n        field\n        text\n      }\n      publicCardDiff {\n        kind\n        skillId\n        extensionUri\n        detail\n        breaking\n      }\n    }\n  }\n"): (typeof documents)["\n  mutation ApplyManifests($input: ApplyManifestsInput!) {\n    applyManifests(input: $input) {\n      dryRun\n      applied\n      revision\n      breaking\n      added\n      removed\n      deprecated\n      unchanged\n      changed {\n        id\n        fields\n      }\n      leaks {\n        skillId\n        field\n        text\n      }\n      publicCardDiff {\n        kind\n        skillId\n        extensionUri\n        detail\n        breaking\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation UpdateManifest($input: ManifestDocumentInput!) {\n    updateManifest(input: $input) {\n      revision\n      manifest {\n        id\n        state\n      }\n    }\n  }\n"): (typeof documents)["\n  mutation UpdateManifest($input: ManifestDocumentInput!) {\n    updateManifest(input: $input) {\n      revision\n      manifest {\n        id\n        state\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation Promote($input: LifecycleInput!) {\n    promoteManifest(input: $input) {\n      revision\n    }\n  }\n"): (typeof documents)["\n  mutation Promote($input: LifecycleInput!) {\n    promoteManifest(input: $input) {\n      revision\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation Deprecate($input: DeprecateInput!) {\n    deprecateManifest(input: $input) {\n      revision\n    }\n  }\n"): (typeof documents)["\n  mutation Deprecate($input: DeprecateInput!) {\n    deprecateManifest(input: $input) {\n      revision\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation Remove($input: LifecycleInput!) {\n    removeManifest(input: $input) {\n      revision\n    }\n  }\n"): (typeof documents)["\n  mutation Remove($input: LifecycleInput!) {\n    removeManifest(input: $input) {\n      revision\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query CallerView($agentId: String!, $as: CallerInput) {\n    publicCard(agentId: $agentId) {\n      revision\n      etag\n      card\n    }\n    routerIndex(agentId: $agentId, as: $as) {\n      revision\n      value\n    }\n    executionPolicy(agentId: $agentId, as: $as) {\n      revision\n      value\n    }\n    manifests(filter: { agentId: $agentId }, page: { first: 100 }) {\n      nodes {\n        id\n        state\n        visibility\n      }\n    }\n  }\n"): (typeof documents)["\n  query CallerView($agentId: String!, $as: CallerInput) {\n    publicCard(agentId: $agentId) {\n      revision\n      etag\n      card\n    }\n    routerIndex(agentId: $agentId, as: $as) {\n      revision\n      value\n    }\n    executionPolicy(agentId: $agentId, as: $as) {\n      revision\n      value\n    }\n    manifests(filter: { agentId: $agentId }, page: { first: 100 }) {\n      nodes {\n        id\n        state\n        visibility\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query ExtendedCard($agentId: String!, $as: CallerInput!) {\n    extendedCard(agentId: $agentId, as: $as) {\n      revision\n      etag\n      card\n    }\n  }\n"): (typeof documents)["\n  query ExtendedCard($agentId: String!, $as: CallerInput!) {\n    extendedCard(agentId: $agentId, as: $as) {\n      revision\n      etag\n      card\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query Explain($agentId: String!, $as: CallerInput, $capabilityId: String!) {\n    explainVisibility(agentId: $agentId, as: $as, capabilityId: $capabilityId) {\n      agentId\n      capabilityId\n      revision\n      inPublicCard\n      inExtendedCard\n      routable\n      rule\n      reason\n    }\n  }\n"): (typeof documents)["\n  query Explain($agentId: String!, $as: CallerInput, $capabilityId: String!) {\n    explainVisibility(agentId: $agentId, as: $as, capabilityId: $capabilityId) {\n      agentId\n      capabilityId\n      revision\n      inPublicCard\n      inExtendedCard\n      routable\n      rule\n      reason\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query RouteTest($input: RouteTestInput!) {\n    routeTest(input: $input) {\n      revision\n      results {\n        index\n        text\n        expect\n        got\n        confidence\n        correct\n        wrong\n      }\n    }\n  }\n"): (typeof documents)["\n  query RouteTest($input: RouteTestInput!) {\n    routeTest(input: $input) {\n      revision\n      results {\n        index\n        text\n        expect\n        got\n        confidence\n        correct\n        wrong\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query Fleet($agentId: ID!) {\n    fleet(agentId: $agentId) {\n      agentId\n      currentRevision\n      upToDate\n      nodes {\n        nodeId\n        hostname\n        appliedRevision\n        lag\n        live\n        lastSeenAt\n        lastError\n        lastErrorAt\n        unservable\n        warnings\n      }\n    }\n  }\n"): (typeof documents)["\n  query Fleet($agentId: ID!) {\n    fleet(agentId: $agentId) {\n      agentId\n      currentRevision\n      upToDate\n      nodes {\n        nodeId\n        hostname\n        appliedRevision\n        lag\n        live\n        lastSeenAt\n        lastError\n        lastErrorAt\n        unservable\n        warnings\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query Usage($agentId: String!, $filter: UsageFilter!, $page: PageInput) {\n    usage(filter: $filter, page: $page) {\n      nodes {\n        day\n        capabilityId\n        tenantId\n        calls\n        lastCallAt\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n    retirementPreview(agentId: $agentId) {\n      asOf\n      retire {\n        capabilityId\n        because\n      }\n      skipped {\n        capabilityId\n        reasons {\n          code\n          message\n          calls\n          lastCallAt\n          eligibleAt\n        }\n      }\n    }\n  }\n"): (typeof documents)["\n  query Usage($agentId: String!, $filter: UsageFilter!, $page: PageInput) {\n    usage(filter: $filter, page: $page) {\n      nodes {\n        day\n        capabilityId\n        tenantId\n        calls\n        lastCallAt\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n    retirementPreview(agentId: $agentId) {\n      asOf\n      retire {\n        capabilityId\n        because\n      }\n      skipped {\n        capabilityId\n        reasons {\n          code\n          message\n          calls\n          lastCallAt\n          eligibleAt\n        }\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query Audit($filter: AuditFilter, $page: PageInput) {\n    auditEvents(filter: $filter, page: $page) {\n      nodes {\n        id\n        at\n        actor\n        action\n        targetType\n        targetId\n        agentId\n        revision\n        before\n        after\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n  }\n"): (typeof documents)["\n  query Audit($filter: AuditFilter, $page: PageInput) {\n    auditEvents(filter: $filter, page: $page) {\n      nodes {\n        id\n        at\n        actor\n        action\n        targetType\n        targetId\n        agentId\n        revision\n        before\n        after\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n  }\n"];
+
+export function graphql(source: string) {
+  return (documents as any)[source] ?? {};
+}
+
+export type DocumentType<TDocumentNode extends DocumentNode<any, any>> = TDocumentNode extends DocumentNode<  infer TType,  any>  ? TType  : never;

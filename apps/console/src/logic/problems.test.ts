@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import { parseJson, problemsForManifest } from './problems';
+import { pivot, remainingCallers } from './usage';
+
+describe('problems at JSON paths', () => {
+  it('keeps the edited manifest’s problems, at paths inside its document, and drops the others', () => {
+    const problems = [
+      { path: '$.manifests[1].skill.name', message: 'must not be empty' },
+      { path: '$[1].tags[0]', message: 'bad tag' },
+      { path: '$[0].id', message: 'other manifest' },
+      { path: '$.manifests[1]', message: 'whole document' },
+      { path: '$.expectedRevision', message: 'not about a manifest' },
+    ];
+    expect(problemsForManifest(problems, 1)).toEqual([
+      { path: '$.skill.name', message: 'must not be empty' },
+      { path: '$.tags[0]', message: 'bad tag' },
+      { path: '$', message: 'whole document' },
+      { path: '$.expectedRevision', message: 'not about a manifest' },
+    ]);
+  });
+
+  it('names the line and column of a JSON syntax error', () => {
+    expect(parseJson('{"a": 1}')).toEqual({ value: { a: 1 } });
+    const bad = parseJson('{\n  "a": 1,\n  "b": }');
+    expect('error' in bad && bad.error).toMatch(/^not valid JSON/);
+  });
+});
+
+describe('usage pivots', () => {
+  const day = (d: string, capabilityId: string, tenantId: string, calls: number, lastCallAt = `${d}T10:00:00Z`) => ({
+    day: d,
+    capabilityId,
+    tenantId,
+    calls,
+    lastCallAt,
+  });
+  it('sums calls per day and series, every series present in every row, days ascending', () => {
+    const { rows, series } = pivot(
+      [day('2026-11-02', 'b', 't', 2), day('2026-11-01', 'a', 't', 1), day('2026-11-02', 'a', 'u', 3)],
+      (d) => d.capabilityId,
+    );
+    expect(series).toEqual(['a', 'b']);
+    expect(rows).toEqual([
+      { day: '2026-11-01', a: 1, b: 0 },
+      { day: '2026-11-02', a: 3, b: 2 },
+    ]);
+  });
+  it('lists a capability’s remaining callers, most calls first, with their last call', () => {
+    const days = [
+      day('2026-11-01', 'x', 'acme', 1),
+      day('2026-11-03', 'x', 'acme', 4),
+      day('2026-11-02', 'x', 'globex', 9),
+      day('2026-11-02', 'y', 'acme', 50),
+    ];
+    expect(remainingCallers(days, 'x')).toEqual([
+      { tenantId: 'globex', calls: 9, lastCallAt: '2026-11-02T10:00:00Z' },
+      { tenantId: 'acme', calls: 5, lastCallAt: '2026-11-03T10:00:00Z' },
+    ]);
+  });
+});

@@ -1,0 +1,87 @@
+import { useId, useState } from 'react';
+import { AuditQuery } from '../api/operations';
+import { ErrorBox } from '../components/ErrorBox';
+import { Json } from '../components/Json';
+import { useConsole, useLoad } from '../context';
+
+const FIELDS = [
+  ['agentId', 'Agent'],
+  ['actor', 'Actor'],
+  ['action', 'Action'],
+  ['targetType', 'Target type'],
+  ['targetId', 'Target id'],
+] as const;
+type Filter = Partial<Record<(typeof FIELDS)[number][0], string>>;
+
+/** The audit log, newest first, with filters. */
+export function AuditScreen() {
+  const { api } = useConsole();
+  const [draft, setDraft] = useState<Filter>({});
+  const [filter, setFilter] = useState<Filter>({});
+  const id = useId();
+  const clean = Object.fromEntries(Object.entries(filter).filter(([, v]) => v && v.trim()));
+  const events = useLoad(`audit:${JSON.stringify(clean)}`, () => api.request(AuditQuery, { filter: clean, page: { first: 100 } }));
+  return (
+    <section aria-labelledby="audit-title">
+      <h1 id="audit-title">Audit log</h1>
+      <form
+        className="filters"
+        onSubmit={(e) => {
+          e.preventDefault();
+          setFilter(draft);
+        }}
+      >
+        {FIELDS.map(([key, label]) => (
+          <div className="field" key={key}>
+            <label htmlFor={`${id}-${key}`}>{label}</label>
+            <input
+              id={`${id}-${key}`}
+              value={draft[key] ?? ''}
+              maxLength={200}
+              onChange={(e) => setDraft({ ...draft, [key]: e.target.value })}
+            />
+          </div>
+        ))}
+        <button type="submit">Filter</button>
+      </form>
+      <ErrorBox error={events.error} />
+      <div className="table-wrap">
+        <table>
+          <caption className="sr-only">Audit events</caption>
+          <thead>
+            <tr>
+              <th scope="col">When</th>
+              <th scope="col">Actor</th>
+              <th scope="col">Action</th>
+              <th scope="col">Target</th>
+              <th scope="col">Revision</th>
+              <th scope="col">Change</th>
+            </tr>
+          </thead>
+          <tbody>
+            {(events.data?.auditEvents.nodes ?? []).map((e) => (
+              <tr key={e.id}>
+                <td>
+                  <time dateTime={e.at}>{new Date(e.at).toLocaleString()}</time>
+                </td>
+                <td>{e.actor}</td>
+                <td>{e.action}</td>
+                <td>
+                  {e.targetType} <code>{e.targetId}</code>
+                </td>
+                <td>{e.revision ?? '—'}</td>
+                <td>
+                  <details>
+                    <summary>before / after</summary>
+                    <Json value={{ before: e.before, after: e.after }} label={`Change of ${e.targetId}`} />
+                  </details>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      {events.data && events.data.auditEvents.nodes.length === 0 && <p>No event matches.</p>}
+    </section>
+  );
+}
