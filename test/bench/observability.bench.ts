@@ -28,7 +28,6 @@ import {
 } from '@cp/node-sdk';
 import { freePort } from '../support/free-port';
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const autocannon = require('autocannon') as (opts: {
   url: string;
   connections: number;
@@ -63,7 +62,7 @@ async function serve(mode: Mode, port: number): Promise<void> {
   const app = Fastify();
   if (mode === 'bare') {
     const bytes = Buffer.from(b.publicCard.body);
-    const ext = b.extendedCardFor({ principal: 'p', tenant: 'acme-partner', scopes: ['recon.run'] })!;
+    const ext = b.extendedCardFor({ principal: 'p', tenant: 'acme-partner', scopes: ['recon.run'] });
     const verifier = a2aVerifier(config);
     app.get('/.well-known/agent-card.json', (request, reply) => {
       void reply.header('etag', b.publicCard.etag).header('cache-control', 'public, max-age=60');

@@ -15,7 +15,7 @@ import {
 } from '@nestjs/common';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { AppConfig } from '../config/config';
-import { AppConfigToken } from '../config/config.provider';
+import { InjectConfig } from '../config/config.provider';
 
 export const MetricsRegistryToken = Symbol('METRICS_REGISTRY');
 export const InjectMetrics = () => Inject(MetricsRegistryToken);
@@ -105,7 +105,7 @@ export class MetricsServer implements OnApplicationBootstrap, OnApplicationShutd
 
   constructor(
     @Inject(MetricsRegistryToken) private readonly registry: Registry,
-    @Inject(AppConfigToken) private readonly config: AppConfig,
+    @InjectConfig() private readonly config: AppConfig,
     @Inject(MetricsOptionsToken) private readonly options: MetricsModuleOptions,
   ) {}
 

@@ -35,8 +35,8 @@ describe('NodeMetrics', () => {
 
   it('counts cards on pre-bound children (unknown statuses are `other`) and reads the bundle gauges at scrape time', async () => {
     const registry = new Registry();
-    let served: ServedBundle | undefined;
-    const metrics = new NodeMetrics(registry, { bundle: () => served });
+    const state: { served?: ServedBundle } = {};
+    const metrics = new NodeMetrics(registry, { bundle: () => state.served });
     metrics.card('public', 200);
     metrics.card('public', 304);
     metrics.card('public', 304);
@@ -47,7 +47,7 @@ describe('NodeMetrics', () => {
     expect(byKey).toEqual({ 'public/200': 1, 'public/304': 2, 'extended/other': 1 });
     // No bundle yet: the label-less gauge reads 0.
     expect((await series(registry, 'node_bundle_revision')).map((s) => s.value)).toEqual([0]);
-    served = bundle(['a'], 12);
+    state.served = bundle(['a'], 12);
     expect((await series(registry, 'node_bundle_revision'))[0].value).toBe(12);
     const age = (await series(registry, 'node_bundle_age_seconds'))[0].value;
     expect(age).toBeGreaterThanOrEqual(4);
