@@ -403,7 +403,7 @@ function parseEnvelope(body: unknown, maxJsonDepth: number): Envelope {
     throw fail(new A2AError(A2AErrorName.InvalidRequest, 'id must be a string or an integer'));
   }
   if (e.params !== undefined && (typeof e.params !== 'object' || e.params === null || Array.isArray(e.params))) {
-    throw fail(new A2AError(A2AErrorName.InvalidParams, 'params must be an object'));
+    throw fail(new A2AError(A2AErrorName.InvalidParams, 'params must be an object', { field: 'params' }));
   }
   if (e.params !== undefined) {
     try {
