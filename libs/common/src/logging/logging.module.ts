@@ -22,10 +22,11 @@ export function logFormat(config: Pick<AppConfig, 'LOG_FORMAT' | 'NODE_ENV'>, st
   return stdoutIsTty && config.NODE_ENV !== 'production' ? 'pretty' : 'json';
 }
 
-const NONE = Object.freeze({});
+// A fresh object every time: pino's default merge strategy assigns the line's own fields into the
+// mixin's object, so a shared (or frozen) one would leak fields between lines (or throw).
 function traceMixin(): object {
   const traceId = currentTraceId();
-  return traceId === null ? NONE : { traceId };
+  return traceId === null ? {} : { traceId };
 }
 
 /** pino-pretty in this thread (a transport's worker thread would outlive jest and Nest's shutdown). */
