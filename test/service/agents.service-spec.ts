@@ -44,7 +44,13 @@ describe('AgentsService (service tier)', () => {
     const id = slug('red');
     const created = await sut.create(admin, card(id, team.id));
     expect(created).toMatchObject({ id, teamId: team.id, revision: 1 });
-    expect(created.base.protocol).toEqual({ streaming: false, pushNotifications: false, extendedAgentCard: true });
+    expect(created.base.protocol).toEqual({
+      streaming: false,
+      pushNotifications: false,
+      extendedAgentCard: true,
+      versions: ['1.0'],
+      webhookAllow: [],
+    });
     const audit = await auditOf(id);
     expect(audit.map((a) => [a.action, a.actor, a.revision])).toEqual([['agent.create', 'alice', 1]]);
     expect(await ctx.given.prisma.registryRevision.count({ where: { agentId: id } })).toBe(1);
