@@ -157,7 +157,13 @@ describe('RegistryWriter', () => {
     expect(snapshot?.manifests.map((m) => m.id)).toEqual(['invoice-lookup', 'reconcile-invoice']);
     expect(snapshot?.revision).toBe(2);
     expect(snapshot?.agent.name).toBe('Renamed');
-    expect(snapshot?.agent.protocol).toEqual({ streaming: true, pushNotifications: false, extendedAgentCard: true });
+    expect(snapshot?.agent.protocol).toEqual({
+      streaming: true,
+      pushNotifications: false,
+      extendedAgentCard: true,
+      versions: ['1.0'],
+      webhookAllow: [],
+    });
     expect(await moduleRef.get(RegistrySnapshotRepository).snapshot('nope')).toBeNull();
   });
 });
