@@ -85,7 +85,7 @@ describe('admin API limits and SQL cost (HTTP)', () => {
     expect(hundred.statements).toBeLessThanOrEqual(3);
   });
 
-  // SKIPPED (2026-11-30, merge of the issue branches): fails on main; left open in the closing note.
+  // SKIPPED: since the issue 17-21 merge the depth refusal sees one more SQL statement before it (4 vs 3); which hook issues it is not yet found. Unskip once the refusal runs before any SQL again.
   it.skip('refuses an operation deeper than GRAPHQL_MAX_DEPTH before running it (fragments counted, introspection not)', async () => {
     // The schema is shallow (4 levels at most), so this runs the same app with a limit of 3.
     const shallow = await bootApp(AppModule, { ...config, GRAPHQL_MAX_DEPTH: 3 });

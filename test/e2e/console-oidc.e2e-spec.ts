@@ -157,7 +157,7 @@ describe('console sign-in with OpenID Connect (authorization code + PKCE) agains
     await page.close();
   });
 
-  // SKIPPED (2026-11-30, merge of the issue branches): fails on main; left open in the issue's closing note.
+  // SKIPPED: the console's refusal alert is not found after sign-in with a claimless account; the API side refuses (checked by hand). Cause not yet found.
   it.skip('an account the provider gives no admin claims is refused by the API, and the console says so', async () => {
     await browser.context.clearCookies();
     const page = await browser.context.newPage();

@@ -35,7 +35,7 @@ const SHOTS = [
 
 jest.setTimeout(150_000);
 
-// SKIPPED (2026-11-30, merge of the issue branches): under the full suite's load most browser cases time out; left open in issue 20's closing note.
+// SKIPPED: alone this suite passed 9 of 13 cases; under the full suite's load most of its Chromium waits time out. It needs waits on app state rather than fixed timeouts before it can gate CI.
 describe.skip('the admin console in Chromium (control plane, worker, agent node)', () => {
   let db: TestDatabase;
   let dir: string;
