@@ -141,7 +141,7 @@ describe('deprecation that reaches the callers (issue 21)', () => {
   const events = (tenant: string) => hooks[tenant].got.map((r) => (JSON.parse(r.body) as { type: string }).type).sort();
 
   it('refuses a sunset without enough notice, a webhook URL that breaks the SSRF rules, and hostile input', async () => {
-    await gql(
+    const created = await gql(
       `mutation ($m: JSON!, $r: Int!) { createManifest(input: { agentId: "${AGENT}", expectedRevision: $r, manifest: $m }) { revision } }`,
       {
         r: await revision(),
@@ -154,10 +154,12 @@ describe('deprecation that reaches the callers (issue 21)', () => {
           tenants: '*',
           handler: 'invoices.v2.lookup',
           limits: {},
-          owner: 'finance-platform',
+          owner: 'finance-agents-team',
         },
       },
     );
+    // The replacement exists before the deprecation names it (owned by the seed's team).
+    expect(created.errors).toBeUndefined();
     const DEPRECATE = `mutation ($r: Int!, $s: String) { deprecateManifest(input: { agentId: "${AGENT}", capabilityId: "invoice-lookup",
       expectedRevision: $r, replacedBy: "invoice-lookup-v2", sunsetAt: $s }) { revision manifest { state sunsetAt } } }`;
     for (const s of [at(3).toISOString(), 'next tuesday', '2027-02-31', '9'.repeat(10_000)]) {
@@ -193,8 +195,7 @@ describe('deprecation that reaches the callers (issue 21)', () => {
     expect((await pg.query(`SELECT count(*)::int AS n FROM "NotificationEndpoint"`)).rows[0].n).toBe(0);
   });
 
-  // SKIPPED (2026-11-30, merge of the issue branches): fails on main; left open in the issue's closing note.
-  it.skip('deprecate with a replacement and a sunset; two tenants call it; the impact report names them', async () => {
+  it('deprecate with a replacement and a sunset; two tenants call it; the impact report names them', async () => {
     for (const tenant of ['acme-partner', 'globex', 'initech']) {
       const set = await gql(
         `mutation ($t: String!, $u: String!) { setNotificationEndpoint(input: { tenantId: $t, url: $u }) { tenantId url secret } }`,
@@ -249,8 +250,7 @@ describe('deprecation that reaches the callers (issue 21)', () => {
     ]);
   });
 
-  // SKIPPED (2026-11-30, merge of the issue branches): fails on main; left open in the issue's closing note.
-  it.skip('responses for it carry Deprecation, Sunset and a Link to the replacement; the task notice names both', async () => {
+  it('responses for it carry Deprecation, Sunset and a Link to the replacement; the task notice names both', async () => {
     const snapshot = (await app.get(RegistrySnapshotRepository).snapshot(AGENT))!;
     const bundle = new ActiveBundle(buildNodeBundle(snapshot));
     const node: FastifyInstance = Fastify();
@@ -304,8 +304,7 @@ describe('deprecation that reaches the callers (issue 21)', () => {
     }
   });
 
-  // SKIPPED (2026-11-30, merge of the issue branches): fails on main; left open in the issue's closing note.
-  it.skip('the callers with an endpoint get signed notices through the worker: deprecated and sunset scheduled', async () => {
+  it('the callers with an endpoint get signed notices through the worker: deprecated and sunset scheduled', async () => {
     await app.get(NoticeScanService).scan();
     await until('notices at both receivers', () => hooks['acme-partner'].got.length >= 2 && hooks.globex.got.length >= 2, 60_000);
     for (const tenant of ['acme-partner', 'globex']) {
@@ -328,8 +327,7 @@ describe('deprecation that reaches the callers (issue 21)', () => {
     }
   });
 
-  // SKIPPED (2026-11-30, merge of the issue branches): fails on main; left open in the issue's closing note.
-  it.skip('a failing receiver: retries stop at the bound and the notices land in the dead-letter view', async () => {
+  it('a failing receiver: retries stop at the bound and the notices land in the dead-letter view', async () => {
     const dead = await until(
       'dead letters',
       async () => {
@@ -343,8 +341,7 @@ describe('deprecation that reaches the callers (issue 21)', () => {
     expect(hooks.initech.got).toHaveLength(6);
   });
 
-  // SKIPPED (2026-11-30, merge of the issue branches): fails on main; left open in the issue's closing note.
-  it.skip('a redelivered job and a second scan send no duplicate', async () => {
+  it('a redelivered job and a second scan send no duplicate', async () => {
     const before = hooks['acme-partner'].got.length;
     const { data } = await gql(`{ deprecationNotices(status: delivered, tenantId: "acme-partner") { id } }`);
     const queue = worker.get<Queue<NoticeJobData>>(getQueueToken(NOTICES_QUEUE));
@@ -356,12 +353,16 @@ describe('deprecation that reaches the callers (issue 21)', () => {
     await until('the redelivered job finished', async () => ((await job.isCompleted()) ? true : null), 60_000);
     expect((await queue.getJob(job.id!))!.returnvalue).toEqual({ outcome: 'already-done' });
     expect(await app.get(NoticeScanService).scan()).toMatchObject({ recorded: 0 });
-    await new Promise((r) => setTimeout(r, 500));
+    // Nothing is left in the queue that could still send one.
+    await until(
+      'the notice queue is idle',
+      async () => Object.values(await queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized')).every((n) => n === 0),
+      60_000,
+    );
     expect(hooks['acme-partner'].got).toHaveLength(before);
   });
 
-  // SKIPPED (2026-11-30, merge of the issue branches): fails on main; left open in the issue's closing note.
-  it.skip('one tenant stops; past the window the other still holds retirement back; a week before removal it is told; then retirement', async () => {
+  it('one tenant stops; past the window the other still holds retirement back; a week before removal it is told; then retirement', async () => {
     // globex and initech stop; acme-partner keeps calling until day 35.
     clock.set(at(35));
     await calls('acme-partner', at(35), 3);

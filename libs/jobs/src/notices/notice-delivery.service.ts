@@ -15,8 +15,8 @@ export function noticeWebhookPolicy(config: Pick<AppConfig, 'DEPRECATION_NOTICE_
 
 /**
  * Delivers one notice: POST of its payload to the tenant's endpoint, signed the Standard Webhooks
- * way (`webhook-id` = the notice id, so a receiver can drop a repeat; `webhook-timestamp`;
- * `webhook-signature` = v1 HMAC-SHA256 with the endpoint's secret), through the SSRF-safe
+ * way (`webhook-id` = the notice id, so a receiver can drop a repeat; `webhook-timestamp`, the
+ * wall time of the attempt; `webhook-signature` = v1 HMAC-SHA256 with the endpoint's secret), through the SSRF-safe
  * `safeFetch`. Idempotent: only a pending notice is sent, and it becomes delivered once.
  */
 @Injectable()
@@ -39,7 +39,9 @@ export class NoticeDeliveryService {
       return 'dead';
     }
     const body = JSON.stringify(notice.payload);
-    const at = this.clock.now();
+    // The signature's timestamp is the wall time of this attempt, not the lifecycle clock: the
+    // receiver checks it against its own clock (Standard Webhooks rejects one 5 minutes off).
+    const at = new Date();
     const headers = {
       'content-type': 'application/json',
       'webhook-id': notice.id,
