@@ -1,7 +1,8 @@
 /**
  * Issue 21: the usage-aware CI gate against a running control plane. A plan removing a
  * capability called yesterday fails (exit 17) with the callers named; with --accept-impact it
- * passes; --json carries the same report; card diff --usage gates the same way.
+ * passes; --json carries the same report; card diff --usage gates the same way (after --approve
+ * of a card change).
  */
 import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -134,18 +135,35 @@ describe('cpctl usage gate (issue 21) against the control plane', () => {
     expect(bad.code).toBe(2);
   });
 
-  // SKIPPED (2026-11-30, merge of the issue branches): fails on main; left open in the issue's closing note.
-  it.skip('card diff --usage gates the same way (the public card itself is unchanged)', async () => {
-    const gated = await cpctl(['card', 'diff', dir, '--against', released, '--usage', '--json'], env);
-    expect(gated.code).toBe(17);
-    expect(gated.json<GateJson>()).toMatchObject({
+  it('card diff --usage gates the same way; a card change still needs --approve first', async () => {
+    // Dropping the only extended capability turns the card's extendedAgentCard off: a public change.
+    const unapproved = await cpctl(['card', 'diff', dir, '--against', released, '--usage', '--json'], env);
+    expect(unapproved.code).toBe(3);
+    expect(unapproved.json<GateJson & { changes: { kind: string }[] }>()).toMatchObject({
+      changes: [{ kind: 'capability-disabled' }],
       unacceptedImpact: ['reconcile-invoice'],
       impact: [{ capabilityId: 'reconcile-invoice', calls: 7 }],
     });
-    const accepted = await cpctl(['card', 'diff', dir, '--against', released, '--usage', '--accept-impact', 'reconcile-invoice'], env);
+    const gated = await cpctl(['card', 'diff', dir, '--against', released, '--usage', '--approve', '--json'], env);
+    expect(gated.code).toBe(17);
+    expect(gated.json<GateJson>()).toMatchObject({
+      ok: false,
+      exitCode: 17,
+      unacceptedImpact: ['reconcile-invoice'],
+      impact: [{ capabilityId: 'reconcile-invoice', calls: 7, callers: [{ tenantId: 'acme-partner', calls: 7 }] }],
+    });
+    const human = await cpctl(['card', 'diff', dir, '--against', released, '--usage', '--approve'], env);
+    expect(human.code).toBe(17);
+    expect(human.stdout).toMatch(/reconcile-invoice: removed .*7 call\(s\) from acme-partner/);
+    expect(human.stderr).toMatch(/--accept-impact reconcile-invoice/);
+    const accepted = await cpctl(
+      ['card', 'diff', dir, '--against', released, '--usage', '--approve', '--accept-impact', 'reconcile-invoice'],
+      env,
+    );
     expect(accepted.code).toBe(0);
-    // Without --usage, card diff stays the offline gate it was.
-    expect((await cpctl(['card', 'diff', dir, '--against', released])).code).toBe(0);
+    // Without --usage, card diff stays the offline gate it was: no control plane asked.
+    expect((await cpctl(['card', 'diff', dir, '--against', released])).code).toBe(3);
+    expect((await cpctl(['card', 'diff', dir, '--against', released, '--approve'])).code).toBe(0);
     expect((await cpctl(['card', 'diff', dir, '--against', released, '--accept-impact', 'x'])).code).toBe(2);
   });
 
