@@ -66,6 +66,8 @@ describe('deprecation that reaches the callers (issue 21)', () => {
   const clock = new FixedClock(NOW);
   const hooks: Record<string, Awaited<ReturnType<typeof receiver>>> = {};
   const secrets: Record<string, string> = {};
+  /** What initech's receiver answers: failing until its operator fixes it. */
+  let initechStatus = 503;
   const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
   beforeAll(async () => {
@@ -106,7 +108,7 @@ describe('deprecation that reaches the callers (issue 21)', () => {
     admin = mintAdminToken(config, 'pat', ['platform-admin']);
     hooks['acme-partner'] = await receiver(() => 204);
     hooks.globex = await receiver(() => 200);
-    hooks.initech = await receiver(() => 503);
+    hooks.initech = await receiver(() => initechStatus);
   }, 600_000);
   afterAll(async () => {
     await worker?.get<Queue>(getQueueToken(NOTICES_QUEUE)).obliterate({ force: true });
@@ -362,6 +364,88 @@ describe('deprecation that reaches the callers (issue 21)', () => {
     expect(hooks['acme-partner'].got).toHaveLength(before);
   });
 
+  it('a dead letter is redelivered once its endpoint is fixed; only a dead notice can be, and hostile ids are refused', async () => {
+    const { data } = await gql(`{ deprecationNotices(status: dead, tenantId: "initech") { id event } }`);
+    const [dead] = data!.deprecationNotices as { id: string; event: string }[];
+    initechStatus = 204;
+    const before = hooks.initech.got.length;
+    const revived = await gql(`mutation ($id: String!) { redeliverDeprecationNotice(id: $id) { id status attempts } }`, { id: dead.id });
+    expect(revived.data!.redeliverDeprecationNotice).toMatchObject({ id: dead.id, attempts: 0 });
+    const delivered = await until(
+      'the revived notice delivered',
+      async () => {
+        const { data: now } = await gql(`{ deprecationNotices(tenantId: "initech") { id status attempts lastError } }`);
+        return now!.deprecationNotices.find((n: { id: string; status: string }) => n.id === dead.id && n.status === 'delivered');
+      },
+      60_000,
+    );
+    expect(delivered).toMatchObject({ attempts: 1, lastError: null });
+    expect(hooks.initech.got).toHaveLength(before + 1);
+    expect(hooks.initech.got[before].headers['webhook-id']).toBe(dead.id);
+    expect(JSON.parse(hooks.initech.got[before].body).type).toBe(dead.event);
+
+    const again = await gql(`mutation ($id: String!) { redeliverDeprecationNotice(id: $id) { id } }`, { id: dead.id });
+    expect(again.errors?.[0]).toMatchObject({ extensions: { code: 'BAD_USER_INPUT' } });
+    expect(again.errors?.[0].message).toMatch(/only a dead notice/);
+    for (const id of ['no-such-notice', 'x'.repeat(5000), "' OR 1=1 --"]) {
+      const refused = await gql(`mutation ($id: String!) { redeliverDeprecationNotice(id: $id) { id } }`, { id });
+      expect(refused.errors?.[0].extensions.code).toBe('NOT_FOUND');
+    }
+    for (const limit of [0, -1, 100_000]) {
+      const refused = await gql(`query ($l: Int!) { deprecationNotices(limit: $l) { id } }`, { l: limit });
+      expect(refused.errors?.[0].extensions.code).toBe('BAD_USER_INPUT');
+      expect(refused.errors?.[0].message).toMatch(/limit/);
+    }
+    const viewer = mintAdminToken(config, 'vic', ['viewer']);
+    expect((await gql(`mutation { redeliverDeprecationNotice(id: "${dead.id}") { id } }`, {}, viewer)).errors?.[0].extensions.code).toBe(
+      'FORBIDDEN',
+    );
+    expect((await gql(`{ deprecationNotices(status: dead) { id } }`, {}, viewer)).errors).toBeUndefined();
+  });
+
+  it('when the sunset moves, and when it moves back, the callers are told again, with the date it moved from', async () => {
+    const SET_SUNSET = `mutation ($r: Int!, $s: String) { setSunset(input: { agentId: "${AGENT}", capabilityId: "invoice-lookup",
+      expectedRevision: $r, sunsetAt: $s }) { manifest { sunsetAt } } }`;
+    const latest = (tenant: string) =>
+      JSON.parse(hooks[tenant].got[hooks[tenant].got.length - 1].body) as { type: string; data: Record<string, unknown> };
+    const LATER = at(20);
+    for (const [to, from] of [
+      [LATER, SUNSET],
+      [SUNSET, LATER],
+    ]) {
+      const moved = await gql(SET_SUNSET, { r: await revision(), s: to.toISOString() });
+      expect(moved.data!.setSunset.manifest.sunsetAt).toBe(to.toISOString());
+      const told = Object.fromEntries(Object.keys(hooks).map((t) => [t, hooks[t].got.length]));
+      expect(await app.get(NoticeScanService).scan()).toMatchObject({ recorded: 3 });
+      await until('the move at every receiver', () => Object.keys(hooks).every((t) => hooks[t].got.length === told[t] + 1), 60_000);
+      for (const tenant of Object.keys(hooks)) {
+        const notice = latest(tenant);
+        expect(notice).toMatchObject({
+          type: 'capability.sunset_scheduled',
+          data: { tenantId: tenant, sunsetAt: to.toISOString(), previousSunsetAt: from.toISOString() },
+        });
+        new Webhook(secrets[tenant]).verify(
+          hooks[tenant].got[told[tenant]].body,
+          hooks[tenant].got[told[tenant]].headers as Record<string, string>,
+        );
+      }
+      // Found again: nothing new.
+      expect(await app.get(NoticeScanService).scan()).toMatchObject({ recorded: 0 });
+    }
+    // Withdrawn, then set again to the date last told: nothing to tell.
+    await gql(SET_SUNSET, { r: await revision(), s: null });
+    expect(await app.get(NoticeScanService).scan()).toMatchObject({ recorded: 0 });
+    const back = await gql(SET_SUNSET, { r: await revision(), s: SUNSET.toISOString() });
+    expect(back.errors).toBeUndefined();
+    expect(await app.get(NoticeScanService).scan()).toMatchObject({ recorded: 0 });
+    expect(events('globex')).toEqual([
+      'capability.deprecated',
+      'capability.sunset_scheduled',
+      'capability.sunset_scheduled',
+      'capability.sunset_scheduled',
+    ]);
+  });
+
   it('one tenant stops; past the window the other still holds retirement back; a week before removal it is told; then retirement', async () => {
     // globex and initech stop; acme-partner keeps calling until day 35.
     clock.set(at(35));
@@ -387,7 +471,7 @@ describe('deprecation that reaches the callers (issue 21)', () => {
       type: 'capability.removal_imminent',
       data: { capabilityId: 'invoice-lookup', earliestRemovalAt: new Date(at(65).getTime() + 1).toISOString() },
     });
-    expect(events('globex')).toEqual(['capability.deprecated', 'capability.sunset_scheduled']);
+    expect(events('globex')).not.toContain('capability.removal_imminent');
 
     clock.set(at(66));
     await nodeReported();

@@ -31,6 +31,41 @@ describe('dueNotices', () => {
     expect(moved.find((d) => d.event === NoticeEvent.SunsetScheduled)!.eventKey).toBe('2027-05-01T00:00:00.000Z');
   });
 
+  it('a sunset already announced is not due again; a move is, naming the date it moved from, also back to an earlier date', () => {
+    const april = new Date('2027-04-01T00:00:00Z');
+    const may = new Date('2027-05-01T00:00:00Z');
+    const sunsetNotice = (s: NoticeSubject) => dueNotices(s, now).find((d) => d.event === NoticeEvent.SunsetScheduled);
+    const deprecatedAt = subject().deprecatedAt.toISOString();
+    const told = (count: number, sunsetAt: Date | null) => ({ count, latest: { deprecatedAt, sunsetAt: sunsetAt?.toISOString() ?? null } });
+
+    const first = sunsetNotice(subject({ sunsetAt: april }))!;
+    expect([first.eventKey, first.payload.data.previousSunsetAt]).toEqual(['2027-04-01T00:00:00.000Z', null]);
+    expect(sunsetNotice(subject({ sunsetAt: april, announcedSunsets: told(1, april) }))).toBeUndefined();
+
+    const moved = sunsetNotice(subject({ sunsetAt: may, announcedSunsets: told(1, april) }))!;
+    expect(moved.eventKey).toBe('2027-05-01T00:00:00.000Z#2');
+    expect(moved.payload.data).toMatchObject({ sunsetAt: '2027-05-01T00:00:00.000Z', previousSunsetAt: '2027-04-01T00:00:00.000Z' });
+
+    // Back to April: its first key is taken, yet the callers were last told May.
+    const back = sunsetNotice(subject({ sunsetAt: april, announcedSunsets: told(2, may) }))!;
+    expect(back.eventKey).toBe('2027-04-01T00:00:00.000Z#3');
+    expect(back.payload.data.previousSunsetAt).toBe('2027-05-01T00:00:00.000Z');
+
+    // Withdrawn: nothing to announce; set again to the date last told: nothing new either.
+    expect(sunsetNotice(subject({ sunsetAt: null, announcedSunsets: told(2, may) }))).toBeUndefined();
+    expect(sunsetNotice(subject({ sunsetAt: may, announcedSunsets: told(2, may) }))).toBeUndefined();
+  });
+
+  it('sunsets announced for an earlier deprecation do not count as told for this one', () => {
+    const april = new Date('2027-04-01T00:00:00Z');
+    const earlier = { count: 1, latest: { deprecatedAt: '2026-01-01T00:00:00.000Z', sunsetAt: april.toISOString() } };
+    const due = dueNotices(subject({ sunsetAt: april, announcedSunsets: earlier }), now).find(
+      (d) => d.event === NoticeEvent.SunsetScheduled,
+    )!;
+    expect(due.eventKey).toBe('2027-04-01T00:00:00.000Z#2');
+    expect(due.payload.data.previousSunsetAt).toBeNull();
+  });
+
   it('removal imminent from a week before the earliest removal, keyed by its day; never while unknown', () => {
     const soon = new Date(now.getTime() + 7 * DAY);
     expect(dueNotices(subject({ earliestRemovalAt: soon }), now).map((d) => d.event)).toContain(NoticeEvent.RemovalImminent);

@@ -49,6 +49,7 @@ export class NoticeScanService {
           replacedBy: s.replacementOpen ? s.replacedBy : null,
           deprecationReason: s.deprecationReason,
           earliestRemovalAt: earliest.get(`${s.agentId}/${s.capabilityId}`) ?? null,
+          announcedSunsets: { count: s.sunsetNotices, latest: s.announcedSunset },
         },
         now,
       ).map((due) => ({ ...due, id: randomUUID(), tenantId: s.tenantId, agentId: s.agentId, capabilityId: s.capabilityId })),
@@ -59,9 +60,22 @@ export class NoticeScanService {
     return { recorded, enqueued };
   }
 
-  /** One deliver job per pending notice, job id = notice id (BullMQ keeps one job per id). */
+  /**
+   * One deliver job per pending notice, job id = notice id. BullMQ ignores an add whose id it
+   * still holds, finished or not: a job still waiting, delayed or running is left alone, but a
+   * finished one (a dead letter revived, a job that failed on something other than the endpoint)
+   * is removed first, or the pending notice would never be sent.
+   */
   async enqueuePending(): Promise<number> {
     const ids = await this.notices.pendingIds(MAX_ENQUEUED_PER_SCAN);
+    await Promise.all(
+      ids.map(async (noticeId) => {
+        const job = await this.queue.getJob(noticeId);
+        if (!job) return;
+        const state = await job.getState();
+        if (state === 'completed' || state === 'failed') await job.remove();
+      }),
+    );
     await this.queue.addBulk(
       ids.map((noticeId) => ({
         name: NOTICE_DELIVER_JOB,

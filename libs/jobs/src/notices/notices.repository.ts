@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Prisma, PrismaService } from '@cp/db';
-import type { DueNotice } from '@cp/capabilities';
+import { NoticeEvent, type DueNotice } from '@cp/capabilities';
 
 /** A deprecated capability, a tenant with an endpoint that called it in the window, and its replacement's reach. */
 export interface NoticeSubjectRow {
@@ -13,6 +13,10 @@ export interface NoticeSubjectRow {
   deprecationReason: string | null;
   /** Whether this tenant may use the replacement (live, not internal, open to the tenant). */
   replacementOpen: boolean;
+  /** How many sunset-scheduled notices were recorded for this tenant and capability (their keys number them: none = 1, then `#2`, …). */
+  sunsetNotices: number;
+  /** The latest one's `deprecatedAt` and `sunsetAt` (payload data), null when none. */
+  announcedSunset: { deprecatedAt: string | null; sunsetAt: string | null } | null;
 }
 
 export type NoticeStatus = 'pending' | 'delivered' | 'dead';
@@ -54,11 +58,20 @@ export class NoticesRepository {
       )
       SELECT m."agentId", m."capabilityId", c."tenantId", m."deprecatedAt", m."sunsetAt", m."replacedBy", m."deprecationReason",
              COALESCE(r.state IN ('ga', 'deprecated') AND r.visibility <> 'internal'
-                      AND (r."tenantsAll" OR c."tenantId" = ANY(r.tenants)), false) AS "replacementOpen"
+                      AND (r."tenantsAll" OR c."tenantId" = ANY(r.tenants)), false) AS "replacementOpen",
+             COALESCE(told.total, 0)::int AS "sunsetNotices", told.latest AS "announcedSunset"
         FROM "CapabilityManifest" m
         JOIN callers c ON c."agentId" = m."agentId" AND c."capabilityId" = m."capabilityId"
         JOIN "NotificationEndpoint" e ON e."tenantId" = c."tenantId"
         LEFT JOIN "CapabilityManifest" r ON r."agentId" = m."agentId" AND r."capabilityId" = m."replacedBy"
+        LEFT JOIN LATERAL (
+          SELECT count(*) AS total,
+                 (array_agg(jsonb_build_object('deprecatedAt', n.payload->'data'->>'deprecatedAt', 'sunsetAt', n.payload->'data'->>'sunsetAt')
+                            ORDER BY COALESCE(NULLIF(split_part(n."eventKey", '#', 2), '')::int, 1) DESC))[1] AS latest
+            FROM "DeprecationNotice" n
+           WHERE n."tenantId" = c."tenantId" AND n."agentId" = m."agentId" AND n."capabilityId" = m."capabilityId"
+             AND n.event = ${NoticeEvent.SunsetScheduled}
+        ) told ON true
        WHERE m.state = 'deprecated' AND m."deprecatedAt" IS NOT NULL
        ORDER BY m."agentId", m."capabilityId", c."tenantId"`;
   }
