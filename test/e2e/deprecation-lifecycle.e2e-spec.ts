@@ -175,15 +175,36 @@ describe('deprecation that reaches the callers (issue 21)', () => {
       'file:///etc/passwd',
       'http://user:pw@example.com/',
       'x'.repeat(5000),
+      '',
+      'javascript:alert(1)',
+      // The cloud metadata address spelled other ways, and private v6.
+      'http://0251.0376.0251.0376/',
+      'http://2852039166/',
+      'http://[::ffff:a9fe:a9fe]/',
+      'http://[::1]/hook',
+      'http://[fd00::1]/hook',
+      'http://0.0.0.0/hook',
     ]) {
       const refused = await gql(`mutation ($u: String!) { setNotificationEndpoint(input: { tenantId: "globex", url: $u }) { secret } }`, {
         u: url,
       });
-      expect({ url: url.slice(0, 40), code: refused.errors?.[0].extensions.code }).toEqual({
+      expect({
+        url: url.slice(0, 40),
+        code: refused.errors?.[0].extensions.code,
+        path: refused.errors?.[0].extensions.validationErrors,
+      }).toEqual({
         url: url.slice(0, 40),
         code: 'BAD_USER_INPUT',
+        path: [expect.objectContaining({ path: '$.url', message: expect.any(String) })],
       });
     }
+    const longTenant = await gql(
+      `mutation ($t: String!) { setNotificationEndpoint(input: { tenantId: $t, url: "http://127.0.0.1:1/" }) { secret } }`,
+      {
+        t: 't'.repeat(5000),
+      },
+    );
+    expect(longTenant.errors?.[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', validationErrors: [{ path: '$.tenantId' }] });
     const otherTenant = await gql(
       `mutation { setNotificationEndpoint(input: { tenantId: "no-such-tenant", url: "http://127.0.0.1:1/" }) { secret } }`,
     );
@@ -252,7 +273,8 @@ describe('deprecation that reaches the callers (issue 21)', () => {
     ]);
   });
 
-  it('responses for it carry Deprecation, Sunset and a Link to the replacement; the task notice names both', async () => {
+  /** One SendMessage to a node SDK serving the bundle built from the registry as it is now. */
+  async function sendToNode(skillId: string) {
     const snapshot = (await app.get(RegistrySnapshotRepository).snapshot(AGENT))!;
     const bundle = new ActiveBundle(buildNodeBundle(snapshot));
     const node: FastifyInstance = Fastify();
@@ -275,7 +297,7 @@ describe('deprecation that reaches the callers (issue 21)', () => {
     });
     await node.ready();
     try {
-      const res = await node.inject({
+      return await node.inject({
         method: 'POST',
         url: '/a2a/jsonrpc',
         headers: {
@@ -287,23 +309,29 @@ describe('deprecation that reaches the callers (issue 21)', () => {
           jsonrpc: '2.0',
           id: 1,
           method: 'SendMessage',
-          params: {
-            message: { messageId: 'm1', role: 'ROLE_USER', parts: [{ text: 'find INV-1' }], metadata: { skillId: 'invoice-lookup' } },
-          },
+          params: { message: { messageId: 'm1', role: 'ROLE_USER', parts: [{ text: 'find INV-1' }], metadata: { skillId } } },
         }),
-      });
-      expect(res.headers.deprecation).toBe(`@${NOW.getTime() / 1000}`);
-      expect(res.headers.sunset).toBe(SUNSET.toUTCString());
-      expect(res.headers.link).toBe(
-        '</a2a/rest/extendedAgentCard#skill=invoice-lookup-v2>; rel="successor-version"; title="invoice-lookup-v2"',
-      );
-      expect(res.json().result.task.metadata.deprecation).toMatchObject({
-        replacedBy: 'invoice-lookup-v2',
-        sunsetAt: SUNSET.toISOString(),
       });
     } finally {
       await node.close();
     }
+  }
+
+  it('responses for it carry Deprecation, Sunset and a Link to the replacement; the task notice names both', async () => {
+    const res = await sendToNode('invoice-lookup');
+    expect(res.headers.deprecation).toBe(`@${NOW.getTime() / 1000}`);
+    expect(res.headers.sunset).toBe(SUNSET.toUTCString());
+    expect(res.headers.link).toBe(
+      '</a2a/rest/extendedAgentCard#skill=invoice-lookup-v2>; rel="successor-version"; title="invoice-lookup-v2"',
+    );
+    expect(res.json().result.task.metadata.deprecation).toMatchObject({
+      replacedBy: 'invoice-lookup-v2',
+      sunsetAt: SUNSET.toISOString(),
+    });
+    // The replacement itself is not deprecated: none of the three.
+    const v2 = await sendToNode('invoice-lookup-v2');
+    expect(v2.json().result.task.status.state).toBe('TASK_STATE_COMPLETED');
+    expect([v2.headers.deprecation, v2.headers.sunset, v2.headers.link]).toEqual([undefined, undefined, undefined]);
   });
 
   it('the callers with an endpoint get signed notices through the worker: deprecated and sunset scheduled', async () => {
@@ -480,5 +508,9 @@ describe('deprecation that reaches the callers (issue 21)', () => {
     expect((await pg.query(`SELECT state FROM "CapabilityManifest" WHERE "capabilityId" = 'invoice-lookup'`)).rows[0].state).toBe(
       'removed',
     );
+    // Removed: calls keep failing clearly, naming the replacement.
+    const gone = (await sendToNode('invoice-lookup')).json();
+    expect(gone.error.message).toMatch(/invoice-lookup.*removed.*invoice-lookup-v2/);
+    expect(JSON.stringify(gone.error.data)).toContain('CAPABILITY_REMOVED');
   });
 });
