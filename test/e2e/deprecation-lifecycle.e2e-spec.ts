@@ -271,6 +271,16 @@ describe('deprecation that reaches the callers (issue 21)', () => {
       'STILL_CALLED',
       'SUNSET_NOT_REACHED',
     ]);
+    // The retirement preview says it waits for the announced sunset, naming the date.
+    const preview = await gql(
+      `{ retirementPreview(agentId: "${AGENT}") { retire { capabilityId } skipped { capabilityId reasons { code message } } } }`,
+    );
+    expect(preview.data!.retirementPreview.retire).toEqual([]);
+    const skipped = preview.data!.retirementPreview.skipped.find((d: { capabilityId: string }) => d.capabilityId === 'invoice-lookup');
+    expect(skipped.reasons).toContainEqual({
+      code: 'SUNSET_NOT_REACHED',
+      message: expect.stringContaining(SUNSET.toISOString().slice(0, 10)),
+    });
   });
 
   /** One SendMessage to a node SDK serving the bundle built from the registry as it is now. */
