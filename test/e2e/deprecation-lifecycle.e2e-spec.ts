@@ -20,7 +20,16 @@ import { a2aVerifier, mintA2AToken, mintAdminToken } from '@cp/auth';
 import { buildNodeBundle } from '@cp/capabilities';
 import { AppConfigModule, AppConfigToken, createFastifyAdapter, type AppConfig } from '@cp/common';
 import { DbModule, PrismaService, RegistrySnapshotRepository, seedWhenEmpty } from '@cp/db';
-import { Clock, ClockModule, NOTICE_DELIVER_JOB, NOTICES_QUEUE, NoticeScanService, RetirementService, type NoticeJobData } from '@cp/jobs';
+import {
+  Clock,
+  ClockModule,
+  NOTICE_DELIVER_JOB,
+  NoticeDeliveryService,
+  NOTICES_QUEUE,
+  NoticeScanService,
+  RetirementService,
+  type NoticeJobData,
+} from '@cp/jobs';
 import { addUsage, createNode, DAY_MS, FixedClock, setCoverage } from '@cp/jobs/testing';
 import { ActiveBundle, HandlerRegistry, InMemoryTaskEvents, InMemoryTaskStore, registerA2AServer, ToolGateway } from '@cp/node-sdk';
 import { AppModule } from '../../apps/control-plane/src/app.module';
@@ -41,15 +50,15 @@ interface Received {
   body: string;
 }
 
-/** A local webhook receiver answering `status()` to every POST. */
-async function receiver(status: () => number): Promise<{ server: Server; url: string; got: Received[] }> {
+/** A local webhook receiver answering `status()` to every POST, after `delayMs()`. */
+async function receiver(status: () => number, delayMs: () => number = () => 0): Promise<{ server: Server; url: string; got: Received[] }> {
   const got: Received[] = [];
   const server = createServer((req, res) => {
     let body = '';
     req.on('data', (c: Buffer) => (body += c.toString()));
     req.on('end', () => {
       got.push({ headers: req.headers, body });
-      res.writeHead(status()).end();
+      setTimeout(() => res.writeHead(status()).end(), delayMs());
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -68,6 +77,8 @@ describe('deprecation that reaches the callers (issue 21)', () => {
   const secrets: Record<string, string> = {};
   /** What initech's receiver answers: failing until its operator fixes it. */
   let initechStatus = 503;
+  /** How long globex's receiver takes to answer. */
+  let globexDelay = 0;
   const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
   beforeAll(async () => {
@@ -107,7 +118,10 @@ describe('deprecation that reaches the callers (issue 21)', () => {
     await createNode(pg, { id: 'node-1', agentId: AGENT, registeredAt: at(-90), lastSeenAt: NOW, coverage: { from: at(-90), until: NOW } });
     admin = mintAdminToken(config, 'pat', ['platform-admin']);
     hooks['acme-partner'] = await receiver(() => 204);
-    hooks.globex = await receiver(() => 200);
+    hooks.globex = await receiver(
+      () => 200,
+      () => globexDelay,
+    );
     hooks.initech = await receiver(() => initechStatus);
   }, 600_000);
   afterAll(async () => {
@@ -482,6 +496,64 @@ describe('deprecation that reaches the callers (issue 21)', () => {
       'capability.sunset_scheduled',
       'capability.sunset_scheduled',
     ]);
+  });
+
+  it('a second delivery of a notice while the first is in flight (a job redelivered meanwhile) sends nothing', async () => {
+    const pending = async () => {
+      const id = `race-${randomBytes(4).toString('hex')}`;
+      await pg.query(
+        `INSERT INTO "DeprecationNotice" (id, "tenantId", "agentId", "capabilityId", event, "eventKey", payload)
+         VALUES ($1, 'globex', $2, 'invoice-lookup', 'capability.deprecated', $1, $3)`,
+        [
+          id,
+          AGENT,
+          JSON.stringify({ type: 'capability.deprecated', timestamp: NOW.toISOString(), data: { capabilityId: 'invoice-lookup' } }),
+        ],
+      );
+      return id;
+    };
+    const deliveries = worker.get(NoticeDeliveryService);
+    const before = hooks.globex.got.length;
+    globexDelay = 500;
+    try {
+      // Started together, and one started once the other's request reached the receiver.
+      const together = await pending();
+      expect((await Promise.all([deliveries.deliver(together, false), deliveries.deliver(together, false)])).sort()).toEqual([
+        'delivered',
+        'in-progress',
+      ]);
+      const overlapping = await pending();
+      const first = deliveries.deliver(overlapping, false);
+      await until('the first request at the receiver', () => hooks.globex.got.some((r) => r.headers['webhook-id'] === overlapping), 60_000);
+      expect(await deliveries.deliver(overlapping, false)).toBe('in-progress');
+      expect(await first).toBe('delivered');
+      expect(hooks.globex.got.slice(before).map((r) => r.headers['webhook-id'])).toEqual([together, overlapping]);
+      const rows = await pg.query(`SELECT status, attempts, "claimedUntil" FROM "DeprecationNotice" WHERE id = ANY($1) ORDER BY id`, [
+        [together, overlapping],
+      ]);
+      expect(rows.rows).toEqual([
+        { status: 'delivered', attempts: 1, claimedUntil: null },
+        { status: 'delivered', attempts: 1, claimedUntil: null },
+      ]);
+      // Done: any later delivery of them sends nothing either.
+      expect(await deliveries.deliver(overlapping, false)).toBe('already-done');
+
+      // A delivery that crashed holds its claim until it expires; then the next one sends.
+      globexDelay = 0;
+      const crashed = await pending();
+      const claim = (offset: string) =>
+        pg.query(`UPDATE "DeprecationNotice" SET attempts = 1, "claimedUntil" = (now() AT TIME ZONE 'UTC') + $2::interval WHERE id = $1`, [
+          crashed,
+          offset,
+        ]);
+      await claim('1 hour');
+      expect(await deliveries.deliver(crashed, false)).toBe('in-progress');
+      await claim('-1 second');
+      expect(await deliveries.deliver(crashed, false)).toBe('delivered');
+      expect((await pg.query(`SELECT attempts FROM "DeprecationNotice" WHERE id = $1`, [crashed])).rows[0].attempts).toBe(2);
+    } finally {
+      globexDelay = 0;
+    }
   });
 
   it('one tenant stops; past the window the other still holds retirement back; a week before removal it is told; then retirement', async () => {

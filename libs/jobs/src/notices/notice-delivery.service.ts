@@ -3,7 +3,11 @@ import { Webhook } from 'standardwebhooks';
 import { Clock, InjectConfig, safeFetch, WebhookError, WebhookErrorCode, type AppConfig, type WebhookPolicy } from '@cp/common';
 import { NoticesRepository } from './notices.repository';
 
-export type DeliveryOutcome = 'delivered' | 'already-done' | 'dead';
+/** `in-progress`: another delivery of the notice holds it right now (it sends, or releases it on failure). */
+export type DeliveryOutcome = 'delivered' | 'already-done' | 'in-progress' | 'dead';
+
+/** How long past the request timeout a delivery's claim outlives it (the writes after the response). */
+const CLAIM_MARGIN_MS = 30_000;
 
 /** Thrown to make BullMQ retry the delivery job (its backoff), after the failure is recorded. */
 export class RetryableDeliveryError extends Error {}
@@ -17,7 +21,8 @@ export function noticeWebhookPolicy(config: Pick<AppConfig, 'DEPRECATION_NOTICE_
  * Delivers one notice: POST of its payload to the tenant's endpoint, signed the Standard Webhooks
  * way (`webhook-id` = the notice id, so a receiver can drop a repeat; `webhook-timestamp`, the
  * wall time of the attempt; `webhook-signature` = v1 HMAC-SHA256 with the endpoint's secret), through the SSRF-safe
- * `safeFetch`. Idempotent: only a pending notice is sent, and it becomes delivered once.
+ * `safeFetch`. Idempotent: only a pending notice is sent, each attempt claims it first (one
+ * delivery at a time, until the request timeout plus a margin), and it becomes delivered once.
  */
 @Injectable()
 export class NoticeDeliveryService {
@@ -32,7 +37,9 @@ export class NoticeDeliveryService {
     const notice = await this.notices.find(noticeId);
     // A redelivered job for a notice already delivered (or dead-lettered) sends nothing.
     if (!notice || notice.status !== 'pending') return 'already-done';
-    const attempts = notice.attempts + 1;
+    // Claimed before the request: a job redelivered while this one runs sends nothing.
+    const attempts = await this.notices.claimAttempt(noticeId, this.config.DEPRECATION_NOTICE_TIMEOUT_MS + CLAIM_MARGIN_MS);
+    if (attempts === null) return 'in-progress';
     const endpoint = await this.notices.endpoint(notice.tenantId);
     if (!endpoint) {
       await this.notices.recordFailure(noticeId, attempts, `tenant ${notice.tenantId} has no notification endpoint`, true);

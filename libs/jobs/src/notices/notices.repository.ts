@@ -110,11 +110,26 @@ export class NoticesRepository {
     return this.prisma.notificationEndpoint.findUnique({ where: { tenantId }, select: { url: true, secret: true } });
   }
 
+  /**
+   * Claims the next attempt of a pending notice for `leaseMs` of wall time: attempts + 1, unless
+   * another delivery holds an unexpired claim. Answers the attempt number, or null when the notice
+   * is no longer pending or is claimed (a job redelivered while the first still runs). A crashed
+   * delivery's claim expires; the next job or scan takes the notice then.
+   */
+  async claimAttempt(id: string, leaseMs: number): Promise<number | null> {
+    const rows = await this.prisma.$queryRaw<{ attempts: number }[]>`
+      UPDATE "DeprecationNotice"
+         SET attempts = attempts + 1, "claimedUntil" = (now() AT TIME ZONE 'UTC') + ${leaseMs} * interval '1 millisecond'
+       WHERE id = ${id} AND status = 'pending' AND ("claimedUntil" IS NULL OR "claimedUntil" < (now() AT TIME ZONE 'UTC'))
+      RETURNING attempts`;
+    return rows[0]?.attempts ?? null;
+  }
+
   /** pending → delivered, once: false when it was no longer pending (another delivery got there). */
   async markDelivered(id: string, at: Date, attempts: number): Promise<boolean> {
     const { count } = await this.prisma.deprecationNotice.updateMany({
       where: { id, status: 'pending' },
-      data: { status: 'delivered', deliveredAt: at, attempts, lastError: null },
+      data: { status: 'delivered', deliveredAt: at, attempts, lastError: null, claimedUntil: null },
     });
     return count === 1;
   }
@@ -122,7 +137,7 @@ export class NoticesRepository {
   async recordFailure(id: string, attempts: number, error: string, dead: boolean): Promise<void> {
     await this.prisma.deprecationNotice.updateMany({
       where: { id, status: 'pending' },
-      data: { attempts, lastError: error.slice(0, 1000), ...(dead ? { status: 'dead' } : {}) },
+      data: { attempts, lastError: error.slice(0, 1000), claimedUntil: null, ...(dead ? { status: 'dead' } : {}) },
     });
   }
 
@@ -139,7 +154,7 @@ export class NoticesRepository {
   async revive(id: string): Promise<boolean> {
     const { count } = await this.prisma.deprecationNotice.updateMany({
       where: { id, status: 'dead' },
-      data: { status: 'pending', attempts: 0 },
+      data: { status: 'pending', attempts: 0, claimedUntil: null },
     });
     return count === 1;
   }
