@@ -5,7 +5,9 @@
  * one tenant stops, the clock moves past the window, the other still holds retirement back; a
  * week before removal the remaining caller is told; retirement after both stopped and the sunset
  * passed. Then notices to a failing receiver: retries stop at the bound and land in the
- * dead-letter view; a redelivered job sends no duplicate.
+ * dead-letter view, and one is redelivered once the receiver is fixed; a redelivered job, a second
+ * scan, or a delivery while another is in flight sends no duplicate; a moved sunset (also back to
+ * an earlier date) is told again.
  */
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
