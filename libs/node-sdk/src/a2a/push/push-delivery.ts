@@ -97,7 +97,7 @@ export class BullPushDelivery implements PushDelivery {
   private readonly attempts: number;
   private readonly backoffMs: number;
 
-  constructor(options: BullPushDeliveryOptions) {
+  constructor(private readonly options: BullPushDeliveryOptions) {
     this.attempts = options.attempts ?? 5;
     this.backoffMs = options.backoffMs ?? 1000;
     this.queue = new Queue<PushJob>(PUSH_QUEUE, { connection: options.connection, prefix: options.prefix });
@@ -129,8 +129,36 @@ export class BullPushDelivery implements PushDelivery {
     });
   }
 
-  async close(): Promise<void> {
-    await this.worker.close();
-    await this.queue.close();
+  /**
+   * Lets a delivery in progress finish within `graceMs`, then stops without waiting (the job stays
+   * queued and a worker retries it). Bounded because BullMQ's Worker.close() can wait forever on a
+   * blocking connection that is still reconnecting after a Redis restart (taskforcesh/bullmq#4656),
+   * and a node must still exit.
+   */
+  async close(graceMs = 5000): Promise<void> {
+    if ((await within(this.worker.close(), graceMs)) === 'late') {
+      this.options.log.warn({ graceMs }, 'push delivery worker did not stop in time; closing it without waiting');
+      await within(this.worker.close(true), graceMs);
+    }
+    await within(this.queue.close(), graceMs);
+  }
+}
+
+/** Waits for `work` at most `ms`; the work itself goes on (its failure is ignored here). */
+async function within(work: Promise<unknown>, ms: number): Promise<'done' | 'late'> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'late'>((resolve) => {
+    timer = setTimeout(() => resolve('late'), ms);
+  });
+  try {
+    return await Promise.race([
+      work.then(
+        () => 'done' as const,
+        () => 'done' as const,
+      ),
+      late,
+    ]);
+  } finally {
+    clearTimeout(timer);
   }
 }
