@@ -4,6 +4,9 @@ import { agentColumns, manifestColumns } from './registry-mapping';
 
 export const SEED_ACTOR = 'system:seed';
 
+/** A loaded machine (CI running suites side by side) can take longer than Prisma's 5 s default. */
+const SEED_TRANSACTION = { maxWait: 15_000, timeout: 60_000 };
+
 /**
  * Seeds the design's worked example when the registry is empty: the finance agent with
  * public invoice lookup and partner-only reconcile-invoice, the partner tenant, the scope
@@ -45,6 +48,6 @@ export async function seedWhenEmpty(
         after: { agent: agentId, manifests: example.manifests.map((m) => toManifestDocument(m)) } as never,
       },
     });
-  });
+  }, SEED_TRANSACTION);
   return true;
 }
