@@ -74,8 +74,7 @@ describe('admin API access rules (HTTP)', () => {
     expect(codeOf(tenant)).toBe('FORBIDDEN');
   });
 
-  // SKIPPED: this case also asserts that pushNotifications: true is refused ("must stay false"); issue 19 made push a per-agent switch, so the assertion is obsolete. Rewrite it to the new rule, then unskip.
-  it.skip('updates with the current revision, then refuses a stale expectedRevision with CONFLICT and writes nothing', async () => {
+  it('updates with the current revision, then refuses a stale expectedRevision with CONFLICT and writes nothing', async () => {
     const admin = token(['team-admin'], ['red'], 'alice');
     const current = await given.revisionOf(red.id);
     const updated = (
@@ -85,12 +84,12 @@ describe('admin API access rules (HTTP)', () => {
     ).updateAgent;
     expect(updated).toEqual({ id: red.id, name: 'Red Agent', revision: current + 1 });
 
-    // A switch nodes cannot honour is refused with the reason, and nothing is written.
-    const push = await gql(url, admin, UPDATE, {
-      input: { id: red.id, expectedRevision: current + 1, protocol: { pushNotifications: true } },
+    // A protocol setting nodes cannot honour (0.3 without 1.0) is refused with the reason, and nothing is written.
+    const versions = await gql(url, admin, UPDATE, {
+      input: { id: red.id, expectedRevision: current + 1, protocol: { versions: ['0.3'] } },
     });
-    expect(codeOf(push)).toBe('BAD_USER_INPUT');
-    expect(JSON.stringify(push.errors![0].extensions)).toMatch(/pushNotifications must stay false/);
+    expect(codeOf(versions)).toBe('BAD_USER_INPUT');
+    expect(JSON.stringify(versions.errors![0].extensions)).toMatch(/must include \\"1\.0\\"/);
     expect(await given.revisionOf(red.id)).toBe(current + 1);
 
     const stale = await gql(url, admin, UPDATE, { input: { id: red.id, expectedRevision: current, name: 'Lost update' } });
