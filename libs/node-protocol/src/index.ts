@@ -29,6 +29,8 @@ export { CardVerifyCode, cardSignatures, signCard, verifyCardSignature } from '.
 export type { AgentCardSignature, CardVerification } from './signing/card-signature';
 export { BUNDLE_SIGNATURE_TYP, signNodeBundle, signProjection, verifyNodeBundle } from './signing/bundle-signature';
 export type { BundleSignaturePayload, BundleVerification } from './signing/bundle-signature';
+export { MAX_CLASS_KEY_LENGTH, cardSignaturesBodySchema, cardSignaturesResultSchema } from './signing/card-signatures-body';
+export type { CardSignaturesBody, CardSignaturesResult } from './signing/card-signatures-body';
 export {
   BUNDLE_DELTA_BASE_HEADER,
   NODE_BUNDLE_DELTA_TYPE,
