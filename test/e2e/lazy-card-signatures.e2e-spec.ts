@@ -93,6 +93,8 @@ describe('extended cards of classes past the bundle limit are signed once per (r
   let nodeUrl: string;
   let nodeToken: string;
   let jwks: JSONWebKeySet;
+  let keyFile: string;
+  const firstKey = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey;
   const sync = () => node.get(NodeSync);
   const signer = () => cp.get(CardSignaturesService);
   const rpcCard = async (token: string) => {
@@ -124,8 +126,8 @@ describe('extended cards of classes past the bundle limit are signed once per (r
   beforeAll(async () => {
     db = await createTestDatabase('lazy_card_signatures');
     dir = await mkdtemp(join(tmpdir(), 'lazy-card-signatures-'));
-    const keyFile = join(dir, 'signing-keys.json');
-    const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    keyFile = join(dir, 'signing-keys.json');
+    const privateKey = firstKey;
     await writeFile(
       keyFile,
       JSON.stringify({ keys: [{ kid: 'lazy-key', state: 'active', privateJwk: privateKey.export({ format: 'jwk' }) }] }),
@@ -134,7 +136,7 @@ describe('extended cards of classes past the bundle limit are signed once per (r
       },
     );
     const prefix = `e2e-lazy-${randomBytes(4).toString('hex')}:`;
-    cpConfig = testConfig({ DATABASE_URL: db.url, REDIS_KEY_PREFIX: prefix, SIGNING_KEYS_FILE: keyFile });
+    cpConfig = testConfig({ DATABASE_URL: db.url, REDIS_KEY_PREFIX: prefix, SIGNING_KEYS_FILE: keyFile, SIGNING_KEYS_RELOAD_MS: '100' });
     ({ app: cp, url: cpUrl } = await boot(ControlPlaneUnderTest, cpConfig));
     const port = await freePort();
     nodeUrl = `http://127.0.0.1:${port}`;
@@ -155,6 +157,11 @@ describe('extended cards of classes past the bundle limit are signed once per (r
       NODE_TOKEN: nodeToken,
       NODE_CACHE_DIR: join(dir, 'node'),
       NODE_POLL_INTERVAL_MS: '500',
+      SIGNING_JWKS_CACHE_SECONDS: '1',
+      // A loaded CI box may take longer than the default 1 s to answer the first request of a class;
+      // the 1 s bound itself is tested in active-bundle.spec.ts.
+      NODE_CARD_SIGNING_WAIT_MS: '15000',
+      SIGNING_JWKS_COOLDOWN_MS: '100',
       USAGE_FLUSH_INTERVAL_MS: '3600000',
     });
     node = (await boot(AgentNodeModule, nodeConfig, port)).app;
@@ -220,6 +227,52 @@ describe('extended cards of classes past the bundle limit are signed once per (r
     expect(signer().stats.signed - before).toBe(1);
   });
 
+  it('a new revision and a rotation: the lazy class is signed again once, under the key now active; an older cached revision is still answered', async () => {
+    const caller = lazyCaller('after@acme-partner');
+    const classKey = sync().current()!.classKey(caller);
+    const oldRevision = sync().current()!.revision;
+    const before = signer().stats.signed;
+    // A registry change: a new bundle, whose lazy classes are asked for again.
+    const { revision } = await cp.get(RegistryWriter).change({ agentId: AGENT, actor: 'test', summary: 'describe' }, async (tx) => {
+      await tx.agent.update({ where: { id: AGENT }, data: { description: 'Invoices, and ten extra things.' } });
+      return { result: null, audit: [] };
+    });
+    await until('the node on the new revision', () => sync().current()?.revision === revision, 30_000);
+    const fresh = (await rpcCard(tokenOf(caller))).body.result as Json;
+    expect(fresh.description).toBe('Invoices, and ten extra things.');
+    expect(await verifyCardSignature(fresh, jwks)).toEqual({ ok: true, kid: 'lazy-key' });
+    expect(signer().stats.signed - before).toBe(1);
+    // The revision before is still in Redis: a node that has not caught up yet is answered for it.
+    const older = await post(JSON.stringify({ revision: oldRevision, classKey }));
+    expect({ status: older.status, revision: older.body?.revision }).toEqual({ status: 200, revision: oldRevision });
+
+    // Rotation: B becomes active, the first key retired but published.
+    const next = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey;
+    const pub = firstKey.export({ format: 'jwk' });
+    await writeFile(
+      keyFile,
+      JSON.stringify({
+        keys: [
+          { kid: 'lazy-key-2', state: 'active', privateJwk: next.export({ format: 'jwk' }) },
+          { kid: 'lazy-key', state: 'retired', publicJwk: { kty: 'EC', crv: 'P-256', x: pub.x, y: pub.y } },
+        ],
+      }),
+      { mode: 0o600 },
+    );
+    await until(
+      'the node serves a bundle signed by the new key',
+      () => JSON.parse(Buffer.from(sync().current()!.bundle.signature!.split('.')[0], 'base64url').toString()).kid === 'lazy-key-2',
+      60_000,
+    );
+    const rotatedJwks = (await (await fetch(`${cpUrl}/.well-known/jwks.json`)).json()) as JSONWebKeySet;
+    const afterRotation = signer().stats.signed;
+    const rotated = (await rpcCard(tokenOf(caller))).body.result as Json;
+    expect(await verifyCardSignature(rotated, rotatedJwks)).toEqual({ ok: true, kid: 'lazy-key-2' });
+    await rpcCard(tokenOf({ ...caller, principal: 'again@acme-partner' }));
+    expect(signer().stats.signed - afterRotation).toBe(1);
+    jwks = rotatedJwks;
+  }, 120_000);
+
   describe('POST /node/v1/card-signatures refuses hostile input with a clear 4xx', () => {
     const revision = () => sync().current()!.revision;
     const classKey = () => sync().current()!.classKey(lazyCaller('x'));
@@ -227,7 +280,7 @@ describe('extended cards of classes past the bundle limit are signed once per (r
     it('answers the signatures of a class of the token agent at the served revision', async () => {
       const res = await post(JSON.stringify({ revision: revision(), classKey: classKey() }));
       expect(res.status).toBe(200);
-      expect(res.body).toMatchObject({ revision: revision(), classKey: classKey(), kid: 'lazy-key' });
+      expect(res.body).toMatchObject({ revision: revision(), classKey: classKey(), kid: 'lazy-key-2' });
       expect(res.body!.signatures.length).toBeGreaterThanOrEqual(1);
     });
 
