@@ -24,7 +24,7 @@ export { MAX_CLARIFICATION_TEXT, MAX_CLARIFICATIONS_PER_REPORT, clarificationBat
 export type { ClarificationBatch } from './clarification-body';
 export { SIGNATURE_ALG, keyGetter, pinnedJwks } from './signing/keys';
 export type { SignatureKey, VerificationKeys } from './signing/keys';
-export { cardSigningPayload, jcs, sdkCompatiblePayload } from './signing/card-payload';
+export { cardPayloads, cardSigningPayload, jcs, sdkCompatiblePayload } from './signing/card-payload';
 export { CardVerifyCode, cardSignatures, signCard, verifyCardSignature } from './signing/card-signature';
 export type { AgentCardSignature, CardVerification } from './signing/card-signature';
 export { BUNDLE_SIGNATURE_TYP, signNodeBundle, signProjection, verifyNodeBundle } from './signing/bundle-signature';
