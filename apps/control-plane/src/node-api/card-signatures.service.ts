@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import {
   ANONYMOUS_CLASS,
   ProjectionCache,
@@ -8,7 +8,14 @@ import {
   type SerializedProjection,
 } from '@cp/capabilities';
 import { InjectRedis, type RedisClient } from '@cp/common';
-import { cardSignatures, type AgentCardSignature, type CardSignaturesBody, type CardSignaturesResult } from '@cp/node-protocol';
+import {
+  cardSignatures,
+  verifyBundleSignature,
+  type AgentCardSignature,
+  type CardSignaturesBody,
+  type CardSignaturesResult,
+  type VerificationKeys,
+} from '@cp/node-protocol';
 import { BundleCache, DEFAULT_SYNC_OPTIONS, SigningKeys } from '@cp/sync';
 import { NodeApiError, NodeApiErrorCode } from './node-api.errors';
 
@@ -31,13 +38,16 @@ interface Revision {
  * entitlement class that a node computes lazily (past the bundle's class limit). The card is
  * recomputed here from the snapshot of the revision the node serves (the bundle cached for it):
  * the node names a revision and a class, never bytes, so its token cannot get anything signed
- * that the registry would not project. Signed once per (agent, revision, epoch, key, class)
+ * that the registry would not project. The bundle read back from Redis is verified against the
+ * key ring's own public keys first (its JWS over the recomputed contentHash, which covers the
+ * snapshot): whoever can write Redis cannot make the control plane sign a card of their making. Signed once per (agent, revision, epoch, key, class)
  * across the control-plane processes (Redis, first writer wins), never per request.
  */
 @Injectable()
 export class CardSignaturesService {
   private readonly revisions = new Map<string, Promise<Revision>>();
   private readonly answers = new Map<string, Promise<CardSignaturesResult>>();
+  private readonly logger = new Logger('CardSignatures');
   /** Cards signed by this process (tests and benchmarks: once per class, not per request). */
   readonly stats = { signed: 0 };
 
@@ -81,7 +91,7 @@ export class CardSignaturesService {
             `revision ${wanted} of agent "${agentId}" is not available (the current revision is ${current.revision}); fetch the current bundle`,
           );
         }
-        const bundle = JSON.parse(text) as NodeBundle;
+        const bundle = await this.verified(agentId, wanted, text);
         const inBundle = new Map<string, SerializedProjection>([[ANONYMOUS_CLASS, bundle.publicCard]]);
         for (const c of bundle.classes) inBundle.set(c.key, c.extendedCard);
         return { agentId, revision: wanted, epoch: current.epoch, projections: new ProjectionCache(bundle.snapshot), inBundle };
@@ -91,6 +101,25 @@ export class CardSignaturesService {
       pending.catch(() => this.revisions.delete(memo));
     }
     return pending;
+  }
+
+  /** The cached bundle, only when it is what this control plane signed for this agent and revision. */
+  private async verified(agentId: string, revision: number, text: string): Promise<NodeBundle> {
+    let reason: string;
+    try {
+      const bundle = JSON.parse(text) as NodeBundle;
+      const keys: VerificationKeys = this.keys.jwks();
+      const result = await verifyBundleSignature(bundle, keys);
+      if (result.ok && bundle.agentId === agentId && bundle.revision === revision) return bundle;
+      reason = result.ok ? 'it is of another agent or revision' : `signature ${result.code}: ${result.reason}`;
+    } catch (error) {
+      reason = `it does not parse: ${(error as Error).message}`;
+    }
+    this.logger.error(`the cached bundle of ${agentId}@${revision} is refused, nothing signed from it: ${reason}`);
+    throw new NodeApiError(
+      NodeApiErrorCode.BundleUnavailable,
+      `the bundle of revision ${revision} of agent "${agentId}" cannot be used to sign (it does not verify); retry later`,
+    );
   }
 
   /**
