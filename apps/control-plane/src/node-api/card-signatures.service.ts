@@ -40,8 +40,9 @@ interface Revision {
  * the node names a revision and a class, never bytes, so its token cannot get anything signed
  * that the registry would not project. The bundle read back from Redis is verified against the
  * key ring's own public keys first (its JWS over the recomputed contentHash, which covers the
- * snapshot): whoever can write Redis cannot make the control plane sign a card of their making. Signed once per (agent, revision, epoch, key, class)
- * across the control-plane processes (Redis, first writer wins), never per request.
+ * snapshot): whoever can write Redis cannot make the control plane sign a card of their making.
+ * Signed once per (agent, revision, epoch, key, class) across the control-plane processes (Redis,
+ * first writer wins), never per request.
  */
 @Injectable()
 export class CardSignaturesService {
