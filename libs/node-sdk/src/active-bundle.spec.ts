@@ -37,6 +37,14 @@ describe('ActiveBundle', () => {
   });
 });
 
+/** Polls until the condition holds (at most 10 s). */
+async function until(ok: () => boolean): Promise<void> {
+  for (const deadline = Date.now() + 10_000; !ok();) {
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
 describe('ActiveBundle: cards of classes past the limit, signed by the control plane (ADR 0132)', () => {
   const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
   const key = { kid: 'k1', privateKey };
@@ -100,14 +108,31 @@ describe('ActiveBundle: cards of classes past the limit, signed by the control p
       waitMs: 50,
       signatures: () => {
         calls++;
-        return new Promise(() => undefined);
+        // Fails, but only after the request stopped waiting.
+        return new Promise((_resolve, reject) => setTimeout(() => reject(new Error('control plane timed out')), 150));
       },
     });
     const started = Date.now();
     const card = await hanging.signedExtendedCardFor(partner);
     expect(Date.now() - started).toBeLessThan(5000);
     expect(JSON.parse(card.body).signatures).toBeUndefined();
-    expect(hanging.lazySigning.unsignedServed).toBe(1);
+    await new Promise((r) => setTimeout(r, 300));
+    // One request, one unsigned answer (the late failure is not counted again).
+    expect(hanging.lazySigning).toEqual({ signed: 0, requested: 1, unsignedServed: 1 });
+
+    // Slower than the wait but answering: that request goes out unsigned, the next gets the signed card.
+    const slow = new ActiveBundle(lazyBundle(), {
+      keys: jwks,
+      waitMs: 20,
+      signatures: async () => {
+        await new Promise((r) => setTimeout(r, 200));
+        return cardSignatures(buildExtendedCard(snapshot, partner), key);
+      },
+    });
+    expect(JSON.parse((await slow.signedExtendedCardFor(partner)).body).signatures).toBeUndefined();
+    await until(() => slow.lazySigning.signed === 1);
+    expect(await verifyCardSignature((await slow.signedExtendedCardFor(partner)).body, jwks)).toMatchObject({ ok: true });
+    expect(slow.lazySigning).toEqual({ signed: 1, requested: 1, unsignedServed: 1 });
 
     const failing = new ActiveBundle(lazyBundle(), {
       keys: jwks,

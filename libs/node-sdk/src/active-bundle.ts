@@ -116,15 +116,19 @@ export class ActiveBundle {
       this.signingLazy.set(key, pending);
     }
     return new Promise<SerializedProjection>((resolve) => {
-      const timer = setTimeout(() => {
-        this.lazySigning.unsignedServed++;
-        resolve(unsigned);
-      }, signing.waitMs ?? 1000);
+      let answered = false;
+      const answer = (card: SerializedProjection | null) => {
+        if (answered) return;
+        answered = true;
+        if (!card) this.lazySigning.unsignedServed++;
+        resolve(card ?? unsigned);
+      };
+      // The request goes on unsigned after waitMs; the signing in flight still completes for the next ones.
+      const timer = setTimeout(() => answer(null), signing.waitMs ?? 1000);
       timer.unref();
       void pending.then((signed) => {
         clearTimeout(timer);
-        if (!signed) this.lazySigning.unsignedServed++;
-        resolve(signed ?? unsigned);
+        answer(signed);
       });
     });
   }
