@@ -31,6 +31,7 @@ import { AgentNodeModule } from '../../apps/agent-node/src/agent-node.module';
 import { testConfig } from '../support/config';
 import { freePort } from '../support/free-port';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { startPrivateRedis } from '../support/redis-server';
 import { until } from '../support/until';
 
 const AGENT = 'finance-agent';
@@ -407,4 +408,35 @@ describe('extended cards of classes past the bundle limit are signed once per (r
     expect(await verifyCardSignature(card, jwks)).toMatchObject({ ok: true });
     expect(JSON.stringify(card)).not.toContain('evil.example');
   }, 60_000);
+
+  it('Redis away: the route answers 503 at once (never a 5xx of its own, never a hang), and signs again once Redis is back', async () => {
+    const redis = await startPrivateRedis();
+    const config = testConfig({
+      DATABASE_URL: db.url,
+      REDIS_URL: redis.url,
+      REDIS_KEY_PREFIX: `e2e-lazy-away-${randomBytes(4).toString('hex')}:`,
+      SIGNING_KEYS_FILE: keyFile,
+    });
+    const other = await boot(ControlPlaneUnderTest, config);
+    try {
+      const { revision } = (await other.app.get(RegistrySnapshotRepository).stamp(AGENT))!;
+      const ask = () =>
+        fetch(`${other.url}${nodeApiPaths.cardSignatures}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${nodeToken}` },
+          body: JSON.stringify({ revision, classKey: 'anonymous' }),
+          signal: AbortSignal.timeout(10_000),
+        });
+      expect((await ask()).status).toBe(200);
+      await redis.stop();
+      const away = await ask();
+      expect(away.status).toBe(503);
+      expect(((await away.json()) as Json).error).toMatchObject({ code: 'BUNDLE_UNAVAILABLE', message: expect.stringContaining('Redis') });
+      await redis.start();
+      await until('signatures again once Redis is back', async () => (await ask()).status === 200, 30_000);
+    } finally {
+      await other.app.close();
+      await redis.stop();
+    }
+  }, 90_000);
 });

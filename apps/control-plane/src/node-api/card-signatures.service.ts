@@ -16,7 +16,8 @@ import {
   type CardSignaturesResult,
   type VerificationKeys,
 } from '@cp/node-protocol';
-import { BundleCache, DEFAULT_SYNC_OPTIONS, SigningKeys } from '@cp/sync';
+import { BundleCache, DEFAULT_SYNC_OPTIONS, SigningKeys, SyncError } from '@cp/sync';
+import { NodeHttpError } from '../node-auth/node-http-error';
 import { NodeApiError, NodeApiErrorCode } from './node-api.errors';
 
 /** Parsed revisions kept per process (each holds a snapshot and its projection memo). */
@@ -59,6 +60,20 @@ export class CardSignaturesService {
   ) {}
 
   async signaturesFor(agentId: string, body: CardSignaturesBody): Promise<CardSignaturesResult> {
+    // Redis reconnecting: answer now (the node serves the card unsigned and asks again later)
+    // rather than queue behind the reconnection.
+    if (!this.bundles.connected()) throw storeAway();
+    try {
+      return await this.answer(agentId, body);
+    } catch (error) {
+      if (error instanceof NodeHttpError) throw error;
+      if (error instanceof SyncError) throw new NodeApiError(NodeApiErrorCode.BundleUnavailable, `${error.message}; retry later`);
+      if (!this.bundles.connected() || REDIS_AWAY.test((error as Error | undefined)?.message ?? '')) throw storeAway();
+      throw error;
+    }
+  }
+
+  private async answer(agentId: string, body: CardSignaturesBody): Promise<CardSignaturesResult> {
     const revision = await this.revision(agentId, body.revision);
     const caller = this.callerOf(revision, body.classKey);
     const kid = this.keys.active().kid;
@@ -188,6 +203,15 @@ export class CardSignaturesService {
     return answer(winner === null ? signatures : (JSON.parse(winner) as AgentCardSignature[]));
   }
 }
+
+/** Errors of a Redis command sent while the connection was going away. */
+const REDIS_AWAY = /Connection is closed|Stream isn't writeable|ECONNREFUSED|ECONNRESET|EPIPE|max retries per request/i;
+
+const storeAway = () =>
+  new NodeApiError(
+    NodeApiErrorCode.BundleUnavailable,
+    'the sync store (Redis) is reconnecting; the card cannot be signed now, retry later',
+  );
 
 function kidOf(signature: AgentCardSignature): string | undefined {
   try {
