@@ -23,6 +23,8 @@ const NODE = 'contract-node-1';
 /** Registered by AGENT only (NODE is registered by OTHER too, by the other-agent case of register). */
 const AGENT_ONLY_NODE = 'contract-node-agent-only';
 const BODY_LIMIT = 4096;
+/** An entitlement class of AGENT (the partner tenant with recon.run) that OTHER does not have. */
+const PARTNER_CLASS = '{"preview":false,"scopes":["recon.run"],"tenant":"acme-partner"}';
 /** `$`, then `.name` or `[index]` segments: the one path format. */
 const JSON_PATH = /^\$(\.[A-Za-z_][A-Za-z0-9_]*|\[\d+\])*$/;
 
@@ -104,6 +106,14 @@ describe('node API contract: one answer shape, one auth answer, one path format 
       otherAgent: { status: 400, code: 'UNKNOWN_CAPABILITY', path: '$.choices[0].capabilityId' },
       valid: () => ({ choices: [{ text: 'show my invoices', capabilityId: 'invoice-lookup', tenant: 'acme-partner' }] }),
       malformed: { body: { choices: [{ text: '', capabilityId: 'invoice-lookup', tenant: 'acme-partner' }] }, path: '$.choices[0].text' },
+    },
+    {
+      method: 'POST',
+      path: '/node/v1/card-signatures',
+      // OTHER's node asks about its own agent: the class key is not one of OTHER's classes.
+      otherAgent: { status: 404, code: 'CLASS_NOT_FOUND', body: () => ({ revision: 1, classKey: PARTNER_CLASS }) },
+      valid: () => ({ revision: 1, classKey: 'anonymous' }),
+      malformed: { body: { revision: -1, classKey: 'anonymous' }, path: '$.revision' },
     },
   ];
 
@@ -273,6 +283,7 @@ describe('node API with PostgreSQL unreachable: every route that needs it answer
       '/node/v1/clarifications',
       { choices: [{ text: 'show my invoices', capabilityId: 'invoice-lookup', tenant: 'acme-partner' }] },
     ],
+    ['POST', '/node/v1/card-signatures', { revision: 1, classKey: 'anonymous' }],
     [
       'POST',
       '/node/v1/token-exchange',

@@ -1,6 +1,7 @@
 /**
  * Fuzzing the node API of a running control plane (real HTTP, PostgreSQL, Redis) with fast-check:
- * random and mutated JSON bodies for register, heartbeat, ack, usage and token exchange (huge
+ * random and mutated JSON bodies for register, heartbeat, ack, usage, token exchange and card
+ * signatures (huge
  * numbers, deep nesting, unicode and bidi text, other agents' ids, broken JSON text). Properties,
  * for every input: never a 5xx; a refusal answers in the node API's shape; no registry revision
  * changes; the victim agent's nodes and usage rows never change, and a refused request changes no
@@ -29,7 +30,9 @@ const RUNS_PER_ENDPOINT = 250;
 /** Strings of the victim that an answer to the attacker may contain only if the attacker sent them. */
 const VICTIM_MARKERS = [VICTIM, VICTIM_HOST, VICTIM_NODE, 'reconcile-invoice', 'invoice-lookup', 'recon.run', 'tool:erp'];
 
-type Endpoint = 'register' | 'heartbeat' | 'ack' | 'usage' | 'token-exchange';
+type Endpoint = 'register' | 'heartbeat' | 'ack' | 'usage' | 'token-exchange' | 'card-signatures';
+/** An entitlement class of the victim (its partner tenant with recon.run). */
+const VICTIM_CLASS = '{"preview":false,"scopes":["recon.run"],"tenant":"acme-partner"}';
 
 describe('node API fuzz: hostile bodies never break the control plane or touch another agent', () => {
   let db: TestDatabase;
@@ -39,8 +42,15 @@ describe('node API fuzz: hostile bodies never break the control plane or touch a
   let pg: Client;
   let attackerToken: string;
   let partnerToken: string;
-  const tried: Record<Endpoint, number> = { register: 0, heartbeat: 0, ack: 0, usage: 0, 'token-exchange': 0 };
-  const statuses: Record<Endpoint, Record<number, number>> = { register: {}, heartbeat: {}, ack: {}, usage: {}, 'token-exchange': {} };
+  const tried: Record<Endpoint, number> = { register: 0, heartbeat: 0, ack: 0, usage: 0, 'token-exchange': 0, 'card-signatures': 0 };
+  const statuses: Record<Endpoint, Record<number, number>> = {
+    register: {},
+    heartbeat: {},
+    ack: {},
+    usage: {},
+    'token-exchange': {},
+    'card-signatures': {},
+  };
 
   /** One hash per guarded set of rows: all revisions, the victim's nodes, the victim's usage, all usage. */
   const state = async () =>
@@ -256,6 +266,23 @@ describe('node API fuzz: hostile bodies never break the control plane or touch a
         ? { ...b, subjectToken: 'partner' }
         : b,
     ),
+    // The attacker's node asks for signatures of the victim's class, or of made-up ones (ADR 0132).
+    'card-signatures': mutated(
+      { revision: 1, classKey: VICTIM_CLASS },
+      {
+        revision: hostileNumber,
+        classKey: fc.oneof(
+          hostileString,
+          fc
+            .record({
+              preview: hostileValue,
+              scopes: fc.oneof(fc.array(hostileString, { maxLength: 4 }), hostileValue),
+              tenant: hostileValue,
+            })
+            .map((k) => JSON.stringify(k)),
+        ),
+      },
+    ),
   };
 
   const endpoints = Object.keys(bodies) as Endpoint[];
@@ -304,6 +331,7 @@ describe('node API fuzz: hostile bodies never break the control plane or touch a
       ack: { nodeId: VICTIM_NODE, revision: 1, error: 'refused' },
       usage: usageBody(VICTIM_NODE, 'invoice-lookup', 'acme-partner', 1),
       'token-exchange': { subjectToken: partnerToken, tool: 'erp', capabilityId: 'reconcile-invoice' },
+      'card-signatures': { revision: 1, classKey: VICTIM_CLASS },
     };
     const edges: unknown[] = ['\u0000', 'a\r\nb', '\u202e', 'x'.repeat(10_000), Number.MAX_SAFE_INTEGER, 2 ** 31, -1, 1e308, {}, [], null];
     let cases = 0;

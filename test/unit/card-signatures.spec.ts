@@ -4,6 +4,7 @@ import { canonicalize as independentJcs } from 'json-canonicalize';
 import { base64url, exportJWK, flattenedVerify, FlattenedSign, type JSONWebKeySet } from 'jose';
 import { canonicalizeAgentCard, verifyAgentCardSignature, type AgentCard as SdkAgentCard } from '@a2a-js/sdk';
 import {
+  cardPayloads,
   cardSigningPayload,
   CardVerifyCode,
   jcs,
@@ -157,6 +158,45 @@ describe('card canonicalisation and signatures (A2A §8.4)', () => {
         expect(sdkCompatiblePayload(card)).toBe(canonicalizeAgentCard(card as unknown as SdkAgentCard));
       }),
       { numRuns: 200 },
+    );
+  });
+
+  it('the signer computes both payloads in one pass, byte-identical to each on its own (and to the SDK), over random cards', () => {
+    let differing = 0;
+    fc.assert(
+      fc.property(cardArb, (card) => {
+        const both = cardPayloads(card);
+        expect(both).toEqual({ spec: cardSigningPayload(card), sdk: sdkCompatiblePayload(card) });
+        expect(both.sdk).toBe(canonicalizeAgentCard(card as unknown as SdkAgentCard));
+        if (both.sdk !== both.spec) differing++;
+      }),
+      { numRuns: 300 },
+    );
+    expect(differing).toBeGreaterThan(0);
+    // Members outside the schema, with any key (unicode, empty, astral: UTF-16 order matters).
+    fc.assert(
+      fc.property(cardArb, fc.dictionary(text, json, { maxKeys: 4 }), (card, extra) => {
+        const wider = { ...extra, ...card };
+        expect(cardPayloads(wider)).toEqual({ spec: cardSigningPayload(wider), sdk: sdkCompatiblePayload(wider) });
+      }),
+      { numRuns: 300 },
+    );
+    // A card without any empty: the SDK reads it alike, and one set of bytes serves both.
+    const plain = {
+      name: 'Agent',
+      description: 'd',
+      version: '1',
+      supportedInterfaces: [{ url: 'https://a.example/rpc', protocolBinding: 'JSONRPC', protocolVersion: '1.0' }],
+      capabilities: { streaming: true },
+      defaultInputModes: ['text/plain'],
+      defaultOutputModes: ['application/json'],
+      skills: [{ id: 's', name: 'n', description: 'd', tags: ['t'] }],
+    };
+    const both = cardPayloads(plain);
+    expect(both).toEqual({ spec: cardSigningPayload(plain), sdk: cardSigningPayload(plain) });
+    expect(both.sdk).toBe(canonicalizeAgentCard(plain as unknown as SdkAgentCard));
+    expect(cardPayloads({ ...plain, skills: [{ ...plain.skills[0], examples: [''] }] }).sdk).not.toBe(
+      cardSigningPayload({ ...plain, skills: [{ ...plain.skills[0], examples: [''] }] }),
     );
   });
 

@@ -24,11 +24,13 @@ export { MAX_CLARIFICATION_TEXT, MAX_CLARIFICATIONS_PER_REPORT, clarificationBat
 export type { ClarificationBatch } from './clarification-body';
 export { SIGNATURE_ALG, keyGetter, pinnedJwks } from './signing/keys';
 export type { SignatureKey, VerificationKeys } from './signing/keys';
-export { cardSigningPayload, jcs, sdkCompatiblePayload } from './signing/card-payload';
+export { cardPayloads, cardSigningPayload, jcs, sdkCompatiblePayload } from './signing/card-payload';
 export { CardVerifyCode, cardSignatures, signCard, verifyCardSignature } from './signing/card-signature';
 export type { AgentCardSignature, CardVerification } from './signing/card-signature';
-export { BUNDLE_SIGNATURE_TYP, signNodeBundle, signProjection, verifyNodeBundle } from './signing/bundle-signature';
+export { BUNDLE_SIGNATURE_TYP, signNodeBundle, signProjection, verifyBundleSignature, verifyNodeBundle } from './signing/bundle-signature';
 export type { BundleSignaturePayload, BundleVerification } from './signing/bundle-signature';
+export { MAX_CLASS_KEY_LENGTH, cardSignaturesBodySchema, cardSignaturesResultSchema } from './signing/card-signatures-body';
+export type { CardSignaturesBody, CardSignaturesResult } from './signing/card-signatures-body';
 export {
   BUNDLE_DELTA_BASE_HEADER,
   NODE_BUNDLE_DELTA_TYPE,

@@ -9,4 +9,6 @@ export const nodeApiPaths = {
   usage: `${NODE_API_PREFIX}/usage`,
   tokenExchange: `${NODE_API_PREFIX}/token-exchange`,
   clarifications: `${NODE_API_PREFIX}/clarifications`,
+  /** The signatures of one lazily computed class's extended card (ADR 0132). */
+  cardSignatures: `${NODE_API_PREFIX}/card-signatures`,
 } as const;

@@ -13,7 +13,27 @@ import {
   type NodeBundle,
   type RouterIndex,
   type SerializedProjection,
+  serializeCardWithSignatures,
 } from '@cp/capabilities';
+import { verifyCardSignature, type VerificationKeys } from '@cp/node-protocol';
+
+/**
+ * How a node gets the cards of classes past the bundle's limit signed (ADR 0132): it asks the
+ * control plane for the signatures of (revision, class) once, verifies them over the card it
+ * computed with its pinned keys, and keeps the signed card with this bundle.
+ */
+export interface LazyCardSigning {
+  /** The control plane's signatures for this revision and class; null (or a throw) when it did not give any. */
+  signatures(revision: number, classKey: string): Promise<unknown[] | null>;
+  keys: VerificationKeys;
+  /** How long a request waits for them before the card goes out unsigned (default 1000 ms). */
+  waitMs?: number;
+  /** After a class could not be signed, requests serve it unsigned without asking for this long (default 5000 ms). */
+  retryAfterMs?: number;
+  onFailure?(classKey: string, reason: string): void;
+}
+
+const SIGNED_LAZY_KEPT = 4096;
 
 export class ActiveBundle {
   readonly revision: number;
@@ -33,8 +53,17 @@ export class ActiveBundle {
   /** Classes past the bundle's cap are computed on first use with the core and memoized here. */
   private readonly lazy: ProjectionCache;
   private readonly classes: ReadonlyMap<string, NodeBundle['classes'][number]>;
+  /** Lazily computed classes whose card is signed (verified signatures from the control plane). */
+  private readonly signedLazy = new Map<string, SerializedProjection>();
+  private readonly signingLazy = new Map<string, Promise<SerializedProjection | null>>();
+  private readonly unsignedSince = new Map<string, number>();
+  /** Lazily computed classes signed so far, and requests that got an unsigned lazy card. */
+  readonly lazySigning = { signed: 0, requested: 0, unsignedServed: 0 };
 
-  constructor(readonly bundle: NodeBundle) {
+  constructor(
+    readonly bundle: NodeBundle,
+    private readonly signing?: LazyCardSigning,
+  ) {
     this.revision = bundle.revision;
     this.epoch = bundle.snapshot.epoch;
     this.agentId = bundle.agentId;
@@ -53,11 +82,82 @@ export class ActiveBundle {
     return this.lazy.classKey(caller);
   }
 
-  /** The extended card for this caller (anonymous: the public card). */
+  /**
+   * The extended card for this caller (anonymous: the public card) as it is now: a class past the
+   * bundle's limit is signed only once its signatures arrived (signedExtendedCardFor asks for them).
+   */
   extendedCardFor(caller: Caller): SerializedProjection {
     if (caller === null) return this.publicCard;
     const key = this.lazy.classKey(caller);
-    return this.classes.get(key)?.extendedCard ?? this.lazy.extendedCardSerialized(caller);
+    return this.classes.get(key)?.extendedCard ?? this.signedLazy.get(key) ?? this.lazy.extendedCardSerialized(caller);
+  }
+
+  /**
+   * The extended card, signed: from the bundle, or for a class past its limit with the control
+   * plane's signatures, asked for once per class of this bundle (concurrent requests share the
+   * one request) and awaited at most `waitMs`; without them the card goes out unsigned.
+   */
+  signedExtendedCardFor(caller: Caller): SerializedProjection | Promise<SerializedProjection> {
+    if (caller === null) return this.publicCard;
+    const key = this.lazy.classKey(caller);
+    const ready = this.classes.get(key)?.extendedCard ?? this.signedLazy.get(key);
+    if (ready) return ready;
+    const unsigned = this.lazy.extendedCardSerialized(caller);
+    const signing = this.signing;
+    if (!signing) return unsigned;
+    const failed = this.unsignedSince.get(key);
+    if (failed !== undefined && Date.now() - failed < (signing.retryAfterMs ?? 5000)) {
+      this.lazySigning.unsignedServed++;
+      return unsigned;
+    }
+    let pending = this.signingLazy.get(key);
+    if (!pending) {
+      pending = this.signLazy(signing, key, caller).finally(() => this.signingLazy.delete(key));
+      this.signingLazy.set(key, pending);
+    }
+    return new Promise<SerializedProjection>((resolve) => {
+      let answered = false;
+      const answer = (card: SerializedProjection | null) => {
+        if (answered) return;
+        answered = true;
+        if (!card) this.lazySigning.unsignedServed++;
+        resolve(card ?? unsigned);
+      };
+      // The request goes on unsigned after waitMs; the signing in flight still completes for the next ones.
+      const timer = setTimeout(() => answer(null), signing.waitMs ?? 1000);
+      timer.unref();
+      void pending.then((signed) => {
+        clearTimeout(timer);
+        answer(signed);
+      });
+    });
+  }
+
+  private async signLazy(signing: LazyCardSigning, key: string, caller: Caller): Promise<SerializedProjection | null> {
+    this.lazySigning.requested++;
+    const refuse = (reason: string) => {
+      this.unsignedSince.set(key, Date.now());
+      signing.onFailure?.(key, reason);
+      return null;
+    };
+    let signatures: unknown[] | null;
+    try {
+      signatures = await signing.signatures(this.revision, key);
+    } catch (error) {
+      return refuse((error as Error).message);
+    }
+    if (!signatures || signatures.length === 0) return refuse('the control plane gave no signatures');
+    const card = this.lazy.extendedCard(caller);
+    const signed = serializeCardWithSignatures(card, signatures as object[]);
+    // Signatures over the card this node computed, with its pinned keys: a control plane (or
+    // anything between) cannot make it serve a card other than the one the bundle projects.
+    const verified = await verifyCardSignature(signed.body, signing.keys);
+    if (!verified.ok) return refuse(`signature ${verified.code}: ${verified.reason}`);
+    this.unsignedSince.delete(key);
+    if (this.signedLazy.size >= SIGNED_LAZY_KEPT) this.signedLazy.delete(this.signedLazy.keys().next().value!);
+    this.signedLazy.set(key, signed);
+    this.lazySigning.signed++;
+    return signed;
   }
 
   routerIndexFor(caller: Caller): RouterIndex {

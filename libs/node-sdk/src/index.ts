@@ -1,5 +1,5 @@
 /** @cp/node-sdk: what an agent node needs to serve its agent's bundles without the control plane on the request path. */
-export { ActiveBundle } from './active-bundle';
+export { ActiveBundle, type LazyCardSigning } from './active-bundle';
 export { NodeSync } from './node-sync';
 export { nodeSyncHealthCheck } from './node-sync-health';
 export type {

@@ -30,6 +30,7 @@ export function nodeSyncOptionsFromConfig(
     jwksUrl: config.SIGNING_JWKS_URL,
     jwksCacheMaxAgeMs: config.SIGNING_JWKS_CACHE_SECONDS * 1000,
     jwksCooldownMs: config.SIGNING_JWKS_COOLDOWN_MS,
+    cardSigningWaitMs: config.NODE_CARD_SIGNING_WAIT_MS,
     logger: extra.logger,
   };
 }

@@ -28,10 +28,11 @@ import { join } from 'node:path';
 import type { Cluster, Redis } from 'ioredis';
 import { openInvalidationConnection } from './invalidation-connection';
 import { checkNodeBundle, type HandlerDeclaration } from '@cp/capabilities';
-import { ActiveBundle } from './active-bundle';
+import { ActiveBundle, type LazyCardSigning } from './active-bundle';
 import {
   applyNodeBundleDelta,
   BUNDLE_DELTA_BASE_HEADER,
+  cardSignaturesResultSchema,
   NODE_BUNDLE_DELTA_TYPE,
   nodeApiPaths,
   nodeBundleEtag,
@@ -93,6 +94,14 @@ export interface NodeSyncOptions {
   /** Of the default pinned JWKS: how long a fetched JWKS is kept, and the least time between fetches on an unknown kid. */
   jwksCacheMaxAgeMs?: number;
   jwksCooldownMs?: number;
+  /**
+   * Extended cards of classes past the bundle's limit (ADR 0132): how long a request waits for
+   * the control plane's signatures of its class (once per class and revision) before the card
+   * goes out unsigned (default 1000 ms; 0: never ask, serve them unsigned).
+   */
+  cardSigningWaitMs?: number;
+  /** After a class could not be signed, it is served unsigned without asking again for this long (default 5000 ms). */
+  cardSigningRetryMs?: number;
   /** The handlers this node's code has, reported at register and every heartbeat (issue 14). */
   handlers?: () => HandlerDeclaration[];
   logger?: NodeSyncLogger;
@@ -363,7 +372,7 @@ export class NodeSync {
     this.etag = nodeBundleEtag(bundle.revision, bundle.contentHash);
     if (this.active && this.active.servedHash === bundle.contentHash) return 'not-modified';
     const previous = this.active;
-    const next = new ActiveBundle(bundle);
+    const next = new ActiveBundle(bundle, this.lazyCardSigning());
     this.active = next; // the one atomic swap
     this.source = source;
     this.lastRefusal = null;
@@ -386,6 +395,42 @@ export class NodeSync {
     }
     await this.ack({ nodeId: this.options.nodeId, revision: next.revision, servedHash: next.servedHash, unservable: this.unservable });
     return 'applied';
+  }
+
+  /** What a bundle's lazily computed classes are signed with: the control plane's answer, verified with the pinned keys. */
+  private lazyCardSigning(): LazyCardSigning | undefined {
+    const waitMs = this.options.cardSigningWaitMs ?? 1000;
+    if (waitMs <= 0) return undefined;
+    return {
+      keys: this.keys,
+      waitMs,
+      retryAfterMs: this.options.cardSigningRetryMs,
+      signatures: (revision, classKey) => this.cardSignatures(revision, classKey),
+      onFailure: (classKey, reason) => this.log.warn(`serving the extended card of class ${classKey.slice(0, 200)} unsigned: ${reason}`),
+    };
+  }
+
+  /** POST card-signatures: the signatures of one class's card at this revision (ADR 0132). */
+  private async cardSignatures(revision: number, classKey: string): Promise<unknown[] | null> {
+    const response = await fetch(this.url(nodeApiPaths.cardSignatures), {
+      method: 'POST',
+      headers: injectTraceHeaders({ authorization: `Bearer ${this.options.nodeToken}`, 'content-type': 'application/json' }),
+      body: JSON.stringify({ revision, classKey }),
+      signal: AbortSignal.timeout(this.options.requestTimeoutMs ?? 5000),
+    });
+    const text = await response.text();
+    if (!response.ok) throw new Error(`POST ${nodeApiPaths.cardSignatures} answered ${response.status}: ${text.slice(0, 300)}`);
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      throw new Error(`POST ${nodeApiPaths.cardSignatures} answered something that is not JSON`);
+    }
+    const result = cardSignaturesResultSchema.safeParse(parsed);
+    if (!result.success || result.data.revision !== revision || result.data.classKey !== classKey) {
+      throw new Error(`POST ${nodeApiPaths.cardSignatures} answered signatures of another shape, revision or class`);
+    }
+    return result.data.signatures;
   }
 
   private async fetchOnce(full = false): Promise<RefreshOutcome> {

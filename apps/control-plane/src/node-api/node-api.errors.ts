@@ -7,6 +7,10 @@ export enum NodeApiErrorCode {
   Overloaded = 'OVERLOADED',
   /** A `bundle-delta-base` header that is not a bundle ETag. */
   InvalidDeltaBase = 'INVALID_DELTA_BASE',
+  /** card-signatures: the classKey is not one of the agent's entitlement classes at that revision. */
+  ClassNotFound = 'CLASS_NOT_FOUND',
+  /** card-signatures: the revision is neither the current one nor still cached. */
+  RevisionUnavailable = 'REVISION_NOT_AVAILABLE',
 }
 
 export const NODE_API_STATUS: Record<NodeApiErrorCode, number> = {
@@ -14,6 +18,8 @@ export const NODE_API_STATUS: Record<NodeApiErrorCode, number> = {
   [NodeApiErrorCode.BundleUnavailable]: 503,
   [NodeApiErrorCode.Overloaded]: 503,
   [NodeApiErrorCode.InvalidDeltaBase]: 400,
+  [NodeApiErrorCode.ClassNotFound]: 404,
+  [NodeApiErrorCode.RevisionUnavailable]: 409,
 };
 
 /** A refusal of register, heartbeat, ack or bundle (the node API's one shape, see node-api-answer.ts). */

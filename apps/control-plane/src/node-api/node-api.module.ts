@@ -4,6 +4,7 @@ import { NodeInventoryModule } from '../node-inventory/node-inventory.module';
 import { NodeApiController } from './node-api.controller';
 import { NodeApiService } from './node-api.service';
 import { JwksRoute } from './jwks.route';
+import { CardSignaturesService } from './card-signatures.service';
 import { NodeBundleRoute } from './node-bundle.route';
 import { NodeRepository } from './node.repository';
 
@@ -14,6 +15,7 @@ import { NodeRepository } from './node.repository';
 @Module({
   imports: [NodeAuthModule, NodeInventoryModule],
   controllers: [NodeApiController],
-  providers: [NodeApiService, NodeRepository, NodeBundleRoute, JwksRoute],
+  providers: [NodeApiService, NodeRepository, NodeBundleRoute, JwksRoute, CardSignaturesService],
+  exports: [CardSignaturesService],
 })
 export class NodeApiModule {}

@@ -156,6 +156,12 @@ const configFields = z.object({
   NODE_ID: z.string().min(1).optional(),
   NODE_CACHE_DIR: z.string().default('.cache/agent-node'),
   NODE_POLL_INTERVAL_MS: z.coerce.number().int().min(100).default(30_000),
+  /**
+   * Extended cards of classes past the bundle's limit (ADR 0132): how long the first request of
+   * such a class waits for the control plane's signatures before the card goes out unsigned
+   * (0: never ask).
+   */
+  NODE_CARD_SIGNING_WAIT_MS: z.coerce.number().int().min(0).max(30_000).default(1000),
   /** How often an agent node closes a usage window and reports it. */
   USAGE_FLUSH_INTERVAL_MS: z.coerce.number().int().min(100).default(60_000),
   NODE_TOKEN: z.string().optional(),

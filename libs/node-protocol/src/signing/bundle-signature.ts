@@ -76,6 +76,27 @@ const fail = (code: CardVerifyCode, reason: string): BundleVerification => ({ ok
  * contentHash is recomputed from the bundle, never taken from it. Never throws.
  */
 export async function verifyNodeBundle(bundle: NodeBundle, keys: VerificationKeys): Promise<BundleVerification> {
+  const verified = await verifyBundleSignature(bundle, keys);
+  if (!verified.ok) return verified;
+  const getKey = keyGetter(keys);
+  const cards: [string, SerializedProjection][] = [
+    ['publicCard', bundle.publicCard],
+    ...bundle.classes.map((c, i) => [`classes[${i}].extendedCard`, c.extendedCard] as [string, SerializedProjection]),
+  ];
+  for (const [where, card] of cards) {
+    const result = await verifyCardSignature(card.body, getKey);
+    if (!result.ok) return fail(worstFailure([result.code]), `${where}: ${result.reason}`);
+  }
+  return verified;
+}
+
+/**
+ * The bundle's own signature only: its JWS verifies with `keys` and names this agent, revision,
+ * epoch and the contentHash recomputed from the bundle (which covers the snapshot and every card
+ * with its signatures). What the control plane checks before it signs anything computed from a
+ * bundle it read back from Redis (ADR 0132). Never throws.
+ */
+export async function verifyBundleSignature(bundle: NodeBundle, keys: VerificationKeys): Promise<BundleVerification> {
   if (typeof bundle.signature !== 'string' || bundle.signature === '') return fail(CardVerifyCode.Unsigned, 'the bundle is not signed');
   let header: ReturnType<typeof decodeProtectedHeader>;
   try {
@@ -105,14 +126,6 @@ export async function verifyNodeBundle(bundle: NodeBundle, keys: VerificationKey
     return fail(CardVerifyCode.BadSignature, 'the bundle content is not what was signed (contentHash differs)');
   if (claims.agentId !== bundle.agentId || claims.revision !== bundle.revision || claims.epoch !== (bundle.snapshot.epoch ?? '')) {
     return fail(CardVerifyCode.BadSignature, 'the bundle signature names another agent, revision or epoch');
-  }
-  const cards: [string, SerializedProjection][] = [
-    ['publicCard', bundle.publicCard],
-    ...bundle.classes.map((c, i) => [`classes[${i}].extendedCard`, c.extendedCard] as [string, SerializedProjection]),
-  ];
-  for (const [where, card] of cards) {
-    const result = await verifyCardSignature(card.body, getKey);
-    if (!result.ok) return fail(worstFailure([result.code]), `${where}: ${result.reason}`);
   }
   return { ok: true, kid: header.kid };
 }

@@ -140,6 +140,45 @@ export function sdkCompatiblePayload(card: unknown): string {
   return jcs(cleanEmpty(presence(withoutSignatures(card), agentCard)) ?? {});
 }
 
+/**
+ * Both payloads of one card, for the signer: one presence pass, and the canonical form of each
+ * top-level member computed once. The SDK bytes differ only in the members that hold an empty
+ * the SDK reading drops (in our cards: `securityRequirements`); every other member's canonical
+ * bytes (the skills, the bulk of a large card) are reused. JCS of an object is its members in
+ * UTF-16 key order as `"key":value`, comma-separated, in braces: assembling them here gives the
+ * same bytes as canonicalising the whole (the property tests check both against each other and
+ * against the SDK).
+ */
+export function cardPayloads(card: unknown): { spec: string; sdk: string } {
+  const present = presence(withoutSignatures(card), agentCard) as Record<string, unknown>;
+  const keys = Object.keys(present)
+    .sort()
+    .filter((k) => present[k] !== undefined);
+  const members = keys.map((k) => `${jcs(k)}:${jcs(present[k])}`);
+  const spec = `{${members.join(',')}}`;
+  if (!holdsEmpty(present)) return { spec, sdk: spec };
+  const sdk: string[] = [];
+  keys.forEach((k, i) => {
+    if (!holdsEmpty(present[k])) sdk.push(members[i]);
+    else {
+      const cleaned = cleanEmpty(present[k]);
+      if (cleaned !== null) sdk.push(`${jcs(k)}:${jcs(cleaned)}`);
+    }
+  });
+  return { spec, sdk: `{${sdk.join(',')}}` };
+}
+
+/** Whether cleanEmpty would change the value: an "", null, undefined, empty list or empty object anywhere. */
+function holdsEmpty(value: unknown): boolean {
+  if (value === '' || value === null || value === undefined) return true;
+  if (Array.isArray(value)) return value.length === 0 || value.some(holdsEmpty);
+  if (isObject(value)) {
+    const keys = Object.keys(value);
+    return keys.length === 0 || keys.some((k) => holdsEmpty(value[k]));
+  }
+  return false;
+}
+
 function cleanEmpty(value: unknown): unknown {
   if (value === '' || value === null || value === undefined) return null;
   if (Array.isArray(value)) {

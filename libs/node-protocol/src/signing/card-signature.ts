@@ -3,7 +3,7 @@
  * with a detached payload, protected header `{alg: ES256, kid, typ: JOSE}` and no `jku`.
  */
 import { FlattenedSign, base64url, decodeProtectedHeader, errors, flattenedVerify } from 'jose';
-import { cardSigningPayload, sdkCompatiblePayload } from './card-payload';
+import { cardPayloads, cardSigningPayload } from './card-payload';
 import { SIGNATURE_ALG, keyGetter, type SignatureKey, type VerificationKeys } from './keys';
 
 export interface AgentCardSignature {
@@ -42,8 +42,7 @@ async function signPayload(payload: string, key: SignatureKey): Promise<AgentCar
  * verify them too. Both with the same key.
  */
 export async function cardSignatures(card: object, key: SignatureKey): Promise<AgentCardSignature[]> {
-  const spec = cardSigningPayload(card);
-  const sdk = sdkCompatiblePayload(card);
+  const { spec, sdk } = cardPayloads(card);
   const signatures = [await signPayload(spec, key)];
   if (sdk !== spec) signatures.push(await signPayload(sdk, key));
   return signatures;

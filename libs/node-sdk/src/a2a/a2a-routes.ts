@@ -221,7 +221,7 @@ export function registerA2ARoutes(app: FastifyInstance, options: A2ARoutesOption
       rest(
         'GetExtendedAgentCard',
         async (_req, rc) => {
-          const card = svc.extendedCard(rc);
+          const card = await svc.extendedCard(rc);
           return { body: card.body, etag: card.etag };
         },
         'required',
@@ -481,7 +481,7 @@ async function jsonRpc(request: FastifyRequest, reply: FastifyReply, options: A2
     const rc: RequestContext = { caller, token, extensions: request.headers['a2a-extensions'], version: call.version };
     if (method === 'GetExtendedAgentCard') {
       // The card is sent as its stored bytes inside the envelope: no per-request serialization.
-      const card = svc.extendedCard(rc);
+      const card = await svc.extendedCard(rc);
       const body = call.version === '0.3' ? JSON.stringify(cardToV03(JSON.parse(card.body) as Record<string, unknown>)) : card.body;
       observer.request(method, 'jsonrpc', 'ok');
       observer.card('extended', 200);

@@ -175,7 +175,7 @@ export class A2AService {
     return result.active;
   }
 
-  extendedCard(rc: RequestContext): ServedCard {
+  async extendedCard(rc: RequestContext): Promise<ServedCard> {
     const bundle = this.current();
     if (!declaredBy(bundle).extendedAgentCard)
       throw new A2AError(
@@ -189,7 +189,7 @@ export class A2AService {
         { authError: 'TOKEN_MISSING' },
         'TOKEN_MISSING',
       );
-    const card = bundle.extendedCardFor(rc.caller);
+    const card = bundle.signedExtendedCardFor ? await bundle.signedExtendedCardFor(rc.caller) : bundle.extendedCardFor(rc.caller);
     if (!card)
       throw new A2AError(A2AErrorName.ExtendedAgentCardNotConfigured, 'this agent declares an extended agent card but none is configured');
     return card;

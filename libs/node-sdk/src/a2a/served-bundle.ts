@@ -16,6 +16,8 @@ export interface ServedBundle {
   readonly publicCard: ServedCard;
   /** undefined: the card declares an extended card but none is configured. */
   extendedCardFor(caller: Caller): ServedCard | undefined;
+  /** The extended card signed where it can be (a class past the bundle's limit: signatures asked for once, ADR 0132). */
+  signedExtendedCardFor?(caller: Caller): ServedCard | Promise<ServedCard> | undefined;
   routerIndexFor(caller: Caller): RouterIndex;
   readonly policy: ExecutionPolicy;
   readonly entitlementContext: EntitlementContext;

@@ -4,6 +4,7 @@
  * `preferredTransport`, `additionalInterfaces`, `protocolVersion`,
  * `supportsAuthenticatedExtendedCard`, 0.3 `securitySchemes` and `security`) AND the 1.0
  * `supportedInterfaces[]`, so a 1.0 client that reads it anyway still finds every interface.
+ * It carries no `signatures` (the 1.0 card's do not cover it; ADR 0133).
  */
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -75,6 +76,10 @@ export function cardToV03(card: Json): Json {
     out.securitySchemes = Object.fromEntries(Object.entries(card.securitySchemes).map(([k, s]) => [k, schemeToV03(s)]));
   }
   delete out.securityRequirements;
+  // The control plane signed the 1.0 card (A2A §8.4); those signatures cannot verify over this
+  // hybrid, which the node derives and cannot sign (it holds no key). Served unsigned, so a 0.3
+  // client that requires signatures sees an unsigned card rather than one that looks tampered.
+  delete out.signatures;
   const security = requirementsToV03(card.securityRequirements);
   if (security) out.security = security;
   if (Array.isArray(card.skills)) {

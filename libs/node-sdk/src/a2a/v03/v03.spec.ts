@@ -1,6 +1,8 @@
+import { generateKeyPairSync } from 'node:crypto';
 import fc from 'fast-check';
 import { A2AError } from '../a2a-errors';
 import type { WireMessage, WireTask } from '../wire-types';
+import { signCard, verifyCardSignature } from '@cp/node-protocol';
 import { cardToV03 } from './card';
 import { V03_METHODS } from './jsonrpc-methods';
 import { eventToV03, messageFromV03, messageToV03, sendParamsFromV03, taskToV03 } from './shapes';
@@ -226,5 +228,15 @@ describe('the 0.3 card', () => {
     });
     expect(v03.securityRequirements).toBeUndefined();
     expect((v03.capabilities as Record<string, unknown>).extendedAgentCard).toBeUndefined();
+  });
+  it('carries no signatures: the 1.0 card is what was signed, and a signature over it cannot verify over the hybrid', async () => {
+    const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    const jwks = { keys: [{ ...publicKey.export({ format: 'jwk' }), kid: 'k', alg: 'ES256', use: 'sig' }] };
+    const signed = await signCard(card, { kid: 'k', privateKey });
+    expect(await verifyCardSignature(signed, jwks)).toEqual({ ok: true, kid: 'k' });
+    const v03 = cardToV03(signed);
+    expect(v03.signatures).toBeUndefined();
+    // Served as an unsigned card (a client that requires signatures sees that), never as a forged-looking one.
+    expect(await verifyCardSignature(v03, jwks)).toMatchObject({ ok: false, code: 'UNSIGNED' });
   });
 });
