@@ -14,7 +14,14 @@ import { randomBytes } from 'node:crypto';
 import { Module } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory, type Client } from '@a2a-js/sdk/client';
+import {
+  ClientFactory,
+  ClientFactoryOptions,
+  DefaultAgentCardResolver,
+  JsonRpcTransportFactory,
+  RestTransportFactory,
+  type Client,
+} from '@a2a-js/sdk/client';
 import { Message, Task, StreamResponse } from '@a2a-js/sdk';
 import { mintA2AToken, mintNodeToken } from '@cp/auth';
 import { AppConfigModule, AppConfigToken, createFastifyAdapter, RedisModule, type AppConfig } from '@cp/common';
@@ -142,6 +149,31 @@ describe('A2A 0.3 beside 1.0, JSON-RPC notifications and push notifications on o
     return factory.createFromAgentCard(card as never);
   };
 
+  /**
+   * The SDK's 0.3 HTTP+JSON client: the same pure 0.3 card, and only the REST transport factory
+   * (legacy mode), so it picks the 0.3 HTTP+JSON interface and speaks `/v1/…` proto-JSON.
+   */
+  const restPaths: string[] = [];
+  const client03rest = async (token: string): Promise<Client> => {
+    const card = (await (await fetch(`${nodeUrl}/.well-known/agent-card.json`)).json()) as Json;
+    delete card.supportedInterfaces;
+    // A 0.3 client that prefers HTTP+JSON (the card lists it among additionalInterfaces).
+    card.preferredTransport = 'HTTP+JSON';
+    card.url = `${nodeUrl}/a2a/rest`;
+    const send = authed(token);
+    const recording: typeof fetch = (input, init) => {
+      restPaths.push(`${init?.method ?? 'GET'} ${new URL(input instanceof Request ? input.url : input).pathname}`);
+      return send(input, init);
+    };
+    const factory = new ClientFactory(
+      ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+        cardResolver: new DefaultAgentCardResolver({ legacyCompat: { enabled: true } }),
+        transports: [new RestTransportFactory({ fetchImpl: recording, legacyCompat: { enabled: true } })],
+      }),
+    );
+    return factory.createFromAgentCard(card as never);
+  };
+
   const usageOf = async (capability: string, tenant: string): Promise<number> => {
     await node.get(UsageReporter).flush();
     const rows = await cp
@@ -195,7 +227,7 @@ describe('A2A 0.3 beside 1.0, JSON-RPC notifications and push notifications on o
   });
 
   describe('cards', () => {
-    it('lists an interface per protocol version: 1.0 first, then the JSON-RPC interface at 0.3', async () => {
+    it('lists an interface per protocol version: 1.0 first, then the JSON-RPC and HTTP+JSON interfaces at 0.3', async () => {
       const res = await fetch(`${nodeUrl}/.well-known/agent-card.json`, { headers: { 'a2a-version': '1.0' } });
       const card = (await res.json()) as Json;
       expect(res.headers.get('vary')).toBe('A2A-Version');
@@ -203,6 +235,7 @@ describe('A2A 0.3 beside 1.0, JSON-RPC notifications and push notifications on o
         { url: `${nodeUrl}/a2a/jsonrpc`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
         { url: `${nodeUrl}/a2a/rest`, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
         { url: `${nodeUrl}/a2a/jsonrpc`, protocolBinding: 'JSONRPC', protocolVersion: '0.3' },
+        { url: `${nodeUrl}/a2a/rest`, protocolBinding: 'HTTP+JSON', protocolVersion: '0.3' },
       ]);
       expect(card.capabilities.pushNotifications).toBe(true);
       expect(card.url).toBeUndefined();
@@ -229,6 +262,7 @@ describe('A2A 0.3 beside 1.0, JSON-RPC notifications and push notifications on o
     it.each([
       ['1.0', client10],
       ['0.3', client03],
+      ['0.3 HTTP+JSON', client03rest],
     ] as const)('%s: send, get, cancel, stream and the extended card, each send counted once in usage', async (_v, make) => {
       const client = await make(partnerToken);
       const before = await usageOf('invoice-lookup', 'acme-partner');
@@ -264,6 +298,18 @@ describe('A2A 0.3 beside 1.0, JSON-RPC notifications and push notifications on o
 
       // Two sends of invoice-lookup (the cancel and the get are not routed calls).
       expect((await usageOf('invoice-lookup', 'acme-partner')) - before).toBe(2);
+      if (make === client03rest) {
+        // Every call went over the 0.3 HTTP+JSON paths.
+        expect(new Set(restPaths.map((p) => p.replace(/[0-9a-f-]{36}/, '{id}')))).toEqual(
+          new Set([
+            'POST /a2a/rest/v1/message:send',
+            'GET /a2a/rest/v1/tasks/{id}',
+            'POST /a2a/rest/v1/tasks/{id}:cancel',
+            'POST /a2a/rest/v1/message:stream',
+            'GET /a2a/rest/v1/card',
+          ]),
+        );
+      }
     });
   });
 
@@ -307,6 +353,97 @@ describe('A2A 0.3 beside 1.0, JSON-RPC notifications and push notifications on o
         expect(r.body.error).toMatchObject({ code: -32602, data: [{ metadata: { field } }] });
       }
       expect(await list()).toBe(before);
+    });
+
+    it('0.3 HTTP+JSON: hostile bodies, paths and versions get a 0.3 error body naming what is wrong, storing nothing', async () => {
+      const v1 = (path: string, init: RequestInit = {}) =>
+        fetch(`${nodeUrl}/a2a/rest/v1${path}`, {
+          ...init,
+          headers: { 'content-type': 'application/json', ...bearer(partnerToken), ...(init.headers as Record<string, string>) },
+        });
+      const list = async () => (await rpc('ListTasks', {}, bearer(partnerToken))).body.result.totalSize as number;
+      const before = await list();
+      const bodies: [string, string][] = [
+        ['{', 'PARSE_ERROR'],
+        [JSON.stringify({ message: { messageId: 'a', role: 'ROLE_USER', content: [{ video: 1 }] } }), 'message.content[0]'],
+        [JSON.stringify({ message: { messageId: 'a', role: 'ROLE_AGENT', content: [{ text: 'x' }] } }), 'message.role'],
+        [
+          JSON.stringify({ message: { messageId: 'a', content: [{ file: { fileWithUri: 'http://x', fileWithBytes: 'AA' } }] } }),
+          'message.content[0].file',
+        ],
+        [JSON.stringify({ message: { messageId: 'a', content: [{ data: { data: [1] } }] } }), 'message.content[0].data.data'],
+        [
+          JSON.stringify({ message: { messageId: 'a', content: [{ text: 'x' }] }, configuration: { blocking: 'yes' } }),
+          'configuration.blocking',
+        ],
+        [JSON.stringify({ message: { messageId: '', content: [{ text: 'x' }] } }), 'message.messageId'],
+        [JSON.stringify([1, 2]), 'body'],
+        [`${'['.repeat(5000)}${']'.repeat(5000)}`, ''],
+      ];
+      for (const [body, field] of bodies) {
+        const res = await v1('/message:send', { method: 'POST', body });
+        expect(res.status).toBe(400);
+        expect(res.headers.get('content-type')).toContain('application/json');
+        const error = (await res.json()) as Json;
+        expect(error.code).toBe(-32602);
+        if (field === 'PARSE_ERROR') expect(error.message).toMatch(/not valid JSON/);
+        else if (field) expect(error.data[0].metadata.field).toBe(field);
+      }
+      // An unknown operation, another caller's task, a 1.0 request on a 0.3 path.
+      const unknown = await v1('/tasks/x:explode', { method: 'POST', body: '{}' });
+      expect(unknown.status).toBe(404);
+      expect(((await unknown.json()) as Json).code).toBe(-32601);
+      const sent = (await (
+        await v1('/message:send', {
+          method: 'POST',
+          body: JSON.stringify({ message: { messageId: 'own-1', content: [{ text: 'status of invoice INV-20931?' }] } }),
+        })
+      ).json()) as Json;
+      expect(sent.task.status.state).toBe('TASK_STATE_COMPLETED');
+      expect(sent.task.status.message?.content ?? sent.task.artifacts[0].parts).toBeDefined();
+      const foreign = await fetch(`${nodeUrl}/a2a/rest/v1/tasks/${sent.task.id}`, {
+        headers: bearer(mintA2AToken(cpConfig, 'x@globex', 'globex', [])),
+      });
+      expect(foreign.status).toBe(404);
+      expect(((await foreign.json()) as Json).code).toBe(-32001);
+      const v10 = await v1(`/tasks/${sent.task.id}`, { headers: { 'a2a-version': '1.0' } });
+      expect(v10.status).toBe(400);
+      expect((await v10.json()) as Json).toMatchObject({ code: -32009, message: expect.stringContaining('no /v1 prefix') });
+      expect(await list()).toBe(before + 1);
+
+      // Push configs over the 0.3 paths: the 0.3 proto shape in and out, credentials never echoed,
+      // another caller of the same tenant can neither read nor delete them.
+      const configs = `/tasks/${sent.task.id}/pushNotificationConfigs`;
+      const created = await v1(configs, {
+        method: 'POST',
+        body: JSON.stringify({
+          name: `tasks/${sent.task.id}/pushNotificationConfigs/c1`,
+          pushNotificationConfig: {
+            id: 'c1',
+            url: `${hook.url}/rest03`,
+            token: 't',
+            authentication: { schemes: ['Bearer'], credentials: 's3cret' },
+          },
+        }),
+      });
+      expect(created.status).toBe(200);
+      const view = (await created.json()) as Json;
+      expect(view).toEqual({
+        name: `tasks/${sent.task.id}/pushNotificationConfigs/c1`,
+        pushNotificationConfig: { id: 'c1', url: `${hook.url}/rest03`, token: 't', authentication: { schemes: ['Bearer'] } },
+      });
+      expect(((await (await v1(configs)).json()) as Json).configs).toEqual([view]);
+      const other = { headers: bearer(otherToken) };
+      expect((await v1(`${configs}/c1`, other)).status).toBe(404);
+      expect((await v1(`${configs}/c1`, { ...other, method: 'DELETE' })).status).toBe(404);
+      const wrongTask = await v1(configs, {
+        method: 'POST',
+        body: JSON.stringify({ name: 'tasks/other/pushNotificationConfigs/c2', pushNotificationConfig: { url: `${hook.url}/x` } }),
+      });
+      expect(wrongTask.status).toBe(400);
+      expect(((await wrongTask.json()) as Json).data[0].metadata.field).toBe('name');
+      expect((await v1(`${configs}/c1`, { method: 'DELETE' })).status).toBe(200);
+      expect(((await (await v1(configs)).json()) as Json).configs).toEqual([]);
     });
 
     it('never answers a notification (no id), but runs it', async () => {

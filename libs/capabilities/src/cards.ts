@@ -26,15 +26,18 @@ function copyExtension(e: AgentExtension): AgentExtension {
 }
 
 /**
- * The agent's interfaces, then, when it serves 0.3, each JSON-RPC interface again at 0.3 (after
- * every 1.0 one, so 1.0 stays preferred): one interface per protocol version (ADR 0160).
+ * The agent's interfaces, then, when it serves 0.3, each JSON-RPC and HTTP+JSON interface again at
+ * 0.3 (after every 1.0 one, so 1.0 stays preferred): one interface per protocol version (ADRs 0160,
+ * 0165). A 0.3 HTTP+JSON client appends `/v1/…` to the same URL a 1.0 client appends `/…` to.
  */
 export function cardInterfaces(a: AgentBase): AgentBase['supportedInterfaces'] {
   const own = a.supportedInterfaces.map((i) => ({ ...i }));
   if (!(a.protocol.versions ?? []).includes('0.3')) return own;
   const listed = new Set(own.filter((i) => i.protocolVersion === '0.3').map((i) => i.url));
   const mirrored = own
-    .filter((i) => i.protocolBinding === 'JSONRPC' && i.protocolVersion === '1.0' && !listed.has(i.url))
+    .filter(
+      (i) => (i.protocolBinding === 'JSONRPC' || i.protocolBinding === 'HTTP+JSON') && i.protocolVersion === '1.0' && !listed.has(i.url),
+    )
     .map((i) => ({ ...i, protocolVersion: '0.3' }));
   return [...own, ...mirrored];
 }

@@ -5,6 +5,9 @@
  *              SubscribeToTask, GetExtendedAgentCard
  *   HTTP+JSON  {restBase}/message:send, /message:stream, /tasks, /tasks/{id}, /tasks/{id}:cancel,
  *              /tasks/{id}:subscribe, /extendedAgentCard
+ *   0.3 HTTP+JSON {restBase}/v1/message:send, /v1/message:stream, /v1/tasks/{id}, /v1/tasks/{id}:cancel,
+ *              /v1/tasks/{id}:subscribe, /v1/tasks/{id}/pushNotificationConfigs[/{configId}], /v1/card
+ *              (0.3 proto-JSON translated at the edge, ADR 0165; only where the agent serves 0.3)
  * Streams are Server-Sent Events (one StreamResponse per event; JSON-RPC wraps each in a response
  * envelope). Push-config operations answer PushNotificationNotSupportedError.
  */
@@ -20,13 +23,23 @@ import type { A2AService, A2ALog, RequestContext } from './a2a-service';
 import { etagMatches } from './card-route';
 import type { StreamEvent } from './task-events';
 import type { TaskStream } from './task-stream';
+import type { WireTask } from './wire-types';
 import { checkDepth } from './validate-params';
 import type { PushService } from './push/push-service';
 import { declaredBy } from './served-bundle';
 import { cardToV03 } from './v03/card';
 import { V03_METHODS } from './v03/jsonrpc-methods';
 import { eventToV03 } from './v03/shapes';
-import { checkVersion, negotiateVersion, type ProtocolVersion } from './version';
+import {
+  cardToV03Proto,
+  eventToV03Proto,
+  pushConfigFromV03Proto,
+  pushConfigToV03Proto,
+  sendRequestFromV03Proto,
+  sendResponseToV03Proto,
+  taskToV03Proto,
+} from './v03/rest-shapes';
+import { checkVersion, negotiateVersion, requestedVersion, type ProtocolVersion } from './version';
 
 export interface A2ARoutesOptions {
   service: A2AService;
@@ -279,6 +292,7 @@ export function registerA2ARoutes(app: FastifyInstance, options: A2ARoutesOption
         return json(await pushOf(options).delete({ taskId: push[1], id: push[2] }, rc));
       }),
     );
+    registerV03Rest(scope, options, base);
   });
 }
 
@@ -618,4 +632,188 @@ function taskIdFromPath(segment: string): string {
   // Fastify has already percent-decoded the wildcard (and answers 400 to malformed encoding):
   // decoding again broke ids holding "%" (a 500 the fuzz suite found).
   return segment;
+}
+
+/**
+ * A2A 0.3 HTTP+JSON under `{restBase}/v1` (ADR 0165): the same service calls as the 1.0 routes,
+ * with 0.3 proto-JSON translated in and out, 0.3 error bodies (`{code, message, data}`), and the
+ * same authentication, metrics, deprecation headers and usage counting.
+ */
+function registerV03Rest(scope: FastifyInstance, options: A2ARoutesOptions, base: string): void {
+  const svc = options.service;
+  const observer = options.observer;
+  const v1 = `${base}/v1`;
+  const cfg = { config: { binding: 'rest' as Binding } };
+  const served = (request: FastifyRequest): void => {
+    if (!declaredBy(svc.current()).versions.rest.has('0.3')) {
+      throw new A2AError(
+        A2AErrorName.VersionNotSupported,
+        'A2A 0.3 over HTTP+JSON is not served by this agent; supported: 1.0 (paths without /v1)',
+        { requested: '0.3', supported: '1.0' },
+      );
+    }
+    const query = (request.query as Record<string, unknown>)['A2A-Version'];
+    if (/^1\./.test(requestedVersion(request.headers['a2a-version'], query))) {
+      throw new A2AError(A2AErrorName.VersionNotSupported, 'the /v1 paths are A2A 0.3; A2A 1.0 paths have no /v1 prefix', {
+        requested: '1.0',
+        supported: '0.3',
+      });
+    }
+    negotiateVersion(request.headers['a2a-version'], query, new Set(['0.3']));
+  };
+  const context = async (request: FastifyRequest, required: boolean) => {
+    served(request);
+    const { caller, token } = await options.authenticator.authenticate(request.headers, required);
+    if (caller) recordPrincipal(request.raw, 'a2a', caller.principal);
+    return { caller, token, extensions: request.headers['a2a-extensions'], version: '0.3' } satisfies RequestContext;
+  };
+  const fail = (reply: FastifyReply, method: string, error: unknown, card = false) => {
+    const a2a = toA2AError(error, options.log);
+    observer.request(method, 'rest', a2a.kind);
+    spanOutcome(method, a2a.kind);
+    if (card) observer.card('extended', a2a.mapping.http);
+    authenticateHeader(reply, a2a);
+    return reply.code(a2a.mapping.http).header('content-type', JSON_TYPE).send(JSON.stringify(a2a.toJsonRpc()));
+  };
+  const unaryV03 =
+    (method: string, handler: (request: FastifyRequest, rc: RequestContext, active: string[]) => Promise<RestAnswer>) =>
+    async (request: FastifyRequest, reply: FastifyReply) => {
+      const card = method === 'GetExtendedAgentCard';
+      try {
+        const rc = await context(request, card);
+        const active = card ? [] : svc.negotiate(rc);
+        const answer = await handler(request, rc, active);
+        const header = extensionsResponseHeader(active);
+        if (header) void reply.header(EXTENSIONS_HEADER, header);
+        if (answer.capabilityId) void reply.headers(deprecationOf(options, answer.capabilityId, rc));
+        observer.request(method, 'rest', 'ok');
+        spanOutcome(method, 'ok', rc.caller?.tenant);
+        if (card) observer.card('extended', 200);
+        return await reply.code(200).header('content-type', JSON_TYPE).send(answer.body);
+      } catch (error) {
+        return fail(reply, method, error, card);
+      }
+    };
+  const streamV03 =
+    (method: string, open: (request: FastifyRequest, rc: RequestContext, active: string[]) => Promise<TaskStream>) =>
+    async (request: FastifyRequest, reply: FastifyReply) => {
+      let stream: TaskStream;
+      let rc: RequestContext;
+      let active: string[];
+      try {
+        rc = await context(request, false);
+        active = svc.negotiate(rc);
+        stream = await open(request, rc, active);
+        observer.request(method, 'rest', 'ok');
+        spanOutcome(method, 'ok', rc.caller?.tenant);
+      } catch (error) {
+        return fail(reply, method, error);
+      }
+      return sendStream(
+        reply,
+        stream,
+        active,
+        options,
+        (e) => `data: ${JSON.stringify(eventToV03Proto(e))}\n\n`,
+        deprecationOf(options, stream.capabilityId, rc),
+      );
+    };
+  const body = (request: FastifyRequest) => parseRestBody(request.body, options.maxJsonDepth);
+  const wildcard = (request: FastifyRequest) => (request.params as { '*': string })['*'];
+  const PUSH = /^([^/:]+)\/pushNotificationConfigs(?:\/([^/:]+))?$/;
+  const notFound = (request: FastifyRequest) =>
+    new A2AError(A2AErrorName.MethodNotFound, `no A2A 0.3 operation at ${request.method} ${request.url.split('?')[0].slice(0, 200)}`);
+  const task = (value: unknown): RestAnswer => ({
+    body: JSON.stringify(taskToV03Proto(value as WireTask)),
+    capabilityId: capabilityOf(value),
+  });
+
+  scope.post(
+    `${v1}/message::send`,
+    cfg,
+    traced(
+      'rest',
+      'SendMessage',
+      unaryV03('SendMessage', async (request, rc, active) => {
+        const result = await svc.sendMessage(sendRequestFromV03Proto(body(request)), rc, active);
+        return { body: JSON.stringify(sendResponseToV03Proto(result)), capabilityId: capabilityOf(result) };
+      }),
+    ),
+  );
+  scope.post(
+    `${v1}/message::stream`,
+    cfg,
+    traced(
+      'rest',
+      'SendStreamingMessage',
+      streamV03('SendStreamingMessage', (request, rc, active) =>
+        svc.sendStreamingMessage(sendRequestFromV03Proto(body(request)), rc, active),
+      ),
+    ),
+  );
+  scope.get(
+    `${v1}/card`,
+    cfg,
+    traced(
+      'rest',
+      'GetExtendedAgentCard',
+      unaryV03('GetExtendedAgentCard', async (_request, rc) => {
+        const card = await svc.extendedCard(rc);
+        return { body: JSON.stringify(cardToV03Proto(JSON.parse(card.body) as Record<string, unknown>)) };
+      }),
+    ),
+  );
+  const subscribe = streamV03('SubscribeToTask', async (request, rc) => {
+    const m = /^([^/:]+):subscribe$/.exec(wildcard(request));
+    if (!m) throw notFound(request);
+    return svc.subscribeToTask({ id: m[1] }, rc);
+  });
+  const isSubscribe = (request: FastifyRequest) => /^[^/:]+:subscribe$/.test(wildcard(request));
+  const read = unaryV03('GetTask', async (request, rc) => {
+    const push = PUSH.exec(wildcard(request));
+    if (push) {
+      const [, taskId, id] = push;
+      if (id !== undefined) return { body: JSON.stringify(pushConfigToV03Proto(await pushOf(options).get({ taskId, id }, rc))) };
+      const { configs } = await pushOf(options).list({ taskId }, rc);
+      return { body: JSON.stringify({ configs: configs.map(pushConfigToV03Proto) }) };
+    }
+    const id = wildcard(request);
+    if (!/^[^/:]+$/.test(id)) throw notFound(request);
+    const historyLength = optionalInt((request.query as Record<string, unknown>).historyLength);
+    return task(await svc.getTask({ id, ...(historyLength !== undefined ? { historyLength } : {}) }, rc));
+  });
+  const write = unaryV03('CancelTask', async (request, rc) => {
+    const push = PUSH.exec(wildcard(request));
+    if (push && push[2] === undefined) {
+      const created = await pushOf(options).create(pushConfigFromV03Proto(push[1], body(request)), rc, '0.3');
+      return { body: JSON.stringify(pushConfigToV03Proto(created)) };
+    }
+    const m = /^([^/:]+):cancel$/.exec(wildcard(request));
+    if (!m) throw notFound(request);
+    return task(await svc.cancelTask({ id: m[1] }, rc));
+  });
+  scope.get(
+    `${v1}/tasks/*`,
+    cfg,
+    traced('rest', undefined, (request, reply) => (isSubscribe(request) ? subscribe(request, reply) : read(request, reply))),
+  );
+  scope.post(
+    `${v1}/tasks/*`,
+    cfg,
+    traced('rest', undefined, (request, reply) => (isSubscribe(request) ? subscribe(request, reply) : write(request, reply))),
+  );
+  scope.delete(
+    `${v1}/tasks/*`,
+    cfg,
+    traced(
+      'rest',
+      'DeleteTaskPushNotificationConfig',
+      unaryV03('DeleteTaskPushNotificationConfig', async (request, rc) => {
+        const push = PUSH.exec(wildcard(request));
+        if (!push || push[2] === undefined) throw notFound(request);
+        await pushOf(options).delete({ taskId: push[1], id: push[2] }, rc);
+        return { body: '{}' };
+      }),
+    ),
+  );
 }
