@@ -66,7 +66,12 @@ export function App({ settings }: { settings: ConsoleSettings }) {
     if (!session) return;
     api.request(MeQuery, {}).then(
       (r) => (setMe(r.me), setMeError(undefined)),
-      (e: unknown) => setMeError(toApiError(e)),
+      (e: unknown) => {
+        const error = toApiError(e);
+        // A token the API refuses is of no further use: a reload starts at the sign-in, not at this error.
+        if (error.code === 'UNAUTHENTICATED') storeSession(null);
+        setMeError(error);
+      },
     );
   }, [api, session]);
 

@@ -7,7 +7,10 @@ import { useMemo } from 'react';
 export default function ExplorerScreen({ token }: { token: string }) {
   const fetcher = useMemo(() => createGraphiQLFetcher({ url: '/graphql', headers: { authorization: `Bearer ${token}` } }), [token]);
   return (
-    <section aria-label="GraphQL explorer" className="explorer">
+    <section aria-labelledby="explorer-title" className="explorer">
+      <h1 id="explorer-title" className="explorer-title">
+        GraphQL explorer
+      </h1>
       <GraphiQL fetcher={fetcher} defaultQuery={'# The admin API, as you: try\n{\n  me {\n    subject\n    roles\n    teams\n  }\n}\n'} />
     </section>
   );
