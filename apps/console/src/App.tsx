@@ -57,7 +57,7 @@ export function App({ settings }: { settings: ConsoleSettings }) {
   useEffect(() => {
     if (path !== '/callback' || !settings.oidc) return;
     completeOidcSignIn(settings.oidc).then(
-      (s) => (storeSession(s), setSession(s), navigate('/')),
+      (s) => (storeSession(s), setSignInError(''), setMeError(undefined), setSession(s), navigate('/')),
       (e: unknown) => (setSignInError(`sign-in failed: ${e instanceof Error ? e.message : String(e)}`), navigate('/')),
     );
   }, [path, settings, navigate]);
@@ -89,6 +89,7 @@ export function App({ settings }: { settings: ConsoleSettings }) {
         error={signInError || (meError ? `${meError.code}: ${meError.message}` : undefined)}
         onSignedIn={(s) => {
           storeSession(s);
+          setSignInError('');
           setMeError(undefined);
           setSession(s);
         }}
