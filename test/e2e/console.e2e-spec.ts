@@ -22,7 +22,7 @@ import { bootApp } from '../support/boot';
 import { buildConsole, launchChromium, screenshot, seriousA11yViolations, type Browser, type KnownViolation } from '../support/browser';
 import { testConfig } from '../support/config';
 import { freePort } from '../support/free-port';
-import { gqlOk } from '../support/graphql-client';
+import { codeOf, gql, gqlOk } from '../support/graphql-client';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
 import { until } from '../support/until';
 
@@ -248,6 +248,13 @@ describe('the admin console in Chromium (control plane, worker, agent node)', ()
     expect(await decision.locator('li[data-status="decided"]').getAttribute('data-layer')).toBe('only-candidate');
     expect(await layers.nth(1).textContent()).toContain("1 capability in this caller's router index");
     await shot('view-as-anonymous');
+
+    // What the screen sends, refused when it makes no sense: an anonymous caller with a tenant.
+    const refused = await gql(url, admin(), 'query($input: RouteTestInput!) { routeTest(input: $input) { revision } }', {
+      input: { agentId: AGENT, tests: { tests: [{ text: 'x', expect: 'clarify', anonymous: true, tenant: 'acme-partner' }] } },
+    });
+    expect(codeOf(refused)).toBe('BAD_USER_INPUT');
+    expect(JSON.stringify(refused.errors)).toContain('$.tests.tests[0].anonymous');
   });
 
   it('edits a manifest: a validation error shows at its JSON path, the fix saves a new revision', async () => {
