@@ -456,14 +456,28 @@ describe('the admin console in Chromium (control plane, worker, agent node)', ()
 
   it('works at a narrow width without horizontal scrolling', async () => {
     await page.setViewportSize({ width: 390, height: 844 });
-    for (const path of ['/', '/caller', `/agents/${AGENT}`]) {
-      await go(path);
-      await page.getByRole('heading', { level: 1 }).waitFor();
-      const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
-      expect([path, overflow]).toEqual([path, 0]);
+    try {
+      // Every screen, with the agent chosen where there is a picker (cards, charts and tables shown).
+      const screens: [string, string | null][] = [
+        ['/', 'Finance Agent'],
+        ['/caller', 'Public card'],
+        [`/agents/${AGENT}`, 'invoice-lookup'],
+        ['/plan', null],
+        ['/fleet', 'console-node-1'],
+        ['/usage', 'Calls per capability per day'],
+        ['/audit', 'manifest.deprecate'],
+      ];
+      for (const [path, shown] of screens) {
+        await go(path);
+        if (['/caller', '/fleet', '/usage'].includes(path)) await chooseAgent();
+        if (shown) await page.getByText(shown, { exact: true }).first().waitFor();
+        const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
+        expect([path, overflow]).toEqual([path, 0]);
+      }
+      await shot('narrow');
+    } finally {
+      await page.setViewportSize({ width: 1366, height: 900 });
     }
-    await shot('narrow');
-    await page.setViewportSize({ width: 1366, height: 900 });
   });
 
   it('is usable with the keyboard alone: skip link, navigation, dialog Escape', async () => {
