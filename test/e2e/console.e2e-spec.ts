@@ -165,6 +165,14 @@ describe('the admin console in Chromium (control plane, worker, agent node)', ()
     expect(settings).toEqual({ graphqlPath: '/graphql', oidc: null, devSignIn: true });
   });
 
+  it('the agent node reports its handler inventory, so the fleet counts it live (what the agents and fleet screens show)', async () => {
+    const r = await gqlOk(url, admin(), `{ fleet(agentId: "${AGENT}") { nodes { nodeId live handlers { id } } } }`);
+    const nodes = (r.fleet as { nodes: { nodeId: string; live: boolean; handlers: { id: string }[] | null }[] }).nodes;
+    expect(nodes).toHaveLength(1);
+    expect(nodes[0]).toMatchObject({ nodeId: 'console-node-1', live: true });
+    expect(nodes[0].handlers?.map((h) => h.id).sort()).toEqual(['invoices.v1.lookup', 'recon.v3.reconcile']);
+  });
+
   it('the development sign-in refuses hostile bodies with a clear 4xx and mints nothing', async () => {
     const post = (body: string, type = 'application/json') =>
       fetch(`${url}/console/dev-sign-in`, { method: 'POST', headers: { 'content-type': type }, body });
