@@ -10,7 +10,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { mintA2AToken, mintAdminToken, mintNodeToken } from '@cp/auth';
 import type { AppConfig } from '@cp/common';
 import { PrismaService, seedWhenEmpty } from '@cp/db';
@@ -19,10 +19,10 @@ import { AppModule } from '../../apps/control-plane/src/app.module';
 import { WorkerModule } from '../../apps/worker/src/worker.module';
 import { AgentNodeModule } from '../../apps/agent-node/src/agent-node.module';
 import { bootApp } from '../support/boot';
-import { buildConsole, launchChromium, screenshot, seriousA11yViolations, type Browser } from '../support/browser';
+import { buildConsole, launchChromium, screenshot, seriousA11yViolations, type Browser, type KnownViolation } from '../support/browser';
 import { testConfig } from '../support/config';
 import { freePort } from '../support/free-port';
-import { gqlOk } from '../support/graphql-client';
+import { codeOf, gql, gqlOk } from '../support/graphql-client';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
 import { until } from '../support/until';
 
@@ -33,10 +33,16 @@ const SHOTS = [
   ...(process.env.CONSOLE_SCREENSHOTS === 'docs' ? [join(ROOT, 'docs', 'console')] : []),
 ];
 
-jest.setTimeout(150_000);
+/**
+ * Every wait in this suite is on state: an element, a text or an API answer that proves the screen
+ * (or the fleet) is where the next step needs it, with timeouts generous enough for a loaded
+ * 2-core CI box (a slow step waits longer; nothing sleeps for a fixed time).
+ */
+const UI_MS = 60_000;
+const CONVERGE_MS = 120_000;
+jest.setTimeout(300_000);
 
-// SKIPPED: alone this suite passed 9 of 13 cases; under the full suite's load most of its Chromium waits time out. It needs waits on app state rather than fixed timeouts before it can gate CI.
-describe.skip('the admin console in Chromium (control plane, worker, agent node)', () => {
+describe('the admin console in Chromium (control plane, worker, agent node)', () => {
   let db: TestDatabase;
   let dir: string;
   let cpConfig: AppConfig;
@@ -50,13 +56,25 @@ describe.skip('the admin console in Chromium (control plane, worker, agent node)
   const pageErrors: string[] = [];
   const admin = () => mintAdminToken(cpConfig, 'test:admin', ['platform-admin']);
 
-  const shot = async (name: string) => {
-    expect(await seriousA11yViolations(page)).toEqual([]);
+  const shot = async (name: string, known: KnownViolation[] = []) => {
+    expect(await seriousA11yViolations(page, known)).toEqual([]);
     await screenshot(page, name, SHOTS);
   };
+  /** Opens a screen and waits until the signed-in console has rendered it (its h1). */
   const go = async (path: string) => {
     await page.goto(`${url}/console${path}`);
+    await page.locator('main h1').first().waitFor();
   };
+  /** Waits until `locator`'s text matches (the locator re-resolves on every poll). */
+  const textOf = async (what: string, locator: Locator, pattern: RegExp, timeoutMs = UI_MS) =>
+    until(
+      what,
+      async () => {
+        const text = (await locator.count()) ? ((await locator.first().textContent()) ?? '') : '';
+        return pattern.test(text) ? text : undefined;
+      },
+      timeoutMs,
+    );
   const chooseAgent = async () => {
     await page.getByLabel('Agent', { exact: true }).selectOption(AGENT);
   };
@@ -93,14 +111,25 @@ describe.skip('the admin console in Chromium (control plane, worker, agent node)
       }),
       { port: nodePort },
     ));
-    await until('the node synced', () => node.get(NodeSync).current(), 60_000);
+    await until('the node synced', () => node.get(NodeSync).current(), CONVERGE_MS);
+    // The agents and fleet screens count live nodes: a node is live once its handler inventory (sent
+    // at register and with every heartbeat) has reached the control plane; the suite starts then.
+    await until(
+      'the node is live in the fleet',
+      async () => {
+        const r = await gqlOk(url, admin(), `{ fleet(agentId: "${AGENT}") { nodes { nodeId live lag } } }`);
+        return (r.fleet as { nodes: { live: boolean; lag: number | null }[] }).nodes.some((n) => n.live && n.lag === 0) || undefined;
+      },
+      CONVERGE_MS,
+    );
     browser = await launchChromium();
     page = await browser.context.newPage();
-    page.setDefaultTimeout(30_000);
+    page.setDefaultTimeout(UI_MS);
+    page.setDefaultNavigationTimeout(UI_MS);
     // What the page itself reports (uncaught errors, console errors, CSP refusals) shows up with a failure.
     page.on('pageerror', (e) => pageErrors.push(`pageerror: ${e.message}`));
     page.on('console', (m) => m.type() === 'error' && pageErrors.push(`console: ${m.text()}`));
-  }, 180_000);
+  }, 600_000);
 
   afterEach(() => {
     if (pageErrors.length) process.stderr.write(`browser errors:\n${pageErrors.splice(0).join('\n')}\n`);
@@ -136,6 +165,14 @@ describe.skip('the admin console in Chromium (control plane, worker, agent node)
     expect(settings).toEqual({ graphqlPath: '/graphql', oidc: null, devSignIn: true });
   });
 
+  it('the agent node reports its handler inventory, so the fleet counts it live (what the agents and fleet screens show)', async () => {
+    const r = await gqlOk(url, admin(), `{ fleet(agentId: "${AGENT}") { nodes { nodeId live handlers { id } } } }`);
+    const nodes = (r.fleet as { nodes: { nodeId: string; live: boolean; handlers: { id: string }[] | null }[] }).nodes;
+    expect(nodes).toHaveLength(1);
+    expect(nodes[0]).toMatchObject({ nodeId: 'console-node-1', live: true });
+    expect(nodes[0].handlers?.map((h) => h.id).sort()).toEqual(['invoices.v1.lookup', 'recon.v3.reconcile']);
+  });
+
   it('the development sign-in refuses hostile bodies with a clear 4xx and mints nothing', async () => {
     const post = (body: string, type = 'application/json') =>
       fetch(`${url}/console/dev-sign-in`, { method: 'POST', headers: { 'content-type': type }, body });
@@ -161,16 +198,18 @@ describe.skip('the admin console in Chromium (control plane, worker, agent node)
     expect(big.status).toBe(413);
   });
 
-  // SKIPPED (2026-11-30, merge of the issue branches): fails on main; left open in the issue's closing note.
-  it.skip('signs in with one click and lists the agents with revision, nodes and lag', async () => {
-    await go('/');
+  it('signs in with one click and lists the agents with revision, nodes and lag', async () => {
+    await page.goto(`${url}/console/`);
+    await page.getByRole('button', { name: 'Platform admin' }).waitFor();
+    await shot('sign-in');
     await page.getByRole('button', { name: 'Platform admin' }).click();
-    await expect(page.getByTestId('who').textContent()).resolves.toContain('platform-admin');
+    await textOf('the signed-in subject', page.getByTestId('who'), /platform-admin/);
     const row = page.getByRole('row', { name: /Finance/ });
-    await row.waitFor();
-    expect(await row.textContent()).toMatch(/finance-agents-team.*1.*1 \/ 1/);
+    // Agent, team, revision 1, one live node of one, no lag.
+    await textOf('the agent row', row, /finance-agent\s*finance-agents-team\s*1\s*1 \/ 1\s*0$/);
     await page.getByLabel('Search').fill('no-such-agent');
     await page.getByText('No agent matches.').waitFor();
+    expect(await row.count()).toBe(0);
     await page.getByLabel('Search').fill('finance');
     await row.waitFor();
     await shot('agents');
@@ -183,23 +222,47 @@ describe.skip('the admin console in Chromium (control plane, worker, agent node)
     await page.getByLabel('recon.run').check();
     const extended = page.getByRole('region', { name: /Extended card for acme-partner/ });
     await extended.waitFor();
-    await until(
-      'the extended card lists reconcile-invoice',
-      async () => (await extended.textContent())?.includes('reconcile-invoice'),
-      30_000,
-    );
+    await textOf('the extended card lists reconcile-invoice', extended, /reconcile-invoice/);
     await page.getByRole('button', { name: 'Explain reconcile-invoice for acme-partner [recon.run]' }).click();
     await page.getByText('acme-partner [recon.run] sees reconcile-invoice in').waitFor();
     await page.getByLabel('Message text').fill('Reconcile invoice INV-20931 against its PO');
     await page.getByRole('button', { name: 'Route it' }).click();
-    await page.getByRole('definition').filter({ hasText: 'reconcile-invoice' }).first().waitFor();
+    // The decision layer by layer: every earlier layer passed, the classifier chose, among the two
+    // capabilities this caller's index holds.
+    const decision = page.getByRole('region', { name: 'Routing decision' });
+    await textOf('the routing decision', decision, /Routed to reconcile-invoice/);
+    const layers = decision.getByRole('list', { name: 'Routing decision, layer by layer' }).getByRole('listitem');
+    expect(
+      await layers.evaluateAll((items) => items.map((i) => `${i.getAttribute('data-layer')}:${i.getAttribute('data-status')}`)),
+    ).toEqual([
+      'bound-task:passed',
+      'entitlement:passed',
+      'only-candidate:passed',
+      'data-shape:passed',
+      'hint:passed',
+      'classifier:decided',
+    ]);
+    expect(await layers.nth(1).textContent()).toContain("2 capabilities in this caller's router index");
+    expect(await decision.getByRole('row').nth(1).textContent()).toMatch(/^reconcile-invoice\d/);
     await shot('view-as-partner');
 
     await page.getByLabel('Caller', { exact: true }).selectOption('');
     await page.getByRole('button', { name: 'Explain reconcile-invoice for anonymous' }).click();
     await page.getByText('anonymous cannot see reconcile-invoice').waitFor();
     expect(await page.getByRole('region', { name: 'Public card' }).textContent()).not.toContain('reconcile-invoice');
+    // Anonymous routes through what anyone may use: invoice-lookup alone, whatever the text says.
+    await page.getByRole('button', { name: 'Route it' }).click();
+    await textOf('the anonymous routing decision', decision, /Routed to invoice-lookup/);
+    expect(await decision.locator('li[data-status="decided"]').getAttribute('data-layer')).toBe('only-candidate');
+    expect(await layers.nth(1).textContent()).toContain("1 capability in this caller's router index");
     await shot('view-as-anonymous');
+
+    // What the screen sends, refused when it makes no sense: an anonymous caller with a tenant.
+    const refused = await gql(url, admin(), 'query($input: RouteTestInput!) { routeTest(input: $input) { revision } }', {
+      input: { agentId: AGENT, tests: { tests: [{ text: 'x', expect: 'clarify', anonymous: true, tenant: 'acme-partner' }] } },
+    });
+    expect(codeOf(refused)).toBe('BAD_USER_INPUT');
+    expect(JSON.stringify(refused.errors)).toContain('$.tests.tests[0].anonymous');
   });
 
   it('edits a manifest: a validation error shows at its JSON path, the fix saves a new revision', async () => {
@@ -207,11 +270,13 @@ describe.skip('the admin console in Chromium (control plane, worker, agent node)
     await go(`/agents/${AGENT}`);
     await page.getByRole('button', { name: 'Edit invoice-lookup' }).click();
     const editor = page.getByLabel('Manifest document (JSON)');
+    // The editor opens on the current document, checked against the current revision.
+    await page.getByText('No problems.').waitFor();
     const doc = JSON.parse(await editor.inputValue()) as { skill: { name: string } };
     await editor.fill(JSON.stringify({ ...doc, skill: { ...doc.skill, name: '' } }, null, 2));
     const problems = page.getByRole('list', { name: 'Validator problems' });
-    await problems.waitFor();
-    expect(await problems.textContent()).toMatch(/\$\.skill\.name/);
+    await textOf('the problem at its JSON path', problems, /\$\.skill\.name/);
+    expect(await page.getByRole('button', { name: 'Save' }).isDisabled()).toBe(true);
     await editor.fill('{ "id": ');
     await page.getByText(/not valid JSON/).waitFor();
     await shot('manifest-editor-error');
@@ -220,6 +285,7 @@ describe.skip('the admin console in Chromium (control plane, worker, agent node)
     await page.getByRole('button', { name: 'Save' }).click();
     await page.getByText(`saved invoice-lookup: the agent is now at revision ${before + 1}`).waitFor();
     expect(await revision()).toBe(before + 1);
+    await textOf('the saved name in the table', page.locator('tr[data-capability="invoice-lookup"]'), /Invoice lookup \(console\)/);
     await shot('manifests');
   });
 
@@ -227,6 +293,7 @@ describe.skip('the admin console in Chromium (control plane, worker, agent node)
     await go(`/agents/${AGENT}`);
     await page.getByRole('button', { name: 'Edit invoice-lookup' }).click();
     const editor = page.getByLabel('Manifest document (JSON)');
+    await page.getByText('No problems.').waitFor();
     const doc = JSON.parse(await editor.inputValue()) as { skill: { description: string } };
     const text = JSON.stringify(
       { ...doc, skill: { ...doc.skill, description: 'Looks up an invoice (edited while someone else changed the agent).' } },
@@ -248,32 +315,55 @@ describe.skip('the admin console in Chromium (control plane, worker, agent node)
     await page.getByText(`the agent is now at revision ${current + 2}`).waitFor();
   });
 
-  // SKIPPED (2026-11-30, merge of the issue branches): fails on main; left open in the issue's closing note.
-  it.skip('plans a change (public-card diff), applies it at the planned revision and the fleet converges', async () => {
+  it('plans a change (public-card diff), applies it at the planned revision and the fleet converges', async () => {
     await go('/plan');
     await chooseAgent();
     await page.getByRole('button', { name: 'Start from the current manifests' }).click();
     const area = page.getByLabel('Manifests', { exact: true });
-    await until('the manifests loaded', async () => (await area.inputValue()).includes('invoice-lookup'), 30_000);
+    await until('the manifests loaded', async () => (await area.inputValue()).includes('invoice-lookup') || undefined, UI_MS);
     const docs = JSON.parse(await area.inputValue()) as { id: string; skill: { description: string } }[];
     const changed = docs.map((d) =>
       d.id === 'invoice-lookup' ? { ...d, skill: { ...d.skill, description: 'Looks up an invoice by number, now with PO details.' } } : d,
     );
     await area.fill(JSON.stringify(changed, null, 2));
     await page.getByRole('button', { name: 'Plan', exact: true }).click();
-    const plan = page.getByRole('region', { name: 'Plan' });
+    const plan = page.getByRole('region', { name: 'Plan', exact: true });
     await plan.waitFor();
     const planned = await revision();
     expect(await plan.textContent()).toContain(`revision ${planned}`);
     expect(await plan.getByRole('row', { name: /invoice-lookup changed/ }).count()).toBe(1);
     await shot('plan');
+    // The fleet screen, open in a second tab before the apply, watches the change propagate (a tab
+    // the console opens itself: it inherits the session, which lives in sessionStorage).
+    const opened = browser.context.waitForEvent('page');
+    await page.evaluate("void window.open('/console/fleet', '_blank')");
+    const fleet = await opened;
+    fleet.setDefaultTimeout(UI_MS);
+    await fleet.getByTestId('who').waitFor();
+    await fleet.getByLabel('Agent', { exact: true }).selectOption(AGENT);
+    const summary = fleet.getByTestId('fleet-summary');
+    await textOf(
+      'the fleet before the change',
+      summary,
+      new RegExp(`^Revision ${planned}: 1 of 1 live node\\(s\\) up to date — converged$`),
+    );
     await page.getByRole('button', { name: `Apply at revision ${planned}` }).click();
     await page.getByText(`is at revision ${planned + 1}`).waitFor();
-    await go('/fleet');
-    await chooseAgent();
-    await page.getByText(`Revision ${planned + 1}: 1 of 1 live node(s) up to date — converged`).waitFor({ timeout: 15_000 });
+    await textOf(
+      'the fleet converged on the new revision',
+      summary,
+      new RegExp(`^Revision ${planned + 1}: 1 of 1 live node\\(s\\) up to date — converged$`),
+      CONVERGE_MS,
+    );
     expect(node.get(NodeSync).current()?.revision).toBe(planned + 1);
-    await shot('fleet');
+    await textOf(
+      'the node row',
+      fleet.getByRole('row', { name: /console-node-1/ }),
+      new RegExp(`console-node-1.*${planned + 1}\\s*0\\s*yes`),
+    );
+    expect(await seriousA11yViolations(fleet)).toEqual([]);
+    await screenshot(fleet, 'fleet', SHOTS);
+    await fleet.close();
   });
 
   it('deprecates a capability with confirmation and shows its remaining callers', async () => {
@@ -301,7 +391,7 @@ describe.skip('the admin console in Chromium (control plane, worker, agent node)
         );
         return (r.usage as { nodes: { calls: number }[] }).nodes.reduce((s, n) => s + n.calls, 0) >= 3 || undefined;
       },
-      15_000,
+      CONVERGE_MS,
     );
 
     await go(`/agents/${AGENT}`);
@@ -312,15 +402,28 @@ describe.skip('the admin console in Chromium (control plane, worker, agent node)
     await shot('deprecate-confirm');
     await dialog.getByRole('button', { name: 'Deprecate' }).click();
     await page.getByText(/deprecate reconcile-invoice: the agent is now at revision/).waitFor();
-    expect(await page.locator('tr[data-capability="reconcile-invoice"]').textContent()).toContain('deprecated');
+    await textOf('the row shows the new state', page.locator('tr[data-capability="reconcile-invoice"]'), /deprecated/);
 
     await go('/usage');
     await chooseAgent();
     const callers = page.getByRole('table', { name: 'Remaining callers of reconcile-invoice' });
-    await callers.waitFor();
-    expect(await callers.textContent()).toMatch(/acme-partner\s*3/);
+    await textOf('the remaining callers', callers, /acme-partner\s*3/);
     await page.getByText('Calls per capability per day').waitFor();
-    expect(await page.getByTestId('retirement-reconcile-invoice').textContent()).toMatch(/Projected retirement|Kept/);
+    // By node too: the chart, and the nodes that served the deprecated capability.
+    await page.getByText('Calls per node and capability (retirement window)').waitFor();
+    await textOf(
+      'the nodes that served it',
+      page.getByRole('table', { name: 'Nodes that served reconcile-invoice' }),
+      /console-node-1\s*3/,
+    );
+    // The projected retirement date is the API's (capabilityImpact), as a UTC day.
+    const impact = (
+      await gqlOk(url, admin(), `{ capabilityImpact(agentId: "${AGENT}", capabilityId: "reconcile-invoice") { earliestRetirementAt } }`)
+    ).capabilityImpact as { earliestRetirementAt: string | null };
+    expect(impact.earliestRetirementAt).not.toBeNull();
+    expect(await page.getByTestId('retirement-reconcile-invoice').textContent()).toContain(
+      `Projected retirement: ${impact.earliestRetirementAt!.slice(0, 10)} (UTC) at the earliest`,
+    );
     await shot('usage');
   });
 
@@ -329,38 +432,60 @@ describe.skip('the admin console in Chromium (control plane, worker, agent node)
     await page.getByRole('textbox', { name: 'Agent' }).fill(AGENT);
     await page.getByRole('textbox', { name: 'Action' }).fill('manifest.deprecate');
     await page.getByRole('button', { name: 'Filter' }).click();
-    await until('the filtered log', async () => {
-      const rows = await page.getByRole('row').allTextContents();
-      return rows.length === 2 && rows[1].includes('reconcile-invoice') ? rows : undefined;
-    });
+    await until(
+      'the filtered log',
+      async () => {
+        const rows = await page.getByRole('row').allTextContents();
+        return rows.length === 2 && rows[1].includes('reconcile-invoice') ? rows : undefined;
+      },
+      UI_MS,
+    );
     await page.getByRole('textbox', { name: 'Action' }).fill('');
     await page.getByRole('button', { name: 'Filter' }).click();
-    await until('the whole log', async () => ((await page.getByRole('row').count()) > 3 ? true : undefined), 30_000);
+    await until('the whole log', async () => ((await page.getByRole('row').count()) > 3 ? true : undefined), UI_MS);
     await shot('audit');
   });
 
   it('bundles GraphiQL, signed in with the same session', async () => {
     await go('/explorer');
-    await page.locator('.graphiql-container').waitFor();
+    // GraphiQL fills its query editor after mounting: run the query once it is there.
+    await textOf('the default query in the editor', page.locator('.graphiql-query-editor'), /subject/);
     await page.getByRole('button', { name: /Execute query/i }).click();
-    await until(
-      'GraphiQL answered',
-      async () => ((await page.locator('.graphiql-response').textContent()) ?? '').includes('dev:platform-admin') || undefined,
-      30_000,
-    );
-    await screenshot(page, 'explorer', SHOTS);
+    await textOf('GraphiQL answered', page.locator('.graphiql-response'), /dev:platform-admin/).catch(async (e: unknown) => {
+      await screenshot(page, 'explorer-failed', SHOTS.slice(0, 1));
+      throw e;
+    });
+    await shot('explorer', [
+      // GraphiQL 4 puts each tab's close button inside the element with role "tab"; the console
+      // cannot restructure it (its labels and colours are fixed in the console, see styles.css).
+      { rule: 'nested-interactive', target: '.graphiql-tab', why: 'GraphiQL tab markup (upstream)' },
+    ]);
   });
 
   it('works at a narrow width without horizontal scrolling', async () => {
     await page.setViewportSize({ width: 390, height: 844 });
-    for (const path of ['/', '/caller', `/agents/${AGENT}`]) {
-      await go(path);
-      await page.getByRole('heading', { level: 1 }).waitFor();
-      const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
-      expect([path, overflow]).toEqual([path, 0]);
+    try {
+      // Every screen, with the agent chosen where there is a picker (cards, charts and tables shown).
+      const screens: [string, string | null][] = [
+        ['/', 'Finance Agent'],
+        ['/caller', 'Public card'],
+        [`/agents/${AGENT}`, 'invoice-lookup'],
+        ['/plan', null],
+        ['/fleet', 'console-node-1'],
+        ['/usage', 'Calls per capability per day'],
+        ['/audit', 'manifest.deprecate'],
+      ];
+      for (const [path, shown] of screens) {
+        await go(path);
+        if (['/caller', '/fleet', '/usage'].includes(path)) await chooseAgent();
+        if (shown) await page.getByText(shown, { exact: true }).first().waitFor();
+        const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
+        expect([path, overflow]).toEqual([path, 0]);
+      }
+      await shot('narrow');
+    } finally {
+      await page.setViewportSize({ width: 1366, height: 900 });
     }
-    await screenshot(page, 'narrow', SHOTS);
-    await page.setViewportSize({ width: 1366, height: 900 });
   });
 
   it('is usable with the keyboard alone: skip link, navigation, dialog Escape', async () => {
@@ -378,10 +503,10 @@ describe.skip('the admin console in Chromium (control plane, worker, agent node)
     expect(await page.locator('tr[data-capability="invoice-lookup"]').textContent()).not.toContain('removed');
   });
 
-  // SKIPPED (2026-11-30, merge of the issue branches): fails on main; left open in the issue's closing note.
-  it.skip('a viewer sees no edit controls; a team admin of another team sees none of this agent', async () => {
+  it('a viewer sees no edit controls; a team admin of another team sees none of this agent', async () => {
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('button', { name: 'Viewer' }).click();
+    await textOf('the viewer signed in', page.getByTestId('who'), /viewer/);
     await go(`/agents/${AGENT}`);
     await page.locator('tr[data-capability="invoice-lookup"]').waitFor();
     expect(await page.getByRole('button', { name: /^(Edit|Deprecate|Remove|Promote) / }).count()).toBe(0);
@@ -392,6 +517,8 @@ describe.skip('the admin console in Chromium (control plane, worker, agent node)
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByLabel('Team').fill('other-team');
     await page.getByRole('button', { name: 'Team admin of this team' }).click();
+    await textOf('the team admin signed in', page.getByTestId('who'), /team-admin · other-team/);
+    await go('/');
     await page.getByText('No agent matches.').waitFor();
     await go(`/agents/${AGENT}`);
     await page.getByRole('alert').filter({ hasText: 'NOT_FOUND' }).first().waitFor();

@@ -63,6 +63,8 @@ export interface FinanceA2ADeps {
 export function registerFinanceA2A(app: FastifyInstance, c: AppConfig, deps: FinanceA2ADeps): A2AServer {
   const prefix = `${c.REDIS_KEY_PREFIX}agent:${c.AGENT_ID}:`;
   const handlers = deps.handlers ?? registerFinanceHandlers(new HandlerRegistry());
+  // The inventory NodeSync reports at register and every heartbeat: without it the node is never live in the fleet.
+  deps.useHandlers?.(() => handlers.inventory());
   const tasks = new RedisTaskStore(deps.redis, prefix, {
     maxTaskBytes: c.A2A_TASK_MAX_BYTES,
     maxOwnerBytes: c.A2A_OWNER_MAX_BYTES,

@@ -57,7 +57,7 @@ export function App({ settings }: { settings: ConsoleSettings }) {
   useEffect(() => {
     if (path !== '/callback' || !settings.oidc) return;
     completeOidcSignIn(settings.oidc).then(
-      (s) => (storeSession(s), setSession(s), navigate('/')),
+      (s) => (storeSession(s), setSignInError(''), setMeError(undefined), setSession(s), navigate('/')),
       (e: unknown) => (setSignInError(`sign-in failed: ${e instanceof Error ? e.message : String(e)}`), navigate('/')),
     );
   }, [path, settings, navigate]);
@@ -66,7 +66,12 @@ export function App({ settings }: { settings: ConsoleSettings }) {
     if (!session) return;
     api.request(MeQuery, {}).then(
       (r) => (setMe(r.me), setMeError(undefined)),
-      (e: unknown) => setMeError(toApiError(e)),
+      (e: unknown) => {
+        const error = toApiError(e);
+        // A token the API refuses is of no further use: a reload starts at the sign-in, not at this error.
+        if (error.code === 'UNAUTHENTICATED') storeSession(null);
+        setMeError(error);
+      },
     );
   }, [api, session]);
 
@@ -84,6 +89,7 @@ export function App({ settings }: { settings: ConsoleSettings }) {
         error={signInError || (meError ? `${meError.code}: ${meError.message}` : undefined)}
         onSignedIn={(s) => {
           storeSession(s);
+          setSignInError('');
           setMeError(undefined);
           setSession(s);
         }}

@@ -74,7 +74,19 @@ export function oidcManager(oidc: NonNullable<ConsoleSettings['oidc']>): UserMan
   });
 }
 
-export async function completeOidcSignIn(oidc: NonNullable<ConsoleSettings['oidc']>): Promise<Session> {
-  const user = await oidcManager(oidc).signinRedirectCallback();
-  return { token: user.access_token, via: 'oidc', expiresAt: (user.expires_at ?? Date.now() / 1000 + 300) * 1000 };
+/**
+ * One code exchange per callback URL: an authorization code is good once, and React may run the
+ * effect that calls this twice (StrictMode, remounts); the second call gets the first one's answer.
+ */
+const callbacks = new Map<string, Promise<Session>>();
+
+export function completeOidcSignIn(oidc: NonNullable<ConsoleSettings['oidc']>, url = window.location.href): Promise<Session> {
+  let pending = callbacks.get(url);
+  if (!pending) {
+    pending = oidcManager(oidc)
+      .signinRedirectCallback(url)
+      .then((user) => ({ token: user.access_token, via: 'oidc' as const, expiresAt: (user.expires_at ?? Date.now() / 1000 + 300) * 1000 }));
+    callbacks.set(url, pending);
+  }
+  return pending;
 }

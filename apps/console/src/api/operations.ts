@@ -223,6 +223,13 @@ export const RouteTestQuery = graphql(`
         confidence
         correct
         wrong
+        layer
+        reason
+        candidates {
+          id
+          score
+        }
+        indexSize
       }
     }
   }
@@ -280,6 +287,40 @@ export const UsageQuery = graphql(`
           lastCallAt
           eligibleAt
         }
+      }
+    }
+  }
+`);
+
+export const CapabilityImpactQuery = graphql(`
+  query CapabilityImpact($agentId: String!, $capabilityId: String!) {
+    capabilityImpact(agentId: $agentId, capabilityId: $capabilityId) {
+      capabilityId
+      state
+      calls
+      lastCallAt
+      replacedBy
+      deprecatedAt
+      sunsetAt
+      earliestRetirementAt
+      retirementBlockers {
+        code
+        message
+      }
+      tenants {
+        tenantId
+        calls
+        lastCallAt
+      }
+      nodes {
+        nodeId
+        calls
+        lastCallAt
+      }
+      unknownUsage {
+        nodeId
+        from
+        until
       }
     }
   }

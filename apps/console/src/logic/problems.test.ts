@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseJson, problemsForManifest } from './problems';
-import { pivot, remainingCallers } from './usage';
+import { byNode, pivot } from './usage';
 
 describe('problems at JSON paths', () => {
   it('keeps the edited manifest’s problems, at paths inside its document, and drops the others', () => {
@@ -45,16 +45,23 @@ describe('usage pivots', () => {
       { day: '2026-11-02', a: 3, b: 2 },
     ]);
   });
-  it('lists a capability’s remaining callers, most calls first, with their last call', () => {
-    const days = [
-      day('2026-11-01', 'x', 'acme', 1),
-      day('2026-11-03', 'x', 'acme', 4),
-      day('2026-11-02', 'x', 'globex', 9),
-      day('2026-11-02', 'y', 'acme', 50),
-    ];
-    expect(remainingCallers(days, 'x')).toEqual([
-      { tenantId: 'globex', calls: 9, lastCallAt: '2026-11-02T10:00:00Z' },
-      { tenantId: 'acme', calls: 5, lastCallAt: '2026-11-03T10:00:00Z' },
+  it('sums calls per node and capability, busiest node first, leaving out capabilities nobody called', () => {
+    const { rows, series } = byNode([
+      {
+        capabilityId: 'x',
+        nodes: [
+          { nodeId: 'n1', calls: 2 },
+          { nodeId: 'n2', calls: 5 },
+        ],
+      },
+      { capabilityId: 'y', nodes: [{ nodeId: 'n1', calls: 1 }] },
+      { capabilityId: 'z', nodes: [] },
     ]);
+    expect(series).toEqual(['x', 'y']);
+    expect(rows).toEqual([
+      { node: 'n2', x: 5, y: 0 },
+      { node: 'n1', x: 2, y: 1 },
+    ]);
+    expect(byNode([])).toEqual({ rows: [], series: [] });
   });
 });

@@ -15,15 +15,24 @@ export function pivot(days: Day[], seriesOf: (d: Day) => string): { rows: Record
   return { rows: [...byDay.values()].sort((a, b) => String(a.day).localeCompare(String(b.day))), series };
 }
 
-/** Who still calls a capability: calls and last call per tenant, most calls first. */
-export function remainingCallers(days: Day[], capabilityId: string): { tenantId: string; calls: number; lastCallAt: string }[] {
-  const by = new Map<string, { tenantId: string; calls: number; lastCallAt: string }>();
-  for (const d of days) {
-    if (d.capabilityId !== capabilityId) continue;
-    const c = by.get(d.tenantId) ?? { tenantId: d.tenantId, calls: 0, lastCallAt: d.lastCallAt };
-    c.calls += d.calls;
-    if (d.lastCallAt > c.lastCallAt) c.lastCallAt = d.lastCallAt;
-    by.set(d.tenantId, c);
+/** One capability's calls per node over the impact window (capabilityImpact's `nodes`). */
+export interface NodeCalls {
+  capabilityId: string;
+  nodes: { nodeId: string; calls: number }[];
+}
+
+/** Rows for a stacked chart: one per node (most calls first), one numeric column per capability. */
+export function byNode(impacts: NodeCalls[]): { rows: Record<string, string | number>[]; series: string[] } {
+  const series = [...new Set(impacts.filter((i) => i.nodes.some((n) => n.calls > 0)).map((i) => i.capabilityId))].sort();
+  const rows = new Map<string, Record<string, string | number>>();
+  for (const impact of impacts) {
+    for (const n of impact.nodes) {
+      if (n.calls <= 0) continue;
+      const row = rows.get(n.nodeId) ?? { node: n.nodeId, ...Object.fromEntries(series.map((s) => [s, 0])) };
+      row[impact.capabilityId] = (row[impact.capabilityId] as number) + n.calls;
+      rows.set(n.nodeId, row);
+    }
   }
-  return [...by.values()].sort((a, b) => b.calls - a.calls || a.tenantId.localeCompare(b.tenantId));
+  const total = (r: Record<string, string | number>) => series.reduce((sum, s) => sum + (r[s] as number), 0);
+  return { rows: [...rows.values()].sort((a, b) => total(b) - total(a) || String(a.node).localeCompare(String(b.node))), series };
 }

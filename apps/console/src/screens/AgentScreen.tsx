@@ -224,18 +224,24 @@ function ManifestEditor({
   const [syntax, setSyntax] = useState('');
   const [plan, setPlan] = useState<Plan>();
   const [checking, setChecking] = useState(false);
+  // What the shown result was checked for (the text and the revision it was planned against):
+  // until the current text is checked, nothing says "No problems." and Save stays off.
+  const [checkedFor, setCheckedFor] = useState('');
+  const checkKey = `${revision}\n${text}`;
   const [saveError, setSaveError] = useState<ApiError>();
   const textId = useId();
   const seq = useRef(0);
 
   useEffect(() => {
     const id = ++seq.current;
+    const key = `${revision}\n${text}`;
     const timer = setTimeout(() => {
       const parsed = parseJson(text);
       if ('error' in parsed) {
         setSyntax(parsed.error);
         setProblems([]);
         setPlan(undefined);
+        setCheckedFor(key);
         return;
       }
       setSyntax('');
@@ -260,7 +266,7 @@ function ManifestEditor({
             setProblems(e.problems.length ? problemsForManifest(e.problems, at) : [{ path: '$', message: `${e.code}: ${e.message}` }]);
           },
         )
-        .finally(() => id === seq.current && setChecking(false));
+        .finally(() => id === seq.current && (setChecking(false), setCheckedFor(key)));
     }, 350);
     return () => clearTimeout(timer);
   }, [text, agentId, revision, manifests, capabilityId, api]);
@@ -277,7 +283,8 @@ function ManifestEditor({
     }
   };
 
-  const valid = !syntax && problems.length === 0 && !checking && plan !== undefined;
+  const checked = checkedFor === checkKey && !checking;
+  const valid = checked && !syntax && problems.length === 0 && plan !== undefined;
   return (
     <section aria-labelledby="editor-title" className="editor">
       <h2 id="editor-title">Edit {capabilityId}</h2>
@@ -288,11 +295,11 @@ function ManifestEditor({
         onChange={(e) => setText(e.target.value)}
         rows={24}
         spellCheck={false}
-        aria-invalid={!valid && !checking}
+        aria-invalid={checked && !valid}
         aria-describedby={`${textId}-problems`}
       />
       <div id={`${textId}-problems`} aria-live="polite">
-        {checking && <p>Checking…</p>}
+        {!checked && <p>Checking…</p>}
         {syntax && (
           <p className="error" role="alert">
             {syntax}

@@ -5,8 +5,8 @@ import { AgentPicker } from '../components/AgentPicker';
 import { ErrorBox } from '../components/ErrorBox';
 import { ExplainView, type Explanation } from '../components/ExplainView';
 import { Json } from '../components/Json';
+import { RouteDecision, type RouteResult } from '../components/RouteDecision';
 import { useConsole, useLoad } from '../context';
-import type { RouteTestQuery as RouteTestData } from '../gql/graphql';
 
 /**
  * View as caller: a tenant and scopes (or anonymous), and what that caller gets from the agent:
@@ -127,22 +127,23 @@ export function CallerScreen({ initialAgent }: { initialAgent?: string }) {
   );
 }
 
-type RouteResult = RouteTestData['routeTest']['results'][number];
-
-/** A test message through the router index this caller gets (routeTest with the caller's tenant and scopes). */
+/** A test message through the router index this caller gets (routeTest with the caller's tenant and scopes), and the decision layer by layer. */
 function RouteTester({ agentId, tenant, scopes, caller }: { agentId: string; tenant: string; scopes: string[]; caller: string }) {
   const { api } = useConsole();
   const [text, setText] = useState('');
-  const [result, setResult] = useState<{ result?: RouteResult; revision?: number; error?: ApiError }>({});
+  // Kept with the caller and agent it was routed for: another caller's decision is never shown as this one's.
+  const [result, setResult] = useState<{ for?: string; result?: RouteResult; revision?: number; error?: ApiError }>({});
+  const current = `${agentId}\n${caller}`;
+  const shown = result.for === current ? result : {};
   const id = useId();
   const send = async () => {
     try {
       // `expect: clarify` is always a valid expectation; the answer is in `got`.
-      const test = tenant ? { text, expect: 'clarify', tenant, scopes } : { text, expect: 'clarify' };
+      const test = tenant ? { text, expect: 'clarify', tenant, scopes } : { text, expect: 'clarify', anonymous: true };
       const r = await api.request(RouteTestQuery, { input: { agentId, tests: { tests: [test] } } });
-      setResult({ result: r.routeTest.results[0], revision: r.routeTest.revision });
+      setResult({ for: current, result: r.routeTest.results[0], revision: r.routeTest.revision });
     } catch (error) {
-      setResult({ error: toApiError(error) });
+      setResult({ for: current, error: toApiError(error) });
     }
   };
   return (
@@ -161,19 +162,8 @@ function RouteTester({ agentId, tenant, scopes, caller }: { agentId: string; ten
       <button type="submit" disabled={!text.trim()}>
         Route it
       </button>
-      <ErrorBox error={result.error} />
-      {result.result && (
-        <dl aria-label="Routing decision">
-          <dt>Routed to</dt>
-          <dd>
-            <code>{result.result.got}</code>
-          </dd>
-          <dt>Confidence</dt>
-          <dd>{result.result.confidence === null || result.result.confidence === undefined ? '—' : result.result.confidence.toFixed(2)}</dd>
-          <dt>Revision</dt>
-          <dd>{result.revision}</dd>
-        </dl>
-      )}
+      <ErrorBox error={shown.error} />
+      {shown.result && <RouteDecision result={shown.result} revision={shown.revision ?? 0} />}
     </form>
   );
 }

@@ -4,7 +4,10 @@ import { devSignIn, oidcManager, type ConsoleSettings, type DevKind, type Sessio
 /** Sign in: the organisation's OpenID provider, and in development the one-click development tokens. */
 export function SignIn({ settings, onSignedIn, error }: { settings: ConsoleSettings; onSignedIn: (s: Session) => void; error?: string }) {
   const [team, setTeam] = useState('finance-agents-team');
-  const [failure, setFailure] = useState(error ?? '');
+  // A failure of this form's own sign-in; `error` (the API refusing the signed-in token, a failed
+  // OIDC callback) arrives later, while this form is already mounted, so it is shown as it comes.
+  const [failure, setFailure] = useState('');
+  const shown = failure || error;
   const teamId = useId();
   const dev = async (kind: DevKind) => {
     try {
@@ -17,9 +20,9 @@ export function SignIn({ settings, onSignedIn, error }: { settings: ConsoleSetti
     <main className="signin" aria-labelledby="signin-title">
       <h1 id="signin-title">Capability control plane</h1>
       <p>Sign in to the admin console.</p>
-      {failure && (
+      {shown && (
         <p role="alert" className="error">
-          {failure}
+          {shown}
         </p>
       )}
       {settings.oidc && (

@@ -53,6 +53,10 @@ export class RouteTestService {
         confidence: r.outcome.kind === 'failed' ? null : r.outcome.confidence,
         correct: r.correct,
         wrong: r.wrong,
+        layer: r.decision.layer,
+        reason: r.decision.reason,
+        candidates: r.decision.candidates,
+        indexSize: r.decision.indexSize,
       })),
       changes: changes.map((c) => ({ index: c.index, text: c.text, expect: c.expect, before: label(c.before), after: label(c.after) })),
     };

@@ -23,6 +23,7 @@ export {
   runRoutingTests,
   routeChanges,
   routingTestIndex,
+  routeOneDecided,
   ROUTING_TESTS_FILE,
   CLARIFY,
   DEFAULT_MIN_ACCURACY,
@@ -35,4 +36,5 @@ export type {
   RoutingTestReport,
   RoutingTestResult,
   RoutingOutcome,
+  RoutingDecision,
 } from './routing-tests';

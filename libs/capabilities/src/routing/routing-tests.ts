@@ -8,9 +8,9 @@ import { z } from 'zod';
 import { jsonPath } from '../json-path';
 import { buildRouterIndex, type RouterIndex } from '../router-index';
 import type { Caller, RegistrySnapshot, ValidationIssue } from '../types';
-import type { Classifier } from './classifier';
+import type { Classifier, RankedCandidate } from './classifier';
 import type { WirePart } from './message';
-import { route, type RouteOptions } from './route';
+import { route, type RouteExplanation, type RouteOptions } from './route';
 
 export const ROUTING_TESTS_FILE = 'routing-tests.yaml';
 export const CLARIFY = 'clarify';
@@ -28,6 +28,8 @@ export interface RoutingTestCase {
   /** Route as this caller; absent: a caller who may use every live capability of the set. */
   tenant?: string;
   scopes?: string[];
+  /** Route as an anonymous caller (no token): only what anyone may use. Not with tenant or scopes. */
+  anonymous?: boolean;
 }
 
 export interface RoutingTestSuite {
@@ -52,8 +54,13 @@ const caseSchema = z
     category: text(64).optional(),
     tenant: text(64).optional(),
     scopes: z.array(text(128)).max(100).optional(),
+    anonymous: z.boolean().optional(),
   })
-  .refine((c) => (c.text === undefined) !== (c.parts === undefined), { message: 'give exactly one of text or parts' });
+  .refine((c) => (c.text === undefined) !== (c.parts === undefined), { message: 'give exactly one of text or parts' })
+  .refine((c) => !c.anonymous || (c.tenant === undefined && c.scopes === undefined), {
+    message: 'an anonymous caller has no tenant or scopes',
+    path: ['anonymous'],
+  });
 const suiteSchema = z.strictObject({
   min_accuracy: z.number().min(0).max(1).optional(),
   tests: z.array(caseSchema).min(1, 'must list at least one test').max(MAX_ROUTING_TESTS, `must list at most ${MAX_ROUTING_TESTS} tests`),
@@ -93,12 +100,26 @@ export type RoutingOutcome =
   | { kind: 'clarify'; confidence: number; offered: string[] }
   | { kind: 'failed'; reason: string };
 
+/**
+ * How the router came to an outcome, for people reading one message's route (the console's test
+ * message): the layer that decided (null when routing failed), why, the classifier's candidates
+ * with their scores (only from the caller's own router index), and how many capabilities that
+ * index held.
+ */
+export interface RoutingDecision {
+  layer: RouteExplanation['layer'] | null;
+  reason: string;
+  candidates: RankedCandidate[];
+  indexSize: number;
+}
+
 export interface RoutingTestResult {
   index: number;
   text: string;
   expect: string;
   category?: string;
   outcome: RoutingOutcome;
+  decision: RoutingDecision;
   /** routed to the expected id, or asked when `clarify` was expected. */
   correct: boolean;
   /** Routed somewhere other than expected (including routing a message that should be asked about). */
@@ -130,7 +151,8 @@ export function routingTestSummary({ results: _results, ...summary }: RoutingTes
  * The router index a test routes through: the caller's, when the test names one; otherwise every
  * live capability of the set (a test of ranking, not of entitlement).
  */
-export function routingTestIndex(snapshot: RegistrySnapshot, test: Pick<RoutingTestCase, 'tenant' | 'scopes'>): RouterIndex {
+export function routingTestIndex(snapshot: RegistrySnapshot, test: Pick<RoutingTestCase, 'tenant' | 'scopes' | 'anonymous'>): RouterIndex {
+  if (test.anonymous) return buildRouterIndex(snapshot, null);
   if (test.tenant !== undefined || test.scopes !== undefined) return buildRouterIndex(snapshot, testCaller(test));
   const tenant = 'routing-test';
   const open = snapshot.manifests.map((m) => ({ ...m, visibility: 'extended' as const, tenants: '*' as const, requiresScopes: [] }));
@@ -151,14 +173,30 @@ export function routeOne(
   options: Pick<RouteOptions, 'classifier' | 'threshold' | 'shapes'> = {},
   cache = new Map<string, RouterIndex>(),
 ): RoutingOutcome {
-  const key =
-    test.tenant === undefined && test.scopes === undefined ? '' : JSON.stringify([test.tenant ?? null, [...(test.scopes ?? [])].sort()]);
+  return routeOneDecided(snapshot, test, options, cache).outcome;
+}
+
+/** `routeOne`, with how the router decided. */
+export function routeOneDecided(
+  snapshot: RegistrySnapshot,
+  test: RoutingTestCase,
+  options: Pick<RouteOptions, 'classifier' | 'threshold' | 'shapes'> = {},
+  cache = new Map<string, RouterIndex>(),
+): { outcome: RoutingOutcome; decision: RoutingDecision } {
+  const key = test.anonymous
+    ? 'anonymous'
+    : test.tenant === undefined && test.scopes === undefined
+      ? ''
+      : JSON.stringify([test.tenant ?? null, [...(test.scopes ?? [])].sort()]);
   let index = cache.get(key);
   if (!index) cache.set(key, (index = routingTestIndex(snapshot, test)));
-  const r = route(messageOf(test), testCaller(test), index, options);
-  if (r.kind === 'routed') return { kind: 'routed', id: r.entry.id, confidence: r.confidence };
-  if (r.kind === 'input-required') return { kind: 'clarify', confidence: r.confidence, offered: r.candidates.map((c) => c.id) };
-  return { kind: 'failed', reason: r.message };
+  const r = route(messageOf(test), test.anonymous ? null : testCaller(test), index, options);
+  const indexSize = index.entries.length;
+  if (r.kind === 'failed')
+    return { outcome: { kind: 'failed', reason: r.message }, decision: { layer: null, reason: r.message, candidates: [], indexSize } };
+  const decision = { ...r.explanation, candidates: r.explanation.candidates.map((c) => ({ ...c })), indexSize };
+  if (r.kind === 'routed') return { outcome: { kind: 'routed', id: r.entry.id, confidence: r.confidence }, decision };
+  return { outcome: { kind: 'clarify', confidence: r.confidence, offered: r.candidates.map((c) => c.id) }, decision };
 }
 
 export function runRoutingTests(
@@ -168,7 +206,7 @@ export function runRoutingTests(
 ): RoutingTestReport {
   const cache = new Map<string, RouterIndex>();
   const results = suite.tests.map((test, index): RoutingTestResult => {
-    const outcome = routeOne(snapshot, test, options, cache);
+    const { outcome, decision } = routeOneDecided(snapshot, test, options, cache);
     const correct = test.expect === CLARIFY ? outcome.kind === 'clarify' : outcome.kind === 'routed' && outcome.id === test.expect;
     const wrong = outcome.kind === 'routed' && outcome.id !== test.expect;
     const result: RoutingTestResult = {
@@ -176,6 +214,7 @@ export function runRoutingTests(
       text: test.text ?? JSON.stringify(test.parts),
       expect: test.expect,
       outcome,
+      decision,
       correct,
       wrong,
     };

@@ -13,6 +13,14 @@ export class RouteTestInput {
   manifests?: unknown[] | null;
 }
 
+@ObjectType('RouteCandidate', {
+  description: "A capability the router's classifier considered, with its score (comparable within one decision).",
+})
+export class RouteCandidateModel {
+  @Field() id!: string;
+  @Field(() => Float) score!: number;
+}
+
 @ObjectType('RouteTestResult')
 export class RouteTestResultModel {
   @Field(() => Int) index!: number;
@@ -22,6 +30,20 @@ export class RouteTestResultModel {
   @Field(() => Float, { nullable: true }) confidence?: number | null;
   @Field() correct!: boolean;
   @Field() wrong!: boolean;
+  @Field(() => String, {
+    nullable: true,
+    description:
+      'The router layer that decided: bound-task, only-candidate, data-shape, hint, classifier, or clarification (the classifier was not sure enough); null when routing failed.',
+  })
+  layer!: string | null;
+  @Field({ description: 'Why that layer decided as it did (the failure message when routing failed).' }) reason!: string;
+  @Field(() => [RouteCandidateModel], {
+    description:
+      "The classifier's candidates with their scores, best first; only capabilities in this caller's router index. Empty when an earlier layer decided.",
+  })
+  candidates!: RouteCandidateModel[];
+  @Field(() => Int, { description: "How many capabilities this caller's router index holds (what the router chooses from)." })
+  indexSize!: number;
 }
 
 @ObjectType('RouteChange', {
