@@ -116,6 +116,30 @@ describe('cpctl against the control plane', () => {
     expect(await revision()).toBe(before);
   });
 
+  it('an agent serving 0.3 with a webhook allow-list exports both settings; plan of the export is a no-op, an edit of them is drift', async () => {
+    const prisma = app.get(PrismaService);
+    await prisma.agent.update({ where: { id: AGENT }, data: { protocolVersions: ['1.0', '0.3'], webhookAllow: ['10.0.0.0/8'] } });
+    try {
+      const dir = await exported('export-v03');
+      const agent = YAML.parse(readFileSync(join(dir, 'agent.yaml'), 'utf8')) as { protocol: Record<string, unknown> };
+      expect(agent.protocol).toMatchObject({ versions: ['1.0', '0.3'], webhookAllow: ['10.0.0.0/8'] });
+      const plan = await cpctl(['plan', dir, '--json'], env);
+      expect(plan.json<PlanJson & { agentDrift: string[] }>()).toMatchObject({ exitCode: 0, agentDrift: [], plan: { publicCardDiff: [] } });
+      editYaml(join(dir, 'agent.yaml'), (doc) => {
+        (doc.protocol as Record<string, unknown>).versions = ['1.0'];
+      });
+      expect((await cpctl(['plan', dir, '--json'], env)).json<{ agentDrift: string[] }>().agentDrift).toEqual(['protocol']);
+      editYaml(join(dir, 'agent.yaml'), (doc) => {
+        (doc.protocol as Record<string, unknown>).versions = ['0.3', '2.0'];
+      });
+      const invalid = await cpctl(['validate', dir], env);
+      expect(invalid.code).toBe(1);
+      expect(invalid.stdout).toContain('$.protocol.versions[1]: must be "1.0" or "0.3"');
+    } finally {
+      await prisma.agent.update({ where: { id: AGENT }, data: { protocolVersions: ['1.0'], webhookAllow: [] } });
+    }
+  });
+
   it('plan shows added, changed fields and the public-card diff without writing; apply writes it at the planned revision', async () => {
     const dir = await exported('round-trip');
     editYaml(

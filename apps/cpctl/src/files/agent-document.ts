@@ -39,8 +39,16 @@ export const agentDocumentSchema = z.strictObject({
       streaming: z.boolean().default(false),
       pushNotifications: z.boolean().default(false),
       extendedAgentCard: z.boolean().default(true),
+      /** A2A versions the nodes serve: "1.0", and "0.3" beside it (ADRs 0160, 0165). */
+      versions: z
+        .array(z.enum(['1.0', '0.3'], { error: 'must be "1.0" or "0.3"' }))
+        .refine((v) => v.includes('1.0'), 'must include "1.0"')
+        .refine((v) => new Set(v).size === v.length, 'versions must be unique')
+        .default(['1.0']),
+      /** Private hosts, *.domains, IPs or CIDRs push webhooks may reach (ADR 0162). */
+      webhookAllow: z.array(z.string().min(1)).max(50).default([]),
     })
-    .default({ streaming: false, pushNotifications: false, extendedAgentCard: true }),
+    .default({ streaming: false, pushNotifications: false, extendedAgentCard: true, versions: ['1.0'], webhookAllow: [] }),
   extensions: z
     .array(
       z.strictObject({

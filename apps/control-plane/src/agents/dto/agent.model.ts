@@ -29,7 +29,7 @@ export class ProtocolModel {
   @Field() streaming!: boolean;
   @Field() pushNotifications!: boolean;
   @Field({ description: 'When false the card never declares an extended card.' }) extendedAgentCard!: boolean;
-  @Field(() => [String], { description: 'A2A versions served: "1.0", and "0.3" beside it on JSON-RPC.' }) versions!: string[];
+  @Field(() => [String], { description: 'A2A versions served: "1.0", and "0.3" beside it on JSON-RPC and HTTP+JSON.' }) versions!: string[];
   @Field(() => [String], { description: 'Hosts, *.domains, IPs or CIDRs push webhooks may reach although private.' })
   webhookAllow!: string[];
 }
