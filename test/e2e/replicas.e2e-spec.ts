@@ -38,7 +38,7 @@ const doc = (id: string) => ({
 });
 
 // SKIPPED (2026-11-30, merge of the issue branches): every case fails on main; left open in issue 18's closing note.
-describe.skip('replicas: two control planes and two workers on one PostgreSQL and one Redis', () => {
+describe('replicas: two control planes and two workers on one PostgreSQL and one Redis', () => {
   let db: TestDatabase;
   let given: GivenDb;
   let pg: Client;
@@ -272,9 +272,10 @@ describe.skip('replicas: two control planes and two workers on one PostgreSQL an
         try {
           acknowledged.push({ id, revision: await create(cpA.url, id) });
         } catch (error) {
-          // fetch failed: the replica died under this request, the caller was told nothing.
+          // fetch failed (undici's TypeError, of another realm than jest's, so named, not instanceof):
+          // the replica died under this request or before it, the caller was told nothing.
           // Anything else (an answer refusing the mutation) is a failure of the test.
-          if (!(error instanceof TypeError)) refused.push((error as Error).message);
+          if ((error as Error).name !== 'TypeError') refused.push((error as Error).message);
           if (cpA.exited) return;
         }
       }
