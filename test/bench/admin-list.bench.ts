@@ -4,6 +4,7 @@
  *
  *   npx nest build control-plane && npx tsx test/bench/admin-list.bench.ts
  *   (or `npm run bench admin-list`, which builds first)
+ *   BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the control plane under the load.
  *
  * It creates its own database (dropped at the end): 1 agent × 1,000 manifests, 30 days of usage
  * for every manifest (30,000 buckets). It starts `node dist/apps/control-plane/src/main.js` on a
@@ -20,7 +21,7 @@ import { join } from 'node:path';
 // @ts-expect-error autocannon ships no type declarations; `load` below types what we use.
 import autocannonUntyped from 'autocannon';
 import { Client, Pool } from 'pg';
-import { mintAdminToken } from '@cp/auth';
+import { generateKeyRingEntry, mintAdminToken } from '@cp/auth';
 import { loadConfig } from '@cp/common';
 import { migrate } from '@cp/db';
 
@@ -177,11 +178,15 @@ async function main(): Promise<void> {
       CONTROL_PLANE_PORT: String(port),
       HOST: '127.0.0.1',
       JWT_SECRET: randomBytes(32).toString('hex'),
+      // Production refuses a generated development key (ADR 0130): a key ring of its own.
+      SIGNING_KEYS: JSON.stringify({ keys: [generateKeyRingEntry('bench-admin-list')] }),
       REDIS_KEY_PREFIX: `bench:admin-list:${process.pid}:`,
     };
     const config = loadConfig(env);
     // LOG_LEVEL=warn keeps request logs out of the measurement, so readiness is polled, not read from the log.
-    const cp = spawn(process.execPath, [join('dist', 'apps', 'control-plane', 'src', 'main.js')], {
+    // BENCH_NODE_ARGS: extra node flags for the control plane, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile it.
+    const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+    const cp = spawn(process.execPath, [...nodeArgs, join('dist', 'apps', 'control-plane', 'src', 'main.js')], {
       env,
       stdio: ['ignore', 'inherit', 'inherit'],
     });
