@@ -247,6 +247,24 @@ describe('delta sync and reconnect storms (real PostgreSQL, Redis, HTTP)', () =>
       expect(deltaBytes).toBeLessThan(fullBytes / 50);
     });
 
+    it('a change reaching a fleet is not shed: a burst of delta and 304 answers past NODE_BUNDLE_MAX_IN_FLIGHT is all served', async () => {
+      const base = await current();
+      await describeSkill('bulk-00150', 'Handles bulk requests, now for a fleet.');
+      const target = await until('the publisher to build the new revision', async () => {
+        const c = await current();
+        return c.revision > base.revision ? c : null;
+      });
+      const shedBefore = app.get(NodeBundleRoute).stats.shed;
+      // 120 at once against a cap of 8: what a thousand nodes hearing one announcement do.
+      const deltas = await Promise.all(Array.from({ length: 120 }, () => get({ [BUNDLE_DELTA_BASE_HEADER]: base.etag })));
+      const notModified = await Promise.all(Array.from({ length: 120 }, () => get({ 'if-none-match': target.etag })));
+      expect(deltas.map((r) => r.status)).toEqual(Array.from({ length: 120 }, () => 200));
+      for (const r of deltas) expect(r.headers.get('content-type')).toContain(NODE_BUNDLE_DELTA_TYPE);
+      await Promise.all(deltas.map((r) => r.text()));
+      expect(notModified.map((r) => r.status)).toEqual(Array.from({ length: 120 }, () => 304));
+      expect(app.get(NodeBundleRoute).stats.shed).toBe(shedBefore);
+    });
+
     it('a node that does not ask for deltas (an older node) keeps getting the full bundle', async () => {
       const old = node('old-node', { deltas: false });
       await old.start();
