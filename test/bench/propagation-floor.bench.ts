@@ -392,7 +392,13 @@ async function main(): Promise<void> {
           capabilityId: `bulk-${String(have + k).padStart(5, '0')}`,
           state: 'ga' as const,
           visibility: (have + k) % 2 === 0 ? ('public' as const) : ('extended' as const),
-          skill: { name: `Bulk skill ${have + k}`, description: `Handles bulk request number ${have + k}.`, tags: ['bulk'] },
+          // Names that are not substrings of each other across visibilities ("Bulk skill 1" is in
+          // "Bulk skill 10"): the public-card leak check would refuse the change otherwise.
+          skill: {
+            name: `Bulk ${(have + k) % 2 === 0 ? 'public' : 'extended'} skill #${have + k}#`,
+            description: `Handles bulk request number ${have + k}.`,
+            tags: ['bulk'],
+          },
           requiresScopes: [],
           tenantsAll: true,
           tenants: [],
