@@ -82,7 +82,7 @@ describe('admin API limits and SQL cost (HTTP)', () => {
     expect(hundred.data.manifests.nodes[3].usage.calls).toBe(4);
     expect(ten.data.manifests.nodes[1].usage.calls).toBe(4);
     expect(hundred.statements).toBe(ten.statements);
-    expect(hundred.statements).toBeLessThanOrEqual(3);
+    expect(hundred.statements).toBeLessThanOrEqual(2);
   });
 
   // SKIPPED: since the issue 17-21 merge the depth refusal sees one more SQL statement before it (4 vs 3); which hook issues it is not yet found. Unskip once the refusal runs before any SQL again.
