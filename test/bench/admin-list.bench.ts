@@ -4,6 +4,7 @@
  *
  *   npx nest build control-plane && npx tsx test/bench/admin-list.bench.ts
  *   (or `npm run bench admin-list`, which builds first)
+ *   BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the control plane under the load.
  *
  * It creates its own database (dropped at the end): 1 agent × 1,000 manifests, 30 days of usage
  * for every manifest (30,000 buckets). It starts `node dist/apps/control-plane/src/main.js` on a
@@ -20,7 +21,7 @@ import { join } from 'node:path';
 // @ts-expect-error autocannon ships no type declarations; `load` below types what we use.
 import autocannonUntyped from 'autocannon';
 import { Client, Pool } from 'pg';
-import { mintAdminToken } from '@cp/auth';
+import { generateKeyRingEntry, mintAdminToken } from '@cp/auth';
 import { loadConfig } from '@cp/common';
 import { migrate } from '@cp/db';
 
@@ -148,13 +149,30 @@ async function waitForHttp(url: string, timeoutMs = 60_000): Promise<void> {
   throw new Error(`${url} did not answer within ${timeoutMs} ms`);
 }
 
-type AutocannonResult = { non2xx: number; errors: number; latency: { p50: number; p99: number }; requests: { average: number } };
+type AutocannonResult = {
+  non2xx: number;
+  errors: number;
+  latency: { p50: number; p99: number };
+  requests: { average: number; total: number };
+};
 const autocannon = autocannonUntyped as (options: Record<string, unknown>) => Promise<AutocannonResult>;
 
+/** Statements committed in the bench database so far (each autocommit statement is one transaction). */
+let commits: () => Promise<number> = () => Promise.resolve(0);
+
 async function load(url: string, headers: Record<string, string>, body: string) {
+  const before = await commits();
   const result = await autocannon({ url, method: 'POST', headers, body, connections: CONNECTIONS, duration: DURATION_S });
   if (result.non2xx || result.errors) throw new Error(`${url}: ${result.non2xx} non-2xx, ${result.errors} errors`);
-  return { p50: result.latency.p50, p99: result.latency.p99, rps: result.requests.average };
+  // pg_stat_database is updated asynchronously (at most every 500 ms by default): let it settle.
+  await new Promise((r) => setTimeout(r, 1500));
+  const sqlPerRequest = (await commits()) - before;
+  return {
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    rps: result.requests.average,
+    txPerRequest: Number((sqlPerRequest / result.requests.total).toFixed(2)),
+  };
 }
 
 async function main(): Promise<void> {
@@ -165,6 +183,13 @@ async function main(): Promise<void> {
   const url = new URL(ADMIN_URL);
   url.pathname = `/${name}`;
   const databaseUrl = url.toString();
+  commits = async () => {
+    await admin.query('SELECT pg_stat_clear_snapshot()');
+    const { rows } = await admin.query<{ n: string }>('SELECT xact_commit + xact_rollback AS n FROM pg_stat_database WHERE datname = $1', [
+      name,
+    ]);
+    return Number(rows[0]?.n ?? 0);
+  };
   const children: ChildProcess[] = [];
   try {
     await seed(databaseUrl);
@@ -177,11 +202,15 @@ async function main(): Promise<void> {
       CONTROL_PLANE_PORT: String(port),
       HOST: '127.0.0.1',
       JWT_SECRET: randomBytes(32).toString('hex'),
+      // Production refuses a generated development key (ADR 0130): a key ring of its own.
+      SIGNING_KEYS: JSON.stringify({ keys: [generateKeyRingEntry('bench-admin-list')] }),
       REDIS_KEY_PREFIX: `bench:admin-list:${process.pid}:`,
     };
     const config = loadConfig(env);
     // LOG_LEVEL=warn keeps request logs out of the measurement, so readiness is polled, not read from the log.
-    const cp = spawn(process.execPath, [join('dist', 'apps', 'control-plane', 'src', 'main.js')], {
+    // BENCH_NODE_ARGS: extra node flags for the control plane, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile it.
+    const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+    const cp = spawn(process.execPath, [...nodeArgs, join('dist', 'apps', 'control-plane', 'src', 'main.js')], {
       env,
       stdio: ['ignore', 'inherit', 'inherit'],
     });
@@ -212,7 +241,7 @@ async function main(): Promise<void> {
 
     await load(bare.url, bare.headers, bare.body); // warm-up both, discarded
     await load(product.url, product.headers, product.body);
-    const results: { round: number; which: string; p50: number; p99: number; rps: number }[] = [];
+    const results: { round: number; which: string; p50: number; p99: number; rps: number; txPerRequest: number }[] = [];
     for (let round = 1; round <= ROUNDS; round++) {
       results.push({ round, which: 'baseline (pg + JSON)', ...(await load(bare.url, bare.headers, bare.body)) });
       results.push({ round, which: 'admin GraphQL', ...(await load(product.url, product.headers, product.body)) });

@@ -296,8 +296,9 @@ async function main(): Promise<void> {
       );
       const sent = now();
       await mutate(i);
+      const answered = now() - sent;
       const times = (await arrivals).flat();
-      return { last: Math.max(...times) - sent, each: times.map((t) => t - sent) };
+      return { last: Math.max(...times) - sent, each: times.map((t) => t - sent), answered };
     };
     const stopHosts = (hosts: ChildProcess[]) => hosts.forEach((h) => h.kill('SIGKILL'));
 
@@ -315,13 +316,20 @@ async function main(): Promise<void> {
       const productEach: number[] = [];
       for (let i = 0; i < WARMUP; i++) await productChange(hosts, i);
       const cpu0 = cpuMs(cp.pid!);
+      // The simulated nodes' own CPU (delta apply, bundle check, signature verification, disk, ack):
+      // on a real fleet each node pays it on its own machine; here N/PROCS of them share a process.
+      const hostsCpu = () => hosts.reduce((sum, h) => sum + cpuMs(h.pid!), 0);
+      const nodeCpu0 = hostsCpu();
+      const answered: number[] = [];
       for (let i = 0; i < CHANGES; i++) {
         const r = await productChange(hosts, i);
         product.push(r.last);
         productEach.push(...r.each);
+        answered.push(r.answered);
         await new Promise((res) => setTimeout(res, 100));
       }
       const cpuPerChange = (cpuMs(cp.pid!) - cpu0) / CHANGES;
+      const nodeCpuPerApply = (hostsCpu() - nodeCpu0) / (CHANGES * n);
       const memory = Number(/used_memory:(\d+)/.exec(await redis.info('memory'))![1]);
       const fetchStats = await (async () => {
         const p = collect(hosts, (m) => (m as { stats?: Record<string, number> }).stats);
@@ -372,6 +380,8 @@ async function main(): Promise<void> {
           eachP99: quantile(floorEach, 0.99),
         },
         cpuMsPerChange: cpuPerChange,
+        nodeCpuMsPerApply: nodeCpuPerApply,
+        mutationAnsweredP50: quantile(answered, 0.5),
         redisUsedMemory: memory,
         fetches: fetchStats,
       };
@@ -392,7 +402,13 @@ async function main(): Promise<void> {
           capabilityId: `bulk-${String(have + k).padStart(5, '0')}`,
           state: 'ga' as const,
           visibility: (have + k) % 2 === 0 ? ('public' as const) : ('extended' as const),
-          skill: { name: `Bulk skill ${have + k}`, description: `Handles bulk request number ${have + k}.`, tags: ['bulk'] },
+          // Names that are not substrings of each other across visibilities ("Bulk skill 1" is in
+          // "Bulk skill 10"): the public-card leak check would refuse the change otherwise.
+          skill: {
+            name: `Bulk ${(have + k) % 2 === 0 ? 'public' : 'extended'} skill #${have + k}#`,
+            description: `Handles bulk request number ${have + k}.`,
+            tags: ['bulk'],
+          },
           requiresScopes: [],
           tenantsAll: true,
           tenants: [],
@@ -442,21 +458,23 @@ async function main(): Promise<void> {
       `\nPropagation (ms until the last node serves the change; ${CHANGES} changes after ${WARMUP} warm-up; nodes over ${PROCS} processes)`,
     );
     console.log(
-      '| nodes | product p50 | product p99 | floor p50 | floor p99 | p99 ratio | per-node p50/p99 product | per-node p50/p99 floor | CP CPU ms/change | Redis used_memory | fetches full/delta/503 |',
+      '| nodes | product p50 | product p99 | floor p50 | floor p99 | p99 ratio | per-node p50/p99 product | per-node p50/p99 floor | mutation answered p50 | CP CPU ms/change | node CPU ms/apply | Redis used_memory | fetches full/delta/503 |',
     );
-    console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+    console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
     for (const [n, r] of Object.entries(byN) as [
       string,
       {
         product: Record<string, number>;
         floor: Record<string, number>;
         cpuMsPerChange: number;
+        nodeCpuMsPerApply: number;
+        mutationAnsweredP50: number;
         redisUsedMemory: number;
         fetches: Record<string, number>;
       },
     ][]) {
       console.log(
-        `| ${n} | ${f1(r.product.p50)} | ${f1(r.product.p99)} | ${f1(r.floor.p50)} | ${f1(r.floor.p99)} | ${(r.product.p99 / r.floor.p99).toFixed(2)} | ${f1(r.product.eachP50)}/${f1(r.product.eachP99)} | ${f1(r.floor.eachP50)}/${f1(r.floor.eachP99)} | ${f1(r.cpuMsPerChange)} | ${(r.redisUsedMemory / 1e6).toFixed(1)} MB | ${r.fetches.full}/${r.fetches.delta}/${r.fetches.throttled} |`,
+        `| ${n} | ${f1(r.product.p50)} | ${f1(r.product.p99)} | ${f1(r.floor.p50)} | ${f1(r.floor.p99)} | ${(r.product.p99 / r.floor.p99).toFixed(2)} | ${f1(r.product.eachP50)}/${f1(r.product.eachP99)} | ${f1(r.floor.eachP50)}/${f1(r.floor.eachP99)} | ${f1(r.mutationAnsweredP50)} | ${f1(r.cpuMsPerChange)} | ${f1(r.nodeCpuMsPerApply)} | ${(r.redisUsedMemory / 1e6).toFixed(1)} MB | ${r.fetches.full}/${r.fetches.delta}/${r.fetches.throttled} |`,
       );
     }
     console.log(`\nOne agent growing (${GROWTH_NODES} nodes, ${GROWTH_CHANGES} changes each)`);

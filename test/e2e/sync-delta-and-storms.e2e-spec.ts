@@ -172,6 +172,12 @@ describe('delta sync and reconnect storms (real PostgreSQL, Redis, HTTP)', () =>
         );
         const hashes = new Set(fleet.map((n) => n.current()!.servedHash));
         expect(hashes.size).toBe(1);
+        // Converged is not quiet: nodes still have fetches in flight and retries due (a node shed
+        // earlier retries after Retry-After even once an announcement brought it up to date), and
+        // the server counts an answer when it is sent, the node when it has read it. Stopping the
+        // fleet waits for every fetch in flight and cancels the pending ones: then both sides have
+        // seen the same answers, and must agree exactly.
+        await Promise.all(fleet.map((n) => n.stop()));
         // Whatever the nodes were told: served, not modified or shed with Retry-After; never another 5xx.
         expect(faults).toEqual([]);
         for (const code of statuses.keys()) expect([200, 304, 503]).toContain(code);
@@ -226,8 +232,7 @@ describe('delta sync and reconnect storms (real PostgreSQL, Redis, HTTP)', () =>
       expect(n.status().lastRefusal).toBeNull();
     });
 
-    // SKIPPED (2026-11-30, merge of the issue branches): fails on main; left open in the issue's closing note.
-    it.skip('the delta is a small fraction of the full bundle on the wire', async () => {
+    it('the delta is a small fraction of the full bundle on the wire', async () => {
       const base = await current();
       await describeSkill('bulk-00100', 'Handles bulk requests, now with receipts.');
       await until('the publisher to build the new revision', async () => (await current()).revision > base.revision);
@@ -240,6 +245,24 @@ describe('delta sync and reconnect storms (real PostgreSQL, Redis, HTTP)', () =>
       const deltaBytes = (await delta.text()).length;
       expect(fullBytes).toBeGreaterThan(500_000);
       expect(deltaBytes).toBeLessThan(fullBytes / 50);
+    });
+
+    it('a change reaching a fleet is not shed: a burst of delta and 304 answers past NODE_BUNDLE_MAX_IN_FLIGHT is all served', async () => {
+      const base = await current();
+      await describeSkill('bulk-00150', 'Handles bulk requests, now for a fleet.');
+      const target = await until('the publisher to build the new revision', async () => {
+        const c = await current();
+        return c.revision > base.revision ? c : null;
+      });
+      const shedBefore = app.get(NodeBundleRoute).stats.shed;
+      // 120 at once against a cap of 8: what a thousand nodes hearing one announcement do.
+      const deltas = await Promise.all(Array.from({ length: 120 }, () => get({ [BUNDLE_DELTA_BASE_HEADER]: base.etag })));
+      const notModified = await Promise.all(Array.from({ length: 120 }, () => get({ 'if-none-match': target.etag })));
+      expect(deltas.map((r) => r.status)).toEqual(Array.from({ length: 120 }, () => 200));
+      for (const r of deltas) expect(r.headers.get('content-type')).toContain(NODE_BUNDLE_DELTA_TYPE);
+      await Promise.all(deltas.map((r) => r.text()));
+      expect(notModified.map((r) => r.status)).toEqual(Array.from({ length: 120 }, () => 304));
+      expect(app.get(NodeBundleRoute).stats.shed).toBe(shedBefore);
     });
 
     it('a node that does not ask for deltas (an older node) keeps getting the full bundle', async () => {

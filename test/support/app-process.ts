@@ -36,7 +36,17 @@ export async function spawnApp(app: AppName, env: Record<string, string>, label:
   // From source, compiled with decorator metadata (tsx cannot: see ts-app-runner.cjs).
   const child = spawn(process.execPath, [join(__dirname, 'ts-app-runner.cjs'), join('apps', app, 'src', 'main.ts')], {
     cwd: join(__dirname, '..', '..'),
-    env: { ...process.env, NODE_ENV: 'test', LOG_LEVEL: 'warn', ...env, [PORT_VARIABLE[app]]: String(port), HOST: '127.0.0.1' },
+    env: {
+      ...process.env,
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'warn',
+      // Replicas share the host: each its own ephemeral /metrics listener (the defaults are fixed ports).
+      CONTROL_PLANE_METRICS_PORT: '0',
+      WORKER_METRICS_PORT: '0',
+      ...env,
+      [PORT_VARIABLE[app]]: String(port),
+      HOST: '127.0.0.1',
+    },
     stdio: ['ignore', openSync(logFile, 'a'), 'inherit'],
   });
   everyChild.add(child);

@@ -48,6 +48,32 @@ describe('bundle deltas', () => {
     expect(result.ok && result.bundle.classes.map((c) => c.extendedCard.body)).toEqual(target.classes.map((c) => c.extendedCard.body));
   });
 
+  it('anchors a card body splice only on text found once in the base (repetitive cards: skills alike but for their number)', () => {
+    // A signature first (new with every build), a block that occurs twice, unique text, the
+    // version hash last. The middle of the changed range falls in the block's second occurrence:
+    // anchoring on its first occurrence pairs unrelated halves and the diff is the whole card.
+    const unique = (tag: string, length: number) =>
+      Array.from({ length }, (_, i) => `${tag}${i};`)
+        .join('')
+        .slice(0, length);
+    const block = unique('r', 300);
+    const body = (signature: string, change: string, version: string) =>
+      `${signature}${block}${unique('f', 800)}${block}${unique('g', 400)}${change}${unique('h', 600)}${version}`;
+    const withCard = (bundle: NodeBundle, text: string): NodeBundle => {
+      const content = { ...bundle, publicCard: { ...bundle.publicCard, body: text } };
+      return { ...content, contentHash: bundleContentHash(content) };
+    };
+    const a = withCard(at(registry(3), 1), body('A'.repeat(86), 'the old description', 'aaaaaaaaaaaa'));
+    const b = withCard(at(registry(3), 2), body('B'.repeat(86), 'a new description', 'bbbbbbbbbbbb'));
+    const delta = diffNodeBundles(a, b);
+    const patch = (delta.patch as { fields: { publicCard: { fields: { body: { splice?: [number, number, string][] } } } } }).fields
+      .publicCard.fields.body;
+    expect(patch.splice).toBeDefined();
+    expect(patch.splice!.reduce((n, h) => n + h[2].length, 0)).toBeLessThan(200);
+    const result = applyNodeBundleDelta(a, JSON.stringify(delta));
+    expect(result.ok && result.bundle.publicCard.body).toBe(b.publicCard.body);
+  });
+
   it('replaces a keyed array whose survivors changed order, and still rebuilds it', () => {
     const a = at(registry(20), 1);
     const content = { ...a, snapshot: { ...a.snapshot, manifests: [...a.snapshot.manifests].reverse() } };

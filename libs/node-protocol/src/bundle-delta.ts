@@ -123,6 +123,14 @@ const MAX_HUNKS = 64;
 
 type Hunk = [start: number, removed: number, text: string];
 
+/** Where anchors are tried, as fractions of the target's changed range (middle first). */
+const ANCHOR_AT = [0.5, 0.25, 0.75, 0.125, 0.375, 0.625, 0.875, 0.0625, 0.9375];
+
+function occursIn(text: string, piece: string, from: number, end: number): boolean {
+  const at = text.indexOf(piece, from);
+  return at !== -1 && at + piece.length <= end;
+}
+
 function splice(base: string, target: string): DeltaPatch {
   const hunks: Hunk[] = [];
   hunksOf(base, 0, base.length, target, 0, target.length, hunks, 0);
@@ -149,11 +157,14 @@ function hunksOf(base: string, b0: number, b1: number, target: string, t0: numbe
   }
   if (b0 === b1 && t0 === t1) return;
   if (depth < 12 && out.length < MAX_HUNKS && b1 - b0 > 2 * ANCHOR && t1 - t0 > 2 * ANCHOR) {
-    for (const at of [0.5, 0.25, 0.75]) {
+    for (const at of ANCHOR_AT) {
       const ta = t0 + Math.floor((t1 - t0 - ANCHOR) * at);
       const piece = target.slice(ta, ta + ANCHOR);
       const ba = base.indexOf(piece, b0);
-      if (ba !== -1 && ba + ANCHOR <= b1) {
+      // Only a piece found once in the base's range anchors: in repetitive text (a thousand skills
+      // alike but for their number) the first occurrence can be another skill's, and splitting
+      // there pairs unrelated halves whose diff is most of the card.
+      if (ba !== -1 && ba + ANCHOR <= b1 && !occursIn(base, piece, ba + 1, b1)) {
         hunksOf(base, b0, ba, target, t0, ta, out, depth + 1);
         hunksOf(base, ba + ANCHOR, b1, target, ta + ANCHOR, t1, out, depth + 1);
         return;

@@ -60,6 +60,21 @@ if ARGV[2] == '1' then
 end
 return stamp`;
 
+/**
+ * Stores a revision's bundle unless one signed by the same key is already there, and returns the
+ * one that is: card signatures are randomized (ECDSA), so two builds of one revision differ, and
+ * every process must serve the first one stored (one ETag per revision across replicas).
+ * KEYS[1] the bundle hash; ARGV body, etag, kid, ttl seconds. Returns {body, etag} when kept.
+ */
+const STORE_FIRST = `
+if redis.call('HGET', KEYS[1], 'kid') == ARGV[3] then
+  local kept = redis.call('HMGET', KEYS[1], 'body', 'etag')
+  if kept[1] and kept[2] then return kept end
+end
+redis.call('HSET', KEYS[1], 'body', ARGV[1], 'etag', ARGV[2], 'kid', ARGV[3])
+redis.call('EXPIRE', KEYS[1], ARGV[4])
+return false`;
+
 const RELEASE_LOCK = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`;
 
 const MEMO_LIMIT = 512;
@@ -167,6 +182,11 @@ export class BundleCache {
   private async fetchOrCompute(agentId: string, revision: number, epoch: string | undefined): Promise<CachedBundle | null> {
     const keys = this.keys(agentId);
     const deadline = Date.now() + WAIT_LIMIT_MS;
+    if (epoch === undefined) {
+      // Told only the revision (the publisher): when Redis holds it, its epoch names the stored bundle.
+      const held = parseRevisionStamp((await this.redis.get(keys.revision)) ?? '');
+      if (held && held.revision === revision) epoch = held.epoch;
+    }
     for (;;) {
       const cached = epoch === undefined ? null : await this.readCached(agentId, revision, epoch);
       if (cached) return cached;
@@ -228,11 +248,21 @@ export class BundleCache {
       kid: key.kid,
     };
     const redisKey = this.keys(agentId).bundle(entry.revision, entry.epoch);
-    await this.redis
-      .multi()
-      .hset(redisKey, 'body', entry.body, 'etag', entry.etag, 'kid', entry.kid)
-      .expire(redisKey, this.options.bundleTtlSeconds)
-      .exec();
+    // Another process may have stored this revision meanwhile (the lock is per revision asked, and
+    // expires): serve the stored one, never a second build of the same revision.
+    const kept = (await this.redis.eval(
+      STORE_FIRST,
+      1,
+      redisKey,
+      entry.body,
+      entry.etag,
+      entry.kid,
+      String(this.options.bundleTtlSeconds),
+    )) as [string, string] | null;
+    if (kept) {
+      entry.body = kept[0];
+      entry.etag = kept[1];
+    }
     await this.raiseStamp(agentId, entry.revision, false, entry.epoch);
     return this.remember(entry);
   }

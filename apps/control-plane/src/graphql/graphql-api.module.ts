@@ -3,6 +3,7 @@ import { Logger, Module } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { GraphQLModule } from '@nestjs/graphql';
 import { ApolloDriver, type ApolloDriverConfig } from '@nestjs/apollo';
+import { ApolloServerPluginCacheControlDisabled } from '@apollo/server/plugin/disabled';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Registry } from 'prom-client';
 import { AppConfigToken, MetricsRegistryToken, type AppConfig } from '@cp/common';
@@ -63,6 +64,10 @@ export function schemaFileFor(config: Pick<AppConfig, 'GRAPHQL_SCHEMA_FILE'>): s
           complexityLimitPlugin(config.GRAPHQL_MAX_COMPLEXITY) as NonNullable<ApolloDriverConfig['plugins']>[number],
           unavailableStatusPlugin() as NonNullable<ApolloDriverConfig['plugins']>[number],
           graphqlMetricsPlugin(registry) as NonNullable<ApolloDriverConfig['plugins']>[number],
+          // No cache hints are used (no CDN in front of /graphql): without this, Apollo's default
+          // cache-control plugin wraps every field resolver to read hints (a list of 100 items
+          // with ten fields each pays it a thousand times; docs/performance.md).
+          ApolloServerPluginCacheControlDisabled() as NonNullable<ApolloDriverConfig['plugins']>[number],
         ],
         // Nest's own plugin would reset every execution-error response to 200 after ours ran;
         // the only non-200 status an execution error gets is unavailableStatusPlugin's 503.

@@ -12,6 +12,9 @@ export interface ManifestRecord {
   removedAt: Date | null;
 }
 
+/** A list row: the access filter ran in SQL, so the agent's team is not fetched (one statement per page). */
+export type ManifestListRecord = Omit<ManifestRecord, 'agentTeamId'>;
+
 export interface ManifestListScope {
   /** Readable teams (agent team or owner team); undefined = all. */
   teams?: string[];
@@ -51,7 +54,7 @@ export class ManifestsRepository {
   }
 
   /** One SQL query whatever the filters: ordered by (agentId, capabilityId), `take` rows after the cursor. */
-  async list(scope: ManifestListScope, after: [string, string] | undefined, take: number): Promise<ManifestRecord[]> {
+  async list(scope: ManifestListScope, after: [string, string] | undefined, take: number): Promise<ManifestListRecord[]> {
     const where: Prisma.CapabilityManifestWhereInput = {
       AND: [
         scope.teams ? { OR: [{ agent: { teamId: { in: scope.teams } } }, { ownerTeamId: { in: scope.teams } }] } : {},
@@ -65,11 +68,17 @@ export class ManifestsRepository {
     };
     const rows = await this.prisma.capabilityManifest.findMany({
       where,
-      include,
       orderBy: [{ agentId: 'asc' }, { capabilityId: 'asc' }],
       take,
     });
-    return rows.map(toRecord);
+    return rows.map((row) => ({
+      agentId: row.agentId,
+      manifest: manifestFromRow(row),
+      createdAt: row.createdAt,
+      updatedAt: row.updatedAt,
+      deprecatedAt: row.deprecatedAt,
+      removedAt: row.removedAt,
+    }));
   }
 
   /** Which of these teams, scopes and tenants do not exist. */

@@ -4,7 +4,7 @@ import { AccessPolicy } from '../auth/access-policy';
 import { notFound } from '../common/errors';
 import { decodeCursor, pageSize, toPage, type Page, type PageInput } from '../common/graphql/pagination';
 import type { ManifestFilter } from './dto/manifest.input';
-import { ManifestsRepository, type ManifestRecord } from './manifests.repository';
+import { ManifestsRepository, type ManifestListRecord, type ManifestRecord } from './manifests.repository';
 
 /** Reads. A manifest is readable by its agent's team and by its owner team (and by viewers/platform admins). */
 @Injectable()
@@ -22,7 +22,7 @@ export class ManifestsService {
     return record;
   }
 
-  async list(principal: AdminPrincipal, filter: ManifestFilter, page: PageInput | undefined): Promise<Page<ManifestRecord>> {
+  async list(principal: AdminPrincipal, filter: ManifestFilter, page: PageInput | undefined): Promise<Page<ManifestListRecord>> {
     const size = pageSize(page);
     const cursor = decodeCursor(page?.after);
     const after = cursor && cursor.length === 2 ? ([String(cursor[0]), String(cursor[1])] as [string, string]) : undefined;

@@ -18,8 +18,9 @@ import { NodeAuthenticator } from '../node-auth/node-authenticator';
  *
  * A node that names the bundle it serves (`bundle-delta-base: <its ETag>`) gets a delta to the
  * current one when that is available and smaller (ADR 0155); any other node gets the full bundle.
- * Past NODE_BUNDLE_MAX_IN_FLIGHT answers at once (being computed or still being sent), and while
- * Redis is away, it answers 503 with a jittered Retry-After instead of queueing (ADR 0156).
+ * Past NODE_BUNDLE_MAX_IN_FLIGHT full bundles being sent at once, and while Redis is away, it
+ * answers 503 with a jittered Retry-After instead of queueing (ADR 0156); 304s and deltas, a few
+ * kilobytes answered from memory, are never shed for load (ADR 0157).
  */
 @Injectable()
 export class NodeBundleRoute implements OnModuleInit {
@@ -47,9 +48,6 @@ export class NodeBundleRoute implements OnModuleInit {
   }
 
   async handle(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
-    if (this.inFlight >= this.maxInFlight) return this.shed(reply, 'the control plane is busy serving other nodes');
-    this.inFlight++;
-    let sending = false;
     try {
       const node = await this.auth.authenticate(request.headers.authorization);
       recordPrincipal(request.raw, 'node', node.subject);
@@ -66,26 +64,26 @@ export class NodeBundleRoute implements OnModuleInit {
       reply.header('etag', bundle.etag).header('cache-control', 'no-cache');
       if (matches(request.headers['if-none-match'], bundle.etag)) return await reply.code(304).send();
       const delta = base === undefined ? null : await this.deltas.from(base, bundle);
-      // Counted until the body has left (a storm of full bundles is bytes in flight, not CPU).
-      sending = true;
-      reply.raw.once('close', () => this.inFlight--);
       if (delta !== null) {
+        // A change reaching a fleet: every node asks at once for the same few kilobytes (ADR 157).
         this.stats.deltas++;
         return await reply.code(200).header(BUNDLE_DELTA_BASE_HEADER, base!).type(NODE_BUNDLE_DELTA_TYPE).send(delta);
       }
+      // Full bundles are what a storm costs (megabytes in flight each): counted until the body has left.
+      if (this.inFlight >= this.maxInFlight) return await this.shed(reply, 'the control plane is busy sending full bundles to other nodes');
+      this.inFlight++;
+      reply.raw.once('close', () => this.inFlight--);
       this.stats.full++;
       return await reply.code(200).type('application/json; charset=utf-8').send(bundle.body);
     } catch (error) {
       // Redis went away mid-request (a command failed while it reconnects): the same 503 as before it.
       if (!(error instanceof NodeHttpError) && !(error instanceof AuthError) && redisAway(error, this.bundles)) {
-        return await this.shed(reply, 'the sync store (Redis) is reconnecting');
+        return this.shed(reply, 'the sync store (Redis) is reconnecting');
       }
       const mapped = error instanceof SyncError ? new NodeApiError(NodeApiErrorCode.BundleUnavailable, error.message) : error;
       const answer = nodeApiAnswer(mapped, this.logger);
       if (answer.status === 503 && !answer.headers['retry-after']) answer.headers['retry-after'] = this.jitteredRetryAfter();
-      return await sendNodeApiAnswer(reply, answer);
-    } finally {
-      if (!sending) this.inFlight--;
+      return sendNodeApiAnswer(reply, answer);
     }
   }
 

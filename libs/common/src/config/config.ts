@@ -121,8 +121,9 @@ const configFields = z.object({
     .default('urn:a2a-agent:{agentId}'),
   MAX_BODY_BYTES: z.coerce.number().int().min(1024).default(1_048_576),
   /**
-   * Control plane, GET /node/v1/bundle: answers being worked on or sent at once; past it a node is
-   * told 503 with Retry-After (a reconnect storm is spread out instead of queued; ADR 0156).
+   * Control plane, GET /node/v1/bundle: full bundles being sent at once; past it a node is told
+   * 503 with Retry-After (a reconnect storm is spread out instead of queued; ADR 0156). 304s and
+   * deltas are never shed for load (ADR 0157).
    */
   NODE_BUNDLE_MAX_IN_FLIGHT: z.coerce.number().int().min(1).default(256),
   /** The Retry-After (seconds) of that 503; each answer says a random value between it and twice it. */

@@ -70,12 +70,31 @@ export class RegistryWriter {
   }
 }
 
+/**
+ * How long a change waits for the agent row another transaction holds (another replica's change,
+ * a migration, a stuck session). Below Prisma's 5 s interactive-transaction timeout: PostgreSQL
+ * itself gives up the wait (a query blocked on a lock is not cancelled by Prisma's timeout, so
+ * the request would hang for as long as the other holds the row), and the caller is told to retry.
+ */
+export const REGISTRY_LOCK_TIMEOUT_MS = 3000;
+
 async function bumpRevision(tx: RegistryTx, change: RegistryChange): Promise<number> {
   const expected = change.expectedRevision ?? null;
-  const rows = await tx.$queryRaw<{ revision: number }[]>`
-    UPDATE "Agent" SET revision = revision + 1, "updatedAt" = now()
-     WHERE id = ${change.agentId} AND (${expected}::int IS NULL OR revision = ${expected}::int)
-     RETURNING revision`;
+  await tx.$executeRawUnsafe(`SET LOCAL lock_timeout = ${REGISTRY_LOCK_TIMEOUT_MS}`);
+  let rows: { revision: number }[];
+  try {
+    rows = await tx.$queryRaw<{ revision: number }[]>`
+      UPDATE "Agent" SET revision = revision + 1, "updatedAt" = now()
+       WHERE id = ${change.agentId} AND (${expected}::int IS NULL OR revision = ${expected}::int)
+       RETURNING revision`;
+  } catch (error) {
+    if (!isLockTimeout(error)) throw error;
+    throw new RegistryError(
+      RegistryErrorCode.Busy,
+      `agent "${change.agentId}" is held by another change for more than ${REGISTRY_LOCK_TIMEOUT_MS} ms; nothing was written: retry`,
+      { agentId: change.agentId, lockTimeoutMs: REGISTRY_LOCK_TIMEOUT_MS },
+    );
+  }
   if (rows.length === 1) return rows[0].revision;
   const agent = await tx.agent.findUnique({ where: { id: change.agentId }, select: { revision: true } });
   if (!agent) throw new RegistryError(RegistryErrorCode.AgentNotFound, `agent "${change.agentId}" not found`, { agentId: change.agentId });
@@ -84,4 +103,14 @@ async function bumpRevision(tx: RegistryTx, change: RegistryChange): Promise<num
     `agent "${change.agentId}" is at revision ${agent.revision}, not ${expected}: reload and retry`,
     { agentId: change.agentId, expectedRevision: expected, currentRevision: agent.revision },
   );
+}
+
+/** PostgreSQL's lock_not_available (55P03, "canceling statement due to lock timeout"), however Prisma wraps it. */
+function isLockTimeout(error: unknown, depth = 0): boolean {
+  if (!error || typeof error !== 'object' || depth > 5) return false;
+  const e = error as { code?: unknown; originalCode?: unknown; message?: unknown; meta?: unknown; cause?: unknown };
+  if (e.code === '55P03' || e.originalCode === '55P03') return true;
+  if (typeof e.message === 'string' && /\b55P03\b|lock timeout/.test(e.message)) return true;
+  const adapter = (e.meta as { driverAdapterError?: unknown } | undefined)?.driverAdapterError;
+  return isLockTimeout(adapter, depth + 1) || isLockTimeout(e.cause, depth + 1);
 }

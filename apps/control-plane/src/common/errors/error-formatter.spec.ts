@@ -29,6 +29,16 @@ describe('GraphQL error formatter', () => {
     ['an auth error', new AuthError(AuthErrorCode.Expired, 'expired'), { code: 'UNAUTHENTICATED', reason: 'TOKEN_EXPIRED' }],
     ['a unique violation', prismaError('P2002', { target: ['id'] }), { code: 'CONFLICT', target: 'id' }],
     ['a missing record', prismaError('P2025'), { code: 'NOT_FOUND' }],
+    [
+      'an agent held by another change past the lock timeout',
+      new RegistryError(RegistryErrorCode.Busy, 'held', { agentId: 'a', lockTimeoutMs: 3000 }),
+      { code: 'SERVICE_UNAVAILABLE', reason: 'REGISTRY_BUSY', retriable: true, agentId: 'a' },
+    ],
+    [
+      'a transaction that outlived its timeout (P2028, rolled back)',
+      prismaError('P2028'),
+      { code: 'SERVICE_UNAVAILABLE', reason: 'TRANSACTION_TIMEOUT', retriable: true },
+    ],
   ])('maps %s', (_name, error, extensions) => {
     expect(run(error).extensions).toMatchObject(extensions);
   });

@@ -35,6 +35,12 @@ export function mapKnownError(error: unknown): Mapped {
   if (error instanceof DomainError) {
     return { message: error.message, extensions: { ...error.extensions, code: error.apiCode, reason: error.code } };
   }
+  if (error instanceof RegistryError && error.code === RegistryErrorCode.Busy) {
+    return {
+      message: error.message,
+      extensions: { ...error.details, code: ApiErrorCode.ServiceUnavailable, reason: error.code, retriable: true },
+    };
+  }
   if (error instanceof RegistryError) {
     const code = error.code === RegistryErrorCode.StaleRevision ? ApiErrorCode.Conflict : ApiErrorCode.NotFound;
     const details = error.code === RegistryErrorCode.AgentNotFound ? { type: 'agent', id: error.details.agentId } : error.details;
@@ -56,6 +62,13 @@ export function mapKnownError(error: unknown): Mapped {
       return {
         message: `already exists (unique ${uniqueTarget(error)})`,
         extensions: { code: ApiErrorCode.Conflict, reason: 'UNIQUE_VIOLATION', target: uniqueTarget(error) },
+      };
+    }
+    if (error.code === 'P2028') {
+      // The interactive transaction outlived its timeout (it was rolled back): retryable, not a fault.
+      return {
+        message: 'the change did not finish within the transaction timeout; nothing was written: retry',
+        extensions: { code: ApiErrorCode.ServiceUnavailable, reason: 'TRANSACTION_TIMEOUT', retriable: true },
       };
     }
     if (error.code === 'P2025') return { message: 'not found', extensions: { code: ApiErrorCode.NotFound, reason: 'RECORD_NOT_FOUND' } };

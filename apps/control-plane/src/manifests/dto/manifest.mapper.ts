@@ -1,8 +1,8 @@
 import { toManifestDocument } from '@cp/capabilities';
-import type { ManifestRecord } from '../manifests.repository';
+import type { ManifestListRecord } from '../manifests.repository';
 import type { ManifestModel } from './manifest.model';
 
-export function toManifestModel(r: ManifestRecord): ManifestModel {
+export function toManifestModel(r: ManifestListRecord): ManifestModel {
   const m = r.manifest;
   return {
     agentId: r.agentId,
