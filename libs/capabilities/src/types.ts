@@ -99,7 +99,7 @@ export interface ProtocolSettings {
   /** The agent's switch: when false the card never declares an extended card. */
   extendedAgentCard: boolean;
   /**
-   * A2A versions served (ADR 0160): "1.0" always; with "0.3" the card also lists each JSON-RPC
+   * A2A versions served (ADRs 0160, 0165): "1.0" always; with "0.3" the card also lists each JSON-RPC and HTTP+JSON
    * interface at 0.3 and nodes answer 0.3 calls there. Absent: ["1.0"].
    */
   versions?: string[];

@@ -107,7 +107,13 @@ export function parseAgentDocument(doc: unknown): { ok: true; agent: AgentFile }
 
 /** AgentBase → agent.yaml content (export). */
 export function toAgentDocument(id: string, base: AgentBase, previewTenants: readonly string[] = []): AgentDocument {
-  const doc: AgentDocument = { id, ...structuredClone(base), previewTenants: [...previewTenants] };
+  const copy = structuredClone(base);
+  const protocol = {
+    ...copy.protocol,
+    versions: (copy.protocol.versions ?? ['1.0']) as AgentDocument['protocol']['versions'],
+    webhookAllow: copy.protocol.webhookAllow ?? [],
+  };
+  const doc: AgentDocument = { id, ...copy, protocol, previewTenants: [...previewTenants] };
   if (doc.previewTenants.length === 0) delete (doc as Partial<AgentDocument>).previewTenants;
   return doc;
 }
