@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { A2AError } from '../a2a-errors';
+import { fieldOf } from '../../../../../test/support/a2a-error-field';
 import type { WireTask } from '../wire-types';
 import {
   cardToV03Proto,
@@ -11,15 +12,7 @@ import {
   taskToV03Proto,
 } from './rest-shapes';
 
-const field = (fn: () => unknown): string | undefined => {
-  try {
-    fn();
-    return undefined;
-  } catch (error) {
-    expect(error).toBeInstanceOf(A2AError);
-    return (error as A2AError).metadata.field;
-  }
-};
+const field = fieldOf;
 
 describe('A2A 0.3 HTTP+JSON (proto-JSON) shapes', () => {
   it('translates a 0.3 SendMessageRequest, every part kind and the configuration, into the 1.0 request', () => {

@@ -1,21 +1,14 @@
 import { generateKeyPairSync } from 'node:crypto';
 import fc from 'fast-check';
 import { A2AError } from '../a2a-errors';
+import { fieldOf } from '../../../../../test/support/a2a-error-field';
 import type { WireMessage, WireTask } from '../wire-types';
 import { signCard, verifyCardSignature } from '@cp/node-protocol';
 import { cardToV03 } from './card';
 import { V03_METHODS } from './jsonrpc-methods';
 import { eventToV03, messageFromV03, messageToV03, sendParamsFromV03, taskToV03 } from './shapes';
 
-const field = (fn: () => unknown): string | undefined => {
-  try {
-    fn();
-    return undefined;
-  } catch (error) {
-    expect(error).toBeInstanceOf(A2AError);
-    return (error as A2AError).metadata.field;
-  }
-};
+const field = fieldOf;
 
 describe('A2A 0.3 shapes', () => {
   it('translates a 0.3 MessageSendParams into the 1.0 request, every part kind included', () => {
