@@ -31,10 +31,10 @@ export const NODE_METRICS = {
   }),
   cardDuration: def({
     name: 'a2a_card_duration_seconds',
-    help: 'Public agent card latency, request received to response sent (Fastify elapsedTime).',
+    help: 'Public agent card answer time in the handler: route matched to response written (timed around the synchronous send).',
     type: 'histogram',
     labels: [],
-    buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
+    buckets: [0.00001, 0.000025, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
   }),
   requests: def({
     name: 'a2a_requests_total',
