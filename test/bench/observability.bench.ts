@@ -9,7 +9,8 @@
  *   metrics   the same with NodeMetrics on a prom-client registry (counters, card latency timed in the handler);
  *   traced    metrics + tracing on (OTel SDK, W3C propagation, a batch processor to an exporter
  *             that drops spans: the SDK's cost without the network).
- * The card path must stay ≥ 0.8× bare with metrics on. Run: `npx tsx test/bench/observability.bench.ts`.
+ * The card path must stay ≥ 0.8× bare with metrics on. Run: `npx tsx test/bench/observability.bench.ts`
+ * (BENCH_ROUNDS, BENCH_SECONDS, BENCH_PATHS=304,200,extended to pick paths, BENCH_VERBOSE=1 for every round's req/s).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import Fastify from 'fastify';
@@ -96,7 +97,12 @@ async function serve(mode: Mode, port: number): Promise<void> {
   process.send?.('ready');
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+/** The median (the mean of the two middle values of an even count). */
+const median = (xs: number[]) => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
 
 async function main(): Promise<void> {
   const modes: Mode[] = ['bare', 'hooked', 'off', 'metrics', 'traced'];
@@ -150,10 +156,13 @@ async function main(): Promise<void> {
         }
       }
       const m = Object.fromEntries(modes.map((x) => [x, median(rps[x])])) as Record<Mode, number>;
-      const ratio = (a: Mode, b: Mode) => (m[a] / m[b]).toFixed(2);
+      // Each ratio is the median of per-round ratios (a mode against the bare run of the same round),
+      // so load from other processes that drifts between rounds cancels out.
+      const ratio = (a: Mode, b: Mode) => median(rps[a].map((x, i) => x / rps[b][i])).toFixed(2);
       console.log(
         `| ${name} | ${modes.map((x) => m[x].toFixed(0)).join(' | ')} | ${ratio('hooked', 'bare')} | ${ratio('off', 'bare')} | ${ratio('metrics', 'bare')} | ${ratio('traced', 'bare')} | ${ratio('traced', 'metrics')} | ${modes.map((x) => ms(median(p50[x]))).join('/')} | ${modes.map((x) => ms(median(p99[x]))).join('/')} |`,
       );
+      if (process.env.BENCH_VERBOSE) console.log(JSON.stringify(rps));
     }
   } finally {
     for (const child of children) child.kill();

@@ -126,6 +126,8 @@ export class NodeMetrics implements A2AObserver, ToolObserver, UsageObserver {
   private readonly usageBatches: Counter<'outcome'>;
   private readonly tools: ReadonlySet<string>;
   private readonly capabilityIds = new WeakMap<object, ReadonlySet<string>>();
+  /** Bound children of a2a_requests_total by method, binding and outcome (all bounded sets), made once each. */
+  private readonly requestChildren = new Map<string, Counter.Internal>();
   private openStreams: () => number;
 
   constructor(
@@ -191,7 +193,14 @@ export class NodeMetrics implements A2AObserver, ToolObserver, UsageObserver {
   }
 
   request(method: string, binding: A2ABinding, outcome: string): void {
-    this.requests.labels(method, binding, outcome).inc();
+    const key = `${method} ${binding} ${outcome}`;
+    let child = this.requestChildren.get(key);
+    if (!child) {
+      child = this.requests.labels(method, binding, outcome);
+      // The sets are bounded by the callers (ADR 140); the cap only keeps a caller bug from growing the map.
+      if (this.requestChildren.size < 1000) this.requestChildren.set(key, child);
+    }
+    child.inc();
   }
 
   routed(layer: string, outcome: RoutingOutcome): void {
