@@ -8,14 +8,22 @@
  *   off       the node-sdk A2A layer, no metrics, tracing off (the product as before);
  *   metrics   the same with NodeMetrics on a prom-client registry (counters, card latency timed in the handler);
  *   traced    metrics + tracing on (OTel SDK, W3C propagation, a batch processor to an exporter
- *             that drops spans: the SDK's cost without the network).
+ *             that drops spans: the SDK's cost without the network), every request sampled;
+ *   sampled   the same with OTEL_TRACES_SAMPLER=parentbased_traceidratio, OTEL_TRACES_SAMPLER_ARG=0.1
+ *             (callers send no traceparent here, so one request in ten is recorded).
  * The card path must stay ≥ 0.8× bare with metrics on. Run: `npx tsx test/bench/observability.bench.ts`
  * (BENCH_ROUNDS, BENCH_SECONDS, BENCH_PATHS=304,200,extended to pick paths, BENCH_VERBOSE=1 for every round's req/s).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import Fastify from 'fastify';
 import { Registry } from 'prom-client';
-import { BatchSpanProcessor, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace';
+import {
+  BatchSpanProcessor,
+  ParentBasedSampler,
+  TraceIdRatioBasedSampler,
+  type ReadableSpan,
+  type SpanExporter,
+} from '@opentelemetry/sdk-trace';
 import { a2aVerifier, mintA2AToken } from '@cp/auth';
 import { buildNodeBundle, financeAgentExample } from '@cp/capabilities';
 import { loadConfig } from '@cp/common';
@@ -44,7 +52,7 @@ const ms = (x: number) => (Number.isInteger(x) ? String(x) : x.toFixed(1));
 
 const config = loadConfig({ NODE_ENV: 'test' });
 const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
-type Mode = 'bare' | 'hooked' | 'off' | 'metrics' | 'traced';
+type Mode = 'bare' | 'hooked' | 'off' | 'metrics' | 'traced' | 'sampled';
 
 function bundle(): ActiveBundle {
   const f = financeAgentExample();
@@ -80,7 +88,9 @@ async function serve(mode: Mode, port: number): Promise<void> {
       return reply.header('content-type', 'application/json').send(`{"jsonrpc":"2.0","id":1,"result":${ext.body}}`);
     });
   } else {
-    if (mode === 'traced') installTracerProvider('bench', [new BatchSpanProcessor({ exporter: new DroppingExporter() })]);
+    const processors = [new BatchSpanProcessor({ exporter: new DroppingExporter() })];
+    if (mode === 'traced') installTracerProvider('bench', processors);
+    if (mode === 'sampled') installTracerProvider('bench', processors, new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(0.1) }));
     const observer = mode === 'off' ? undefined : new NodeMetrics(new Registry(), { bundle: () => b });
     registerA2AServer(app, {
       bundle: () => b,
@@ -105,7 +115,7 @@ const median = (xs: number[]) => {
 };
 
 async function main(): Promise<void> {
-  const modes: Mode[] = ['bare', 'hooked', 'off', 'metrics', 'traced'];
+  const modes: Mode[] = ['bare', 'hooked', 'off', 'metrics', 'traced', 'sampled'];
   const children: ChildProcess[] = [];
   const urls: Record<Mode, string> = {} as Record<Mode, string>;
   try {
@@ -137,9 +147,9 @@ async function main(): Promise<void> {
     const seconds = Number(process.env.BENCH_SECONDS ?? 3);
     for (const mode of modes) await autocannon({ url: `${urls[mode]}/.well-known/agent-card.json`, connections: 10, duration: 1 });
     console.log(
-      `\n| path | ${modes.join(' req/s | ')} req/s | hooked/bare | off/bare | metrics/bare | traced/bare | traced/metrics | p50 ms (${modes.join('/')}) | p99 ms (${modes.join('/')}) |`,
+      `\n| path | ${modes.join(' req/s | ')} req/s | hooked/bare | off/bare | metrics/bare | traced/bare | traced/metrics | sampled/metrics | p50 ms (${modes.join('/')}) | p99 ms (${modes.join('/')}) |`,
     );
-    console.log(`| --- | ${modes.map(() => '---').join(' | ')} | --- | --- | --- | --- | --- | --- | --- |`);
+    console.log(`| --- | ${modes.map(() => '---').join(' | ')} | --- | --- | --- | --- | --- | --- | --- | --- |`);
     const only = process.env.BENCH_PATHS?.split(',');
     for (const [name, opts] of Object.entries(paths)) {
       if (only && !only.some((p) => name.includes(p))) continue;
@@ -160,7 +170,7 @@ async function main(): Promise<void> {
       // so load from other processes that drifts between rounds cancels out.
       const ratio = (a: Mode, b: Mode) => median(rps[a].map((x, i) => x / rps[b][i])).toFixed(2);
       console.log(
-        `| ${name} | ${modes.map((x) => m[x].toFixed(0)).join(' | ')} | ${ratio('hooked', 'bare')} | ${ratio('off', 'bare')} | ${ratio('metrics', 'bare')} | ${ratio('traced', 'bare')} | ${ratio('traced', 'metrics')} | ${modes.map((x) => ms(median(p50[x]))).join('/')} | ${modes.map((x) => ms(median(p99[x]))).join('/')} |`,
+        `| ${name} | ${modes.map((x) => m[x].toFixed(0)).join(' | ')} | ${ratio('hooked', 'bare')} | ${ratio('off', 'bare')} | ${ratio('metrics', 'bare')} | ${ratio('traced', 'bare')} | ${ratio('traced', 'metrics')} | ${ratio('sampled', 'metrics')} | ${modes.map((x) => ms(median(p50[x]))).join('/')} | ${modes.map((x) => ms(median(p99[x]))).join('/')} |`,
       );
       if (process.env.BENCH_VERBOSE) console.log(JSON.stringify(rps));
     }

@@ -69,6 +69,7 @@ describe('observability of the worked example (metrics, traces, audit trail)', (
   let admin: string;
   let nodeToken: string;
   let worker: NestFastifyApplication | undefined;
+  let cpClosed = false;
 
   const scrape = async (app: NestFastifyApplication) => (await fetch(app.get(MetricsServer).url()!)).text();
   const rpc = async (method: string, params: unknown, headers: Record<string, string> = {}) => {
@@ -121,7 +122,7 @@ describe('observability of the worked example (metrics, traces, audit trail)', (
       await worker.close();
     }
     await node?.close();
-    await cp?.close().catch(() => undefined);
+    if (!cpClosed) await cp?.close();
     await spans?.stop();
     await db?.drop();
     if (dir) await rm(dir, { recursive: true, force: true });
@@ -327,6 +328,27 @@ describe('observability of the worked example (metrics, traces, audit trail)', (
     expect(cp1).not.toContain('ghost-node');
   });
 
+  it('token exchanges refused at the control plane are counted by refusal code, answered 400, and the token never becomes a label', async () => {
+    const cp0 = await scrape(cp);
+    const exchange = (body: unknown) =>
+      fetch(`${cpUrl}/node/v1/token-exchange`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${nodeToken}` },
+        body: JSON.stringify(body),
+      });
+    const garbage = `forged.${randomBytes(24).toString('hex')}.token`;
+    const malformed = await exchange({ tool: 'ERP!' });
+    const forged = await exchange({ subjectToken: garbage, tool: 'erp', capabilityId: 'reconcile-invoice' });
+    expect([malformed.status, forged.status]).toEqual([400, 400]);
+    const cp1 = await scrape(cp);
+    const delta = (outcome: string) =>
+      value(cp1, 'cp_token_exchanges_total', { outcome }) - value(cp0, 'cp_token_exchanges_total', { outcome });
+    expect(delta('INVALID_REQUEST')).toBe(1);
+    expect(delta('SUBJECT_TOKEN_INVALID')).toBe(1);
+    expect(delta('issued')).toBe(0);
+    expect(cp1).not.toContain(garbage.slice(7, 30));
+  });
+
   it('a bundle the node refuses: a NACK counted per agent on the control plane, the node keeps serving', async () => {
     const sync = node.get(NodeSync);
     const serving = sync.current()!.revision;
@@ -441,6 +463,7 @@ describe('observability of the worked example (metrics, traces, audit trail)', (
     const age0 = value(n0, 'node_bundle_age_seconds');
     expect(age0).toBeGreaterThan(0);
     await cp.close();
+    cpClosed = true;
     expect(await sync.refresh()).toBe('unreachable');
     await until('the bundle age grows', async () => value(await scrape(node), 'node_bundle_age_seconds') > age0, 10_000);
     const n1 = await scrape(node);
