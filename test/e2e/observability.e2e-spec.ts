@@ -7,6 +7,9 @@
  * callers cannot mint metric series.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
+import { getQueueToken } from '@nestjs/bullmq';
+import type { Queue } from 'bullmq';
+import { Client } from 'pg';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -15,9 +18,12 @@ import { mintA2AToken, mintAdminToken, mintNodeToken } from '@cp/auth';
 import { MetricsServer, type AppConfig } from '@cp/common';
 import { recordSpans, type RecordedSpans } from '@cp/common/testing';
 import { PrismaService, seedWhenEmpty } from '@cp/db';
-import { NodeSync } from '@cp/node-sdk';
+import { createAgent, createManifests, createNode, DAY_MS } from '@cp/jobs/testing';
+import { NOTICE_DELIVER_JOB, NOTICE_SCAN_JOB, NOTICES_QUEUE, RETIREMENT_QUEUE } from '@cp/jobs';
+import { HttpUsageSender, NodeMetrics, NodeSync, UsageReporter } from '@cp/node-sdk';
 import { AppModule } from '../../apps/control-plane/src/app.module';
 import { AgentNodeModule } from '../../apps/agent-node/src/agent-node.module';
+import { WorkerModule } from '../../apps/worker/src/worker.module';
 import { bootApp } from '../support/boot';
 import { testConfig } from '../support/config';
 import { freePort } from '../support/free-port';
@@ -61,6 +67,9 @@ describe('observability of the worked example (metrics, traces, audit trail)', (
   let dir: string;
   let partner: string;
   let admin: string;
+  let nodeToken: string;
+  let worker: NestFastifyApplication | undefined;
+  let cpClosed = false;
 
   const scrape = async (app: NestFastifyApplication) => (await fetch(app.get(MetricsServer).url()!)).text();
   const rpc = async (method: string, params: unknown, headers: Record<string, string> = {}) => {
@@ -96,7 +105,7 @@ describe('observability of the worked example (metrics, traces, audit trail)', (
       CONTROL_PLANE_URL: cpUrl,
       AGENT_ID: 'finance-agent',
       NODE_ID: 'obs-node-1',
-      NODE_TOKEN: mintNodeToken(cpConfig, 'finance-agent'),
+      NODE_TOKEN: (nodeToken = mintNodeToken(cpConfig, 'finance-agent')),
       NODE_CACHE_DIR: dir,
       USAGE_FLUSH_INTERVAL_MS: '3600000',
       AGENT_NODE_METRICS_PORT: '0',
@@ -108,8 +117,12 @@ describe('observability of the worked example (metrics, traces, audit trail)', (
   });
 
   afterAll(async () => {
+    if (worker) {
+      for (const name of [RETIREMENT_QUEUE, NOTICES_QUEUE]) await worker.get<Queue>(getQueueToken(name)).obliterate({ force: true });
+      await worker.close();
+    }
     await node?.close();
-    await cp?.close();
+    if (!cpClosed) await cp?.close();
     await spans?.stop();
     await db?.drop();
     if (dir) await rm(dir, { recursive: true, force: true });
@@ -284,5 +297,182 @@ describe('observability of the worked example (metrics, traces, audit trail)', (
     expect(seriesCount(after, 'a2a_') - before).toBeLessThanOrEqual(20);
     expect(after).not.toMatch(/tenant-\d|p-\d+-|cap-[0-9a-f]{12}|Method\d/);
     expect(value(after, 'a2a_requests_total', { method: 'unknown', binding: 'jsonrpc', outcome: 'MethodNotFound' })).toBe(60);
+  });
+  it('usage: batches spooled and sent on the node, recorded on the control plane; a refused batch counted on both sides', async () => {
+    // What the earlier cases counted goes first (the cardinality guard's made-up tenants get that batch refused).
+    await node.get(UsageReporter).flush();
+    const [node0, cp0] = [await scrape(node), await scrape(cp)];
+    const sent = await rpc(
+      'SendMessage',
+      { message: { messageId: 'obs-usage-1', role: 'ROLE_USER', parts: [{ text: 'Reconcile invoice INV-20932 against its PO' }] } },
+      { authorization: `Bearer ${partner}` },
+    );
+    expect(sent.body.result.task.status.state).toBe('TASK_STATE_COMPLETED');
+    await node.get(UsageReporter).flush();
+    // A reporter for a node the registry does not know: the control plane refuses its batch, the node sets it aside.
+    const ghost = new UsageReporter({
+      nodeId: 'ghost-node',
+      sender: new HttpUsageSender(cpUrl, () => nodeToken),
+      flushIntervalMs: 3_600_000,
+      log: { warn: () => undefined, error: () => undefined },
+      observer: node.get(NodeMetrics),
+    });
+    await ghost.flush();
+    const [node1, cp1] = [await scrape(node), await scrape(cp)];
+    const delta = (a: string, b: string, name: string, labels: Record<string, string>) => value(b, name, labels) - value(a, name, labels);
+    expect(delta(node0, node1, 'node_usage_batches_total', { outcome: 'spooled' })).toBe(2);
+    expect(delta(node0, node1, 'node_usage_batches_total', { outcome: 'sent' })).toBe(1);
+    expect(delta(node0, node1, 'node_usage_batches_total', { outcome: 'refused' })).toBe(1);
+    expect(delta(cp0, cp1, 'cp_usage_batches_ingested_total', { outcome: 'recorded' })).toBe(1);
+    expect(delta(cp0, cp1, 'cp_usage_batches_ingested_total', { outcome: 'refused' })).toBe(1);
+    expect(cp1).not.toContain('ghost-node');
+  });
+
+  it('token exchanges refused at the control plane are counted by refusal code, answered 400, and the token never becomes a label', async () => {
+    const cp0 = await scrape(cp);
+    const exchange = (body: unknown) =>
+      fetch(`${cpUrl}/node/v1/token-exchange`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${nodeToken}` },
+        body: JSON.stringify(body),
+      });
+    const garbage = `forged.${randomBytes(24).toString('hex')}.token`;
+    const malformed = await exchange({ tool: 'ERP!' });
+    const forged = await exchange({ subjectToken: garbage, tool: 'erp', capabilityId: 'reconcile-invoice' });
+    expect([malformed.status, forged.status]).toEqual([400, 400]);
+    const cp1 = await scrape(cp);
+    const delta = (outcome: string) =>
+      value(cp1, 'cp_token_exchanges_total', { outcome }) - value(cp0, 'cp_token_exchanges_total', { outcome });
+    expect(delta('INVALID_REQUEST')).toBe(1);
+    expect(delta('SUBJECT_TOKEN_INVALID')).toBe(1);
+    expect(delta('issued')).toBe(0);
+    expect(cp1).not.toContain(garbage.slice(7, 30));
+  });
+
+  it('a bundle the node refuses: a NACK counted per agent on the control plane, the node keeps serving', async () => {
+    const sync = node.get(NodeSync);
+    const serving = sync.current()!.revision;
+    const cp0 = await scrape(cp);
+    const tampered = JSON.parse(JSON.stringify(sync.current()!.bundle)) as Json;
+    tampered.classLimit = Number(tampered.classLimit) + 1; // no longer what its contentHash says
+    expect(await sync.offer(tampered)).toBe('refused');
+    await until(
+      'the NACK counted',
+      async () =>
+        value(await scrape(cp), 'cp_sync_nacks_total', { agent: 'finance-agent' }) -
+          value(cp0, 'cp_sync_nacks_total', { agent: 'finance-agent' }) ===
+        1,
+      10_000,
+    );
+    expect(sync.current()!.revision).toBe(serving);
+    expect(value(await scrape(node), 'node_bundle_revision')).toBe(serving);
+  });
+
+  it('fleet gauge: live, silent and gracefully stopped nodes per agent; nodes silent for over a day forgotten', async () => {
+    const pg = new Client({ connectionString: db.url });
+    await pg.connect();
+    try {
+      const ago = (ms: number) => new Date(Date.now() - ms);
+      await createNode(pg, { id: 'quiet-node', agentId: 'finance-agent', registeredAt: ago(DAY_MS), lastSeenAt: ago(5 * 60_000) });
+      await createNode(pg, { id: 'old-node', agentId: 'finance-agent', registeredAt: ago(9 * DAY_MS), lastSeenAt: ago(3 * DAY_MS) });
+      await createNode(pg, { id: 'stopped-node', agentId: 'finance-agent', registeredAt: ago(DAY_MS), lastSeenAt: ago(60_000) });
+      await pg.query(
+        `INSERT INTO "NodeInventory" ("agentId", "nodeId", handlers, "reportedAt", "stoppedAt") VALUES ('finance-agent', 'stopped-node', '[]', $1, $1)`,
+        [ago(60_000)],
+      );
+    } finally {
+      await pg.end();
+    }
+    const text = await scrape(cp);
+    expect(value(text, 'cp_fleet_nodes', { agent: 'finance-agent', state: 'live' })).toBe(1);
+    expect(value(text, 'cp_fleet_nodes', { agent: 'finance-agent', state: 'silent' })).toBe(1);
+    expect(value(text, 'cp_fleet_nodes', { agent: 'finance-agent', state: 'stopped' })).toBe(1);
+    expect(value(text, 'cp_fleet_nodes', { agent: 'finance-agent' })).toBe(3);
+    expect(text).not.toMatch(/node="|old-node|quiet-node/);
+  });
+
+  it('worker: a retirement run counted with what it retired and kept (by reason), job durations, failures and queue depth per queue', async () => {
+    const pg = new Client({ connectionString: db.url });
+    await pg.connect();
+    try {
+      const now = Date.now();
+      const ago = (days: number) => new Date(now - days * DAY_MS);
+      await createAgent(pg, 'legacy-agent', 'legacy-team');
+      await createManifests(pg, [
+        { agentId: 'legacy-agent', capabilityId: 'old-report', state: 'deprecated', deprecatedAt: ago(40), teamId: 'legacy-team' },
+        { agentId: 'legacy-agent', capabilityId: 'recent-report', state: 'deprecated', deprecatedAt: ago(3), teamId: 'legacy-team' },
+      ]);
+      // Usage known up to well past the run: nothing is kept for unknown usage.
+      await createNode(pg, {
+        id: 'legacy-node',
+        agentId: 'legacy-agent',
+        registeredAt: ago(90),
+        lastSeenAt: new Date(now),
+        coverage: { from: ago(90), until: new Date(now + DAY_MS) },
+      });
+    } finally {
+      await pg.end();
+    }
+    const workerConfig = {
+      ...cpConfig,
+      WORKER_METRICS_PORT: 0,
+      RETIREMENT_SCHEDULE_ENABLED: false,
+      DEPRECATION_NOTICE_SCHEDULE_ENABLED: false,
+    } as AppConfig;
+    worker = (await bootApp(WorkerModule, workerConfig)).app;
+    const w0 = await scrape(worker);
+    expect(w0).toContain('# TYPE cp_job_duration_seconds histogram');
+
+    const run = await graphql('mutation { runRetirementNow { id status } }');
+    expect(run.errors).toBeUndefined();
+    await until(
+      'the run counted',
+      async () => value(await scrape(worker!), 'cp_retirement_runs_total', { outcome: 'completed' }) === 1,
+      30_000,
+    );
+    // A scan job, and a deliver job naming no notice (a malformed job: counted as a failure, never a crash).
+    const notices = worker.get<Queue>(getQueueToken(NOTICES_QUEUE));
+    await notices.add(NOTICE_SCAN_JOB, { kind: 'scan' });
+    await notices.add(NOTICE_DELIVER_JOB, { kind: 'deliver' }, { attempts: 1 });
+    await until(
+      'both notice jobs done',
+      async () => value(await scrape(worker!), 'cp_job_duration_seconds_count', { queue: NOTICES_QUEUE }) === 2,
+      30_000,
+    );
+
+    const w1 = await scrape(worker);
+    expect(value(w1, 'cp_retirement_capabilities_total', { decision: 'retired', reason: 'unused' })).toBe(1);
+    expect(value(w1, 'cp_retirement_capabilities_total', { decision: 'kept', reason: 'DEPRECATED_TOO_RECENTLY' })).toBe(1);
+    expect(value(w1, 'cp_retirement_capabilities_total')).toBe(2);
+    expect(value(w1, 'cp_retirement_runs_total', { outcome: 'failed' })).toBe(0);
+    expect(value(w1, 'cp_job_duration_seconds_count', { queue: RETIREMENT_QUEUE })).toBe(1);
+    expect(value(w1, 'cp_job_failures_total', { queue: RETIREMENT_QUEUE })).toBe(0);
+    expect(value(w1, 'cp_job_failures_total', { queue: NOTICES_QUEUE })).toBe(1);
+    expect(value(w1, 'cp_deprecation_notice_deliveries_total', { outcome: 'failed' })).toBe(1);
+    // Queue depth read from Redis at scrape time: every state of both queues, the failed job among them.
+    for (const queue of [RETIREMENT_QUEUE, NOTICES_QUEUE])
+      for (const state of ['waiting', 'delayed', 'active', 'failed'])
+        expect(w1).toMatch(new RegExp(`^cp_queue_jobs\\{[^}]*queue="${queue}",state="${state}"[^}]*\\} \\d+$`, 'm'));
+    expect(value(w1, 'cp_queue_jobs', { queue: NOTICES_QUEUE, state: 'failed' })).toBe(1);
+    expect(value(w1, 'cp_queue_jobs', { queue: RETIREMENT_QUEUE, state: 'failed' })).toBe(0);
+  });
+
+  it('the control plane gone: sync errors counted as unreachable, the bundle age keeps growing', async () => {
+    const sync = node.get(NodeSync);
+    const n0 = await scrape(node);
+    const age0 = value(n0, 'node_bundle_age_seconds');
+    expect(age0).toBeGreaterThan(0);
+    await cp.close();
+    cpClosed = true;
+    expect(await sync.refresh()).toBe('unreachable');
+    await until('the bundle age grows', async () => value(await scrape(node), 'node_bundle_age_seconds') > age0, 10_000);
+    const n1 = await scrape(node);
+    expect(
+      value(n1, 'node_sync_errors_total', { kind: 'unreachable' }) - value(n0, 'node_sync_errors_total', { kind: 'unreachable' }),
+    ).toBeGreaterThanOrEqual(1);
+    expect(
+      value(n1, 'node_sync_fetches_total', { outcome: 'unreachable' }) - value(n0, 'node_sync_fetches_total', { outcome: 'unreachable' }),
+    ).toBe(value(n1, 'node_sync_errors_total', { kind: 'unreachable' }) - value(n0, 'node_sync_errors_total', { kind: 'unreachable' }));
+    expect(value(n1, 'node_sync_errors_total', { kind: 'refused' })).toBe(value(n0, 'node_sync_errors_total', { kind: 'refused' }));
   });
 });

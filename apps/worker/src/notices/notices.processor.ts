@@ -1,7 +1,9 @@
 import { Logger } from '@nestjs/common';
 import { Processor, WorkerHost } from '@nestjs/bullmq';
 import type { Job } from 'bullmq';
+import { serverCounter } from '@cp/common';
 import { NOTICES_QUEUE, NoticeDeliveryService, NoticeScanService, type NoticeJobData } from '@cp/jobs';
+import { JobMetrics } from '../metrics';
 
 /**
  * Thin: a scan job finds due notices, a deliver job sends one. Delivery retries are BullMQ's
@@ -15,15 +17,29 @@ export class NoticesProcessor extends WorkerHost {
   constructor(
     private readonly scans: NoticeScanService,
     private readonly deliveries: NoticeDeliveryService,
+    private readonly jobs: JobMetrics,
   ) {
     super();
   }
 
-  async process(job: Job<NoticeJobData>): Promise<unknown> {
+  /** Timed and counted (ADR 0140); deliveries by outcome, a failed attempt (retried by BullMQ) as `failed`. */
+  process(job: Job<NoticeJobData>): Promise<unknown> {
+    return this.jobs.time(NOTICES_QUEUE, () => this.run(job));
+  }
+
+  private async run(job: Job<NoticeJobData>): Promise<unknown> {
     if (job.data.kind === 'scan') return this.scans.scan();
     const final = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
-    const outcome = await this.deliveries.deliver(job.data.noticeId, final);
+    const outcome = await this.deliveries.deliver(job.data.noticeId, final).catch((error: unknown) => {
+      this.countDelivery('failed');
+      throw error;
+    });
+    this.countDelivery(outcome);
     if (outcome === 'dead') this.logger.warn(`deprecation notice ${job.data.noticeId} dead-lettered`);
     return { outcome };
+  }
+
+  private countDelivery(outcome: string): void {
+    if (this.jobs.registry) serverCounter(this.jobs.registry, 'noticeDeliveries').labels(outcome).inc();
   }
 }

@@ -1,11 +1,11 @@
 import { Module } from '@nestjs/common';
+import { JobMetricsModule } from '../metrics';
 import { JobsQueueModule, RetirementCoreModule } from '@cp/jobs';
 import { RetirementProcessor } from './retirement.processor';
 import { RetirementScheduler } from './retirement.scheduler';
-import { QueueMetrics } from './queue-metrics';
 
 @Module({
-  imports: [JobsQueueModule, RetirementCoreModule],
-  providers: [RetirementProcessor, RetirementScheduler, QueueMetrics],
+  imports: [JobsQueueModule, JobMetricsModule, RetirementCoreModule],
+  providers: [RetirementProcessor, RetirementScheduler],
 })
 export class RetirementWorkerModule {}

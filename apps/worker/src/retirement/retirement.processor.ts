@@ -1,9 +1,9 @@
-import { Inject, Logger, Optional } from '@nestjs/common';
-import type { Registry } from 'prom-client';
-import { MetricsRegistryToken, serverCounter, serverHistogram } from '@cp/common';
+import { Logger } from '@nestjs/common';
+import { serverCounter } from '@cp/common';
 import { Processor, WorkerHost } from '@nestjs/bullmq';
 import type { Job } from 'bullmq';
 import { RETIREMENT_QUEUE, RetirementService, UsageRetentionService, type RetirementJobData, type RetirementRunRecord } from '@cp/jobs';
+import { JobMetrics } from '../metrics';
 
 /**
  * Thin: one job = one retirement run, delegated to the service. Idempotent: a redelivered
@@ -18,7 +18,7 @@ export class RetirementProcessor extends WorkerHost {
   constructor(
     private readonly retirement: RetirementService,
     private readonly retention: UsageRetentionService,
-    @Optional() @Inject(MetricsRegistryToken) private readonly metrics?: Registry,
+    private readonly jobs: JobMetrics,
   ) {
     super();
   }
@@ -27,31 +27,23 @@ export class RetirementProcessor extends WorkerHost {
   async process(
     job: Job<RetirementJobData>,
   ): Promise<{ runId: string; retired: number; skipped: number; errors: number } | { skipped: 'already-finished' }> {
-    const started = performance.now();
     try {
-      const { result, run } = await this.runJob(job);
+      const { result, run } = await this.jobs.time(RETIREMENT_QUEUE, () => this.runJob(job));
       this.observe(run);
       return result;
     } catch (error) {
-      if (this.metrics) {
-        serverCounter(this.metrics, 'jobFailures').labels(RETIREMENT_QUEUE).inc();
-        serverCounter(this.metrics, 'retirementRuns').labels('failed').inc();
-      }
+      if (this.jobs.registry) serverCounter(this.jobs.registry, 'retirementRuns').labels('failed').inc();
       throw error;
-    } finally {
-      if (this.metrics)
-        serverHistogram(this.metrics, 'jobDuration')
-          .labels(RETIREMENT_QUEUE)
-          .observe((performance.now() - started) / 1000);
     }
   }
 
   private observe(run: RetirementRunRecord | null): void {
-    if (!this.metrics || !run) return;
-    serverCounter(this.metrics, 'retirementRuns')
+    const registry = this.jobs.registry;
+    if (!registry || !run) return;
+    serverCounter(registry, 'retirementRuns')
       .labels(run.status === 'failed' ? 'failed' : 'completed')
       .inc();
-    const decisions = serverCounter(this.metrics, 'retirementDecisions');
+    const decisions = serverCounter(registry, 'retirementDecisions');
     if (run.retiredCount > 0) decisions.labels('retired', 'unused').inc(run.retiredCount);
     // The first reason of each recorded skip (codes of the core's rule: a bounded set).
     for (const skip of run.skipped) decisions.labels('kept', skip.reasons[0]?.code ?? 'unknown').inc();

@@ -53,6 +53,12 @@ export const SERVER_METRICS = {
     type: 'counter',
     labels: ['agent'],
   }),
+  fleetNodes: def({
+    name: 'cp_fleet_nodes',
+    help: 'Nodes by agent and state (live: seen within 30 s; silent: not seen since, no graceful stop, seen within a day; stopped), read at scrape time.',
+    type: 'gauge',
+    labels: ['agent', 'state'],
+  }),
   tokenExchanges: def({
     name: 'cp_token_exchanges_total',
     help: 'Tool-token exchanges, by outcome (issued, or the refusal code).',
@@ -89,6 +95,12 @@ export const SERVER_METRICS = {
     help: 'Background jobs that failed, by queue.',
     type: 'counter',
     labels: ['queue'],
+  }),
+  noticeDeliveries: def({
+    name: 'cp_deprecation_notice_deliveries_total',
+    help: 'Deprecation-notice delivery attempts, by outcome (delivered, dead, already-done, in-progress, failed: retried by BullMQ).',
+    type: 'counter',
+    labels: ['outcome'],
   }),
   queueDepth: def({
     name: 'cp_queue_jobs',

@@ -1,4 +1,8 @@
+import Fastify from 'fastify';
 import { Registry } from 'prom-client';
+import { buildNodeBundle, financeAgentExample } from '@cp/capabilities';
+import { ActiveBundle } from '../active-bundle';
+import { AGENT_CARD_PATH, registerCardRoute } from '../a2a/card-route';
 import type { ServedBundle } from '../a2a/served-bundle';
 import { NodeMetrics } from './node-metrics';
 
@@ -62,5 +66,38 @@ describe('NodeMetrics', () => {
     expect(Object.fromEntries(errors.map((s) => [s.labels.kind, s.value]))).toEqual({ refused: 1, unreachable: 2 });
     const fetches = await series(registry, 'node_sync_fetches_total');
     expect(fetches.reduce((n, s) => n + s.value, 0)).toBe(5);
+  });
+  it('times the public card in its handler: every answer observed, and no onResponse hook on the route (ADR 143)', async () => {
+    const f = financeAgentExample();
+    const served = new ActiveBundle(
+      buildNodeBundle({ agentId: 'finance-agent', revision: 1, agent: f.agent, manifests: f.manifests, previewTenants: [] }),
+    );
+    const registry = new Registry();
+    const app = Fastify();
+    registerCardRoute(app, () => served, 60, new NodeMetrics(registry, { bundle: () => served }));
+    await app.ready();
+    try {
+      // Route-level hooks are listed per route; an onResponse hook would make Fastify attach response listeners to every request.
+      expect(app.printRoutes({ includeHooks: true, commonPrefix: false })).not.toContain('onResponse');
+      const first = await app.inject({ url: AGENT_CARD_PATH });
+      expect(first.statusCode).toBe(200);
+      const again = await app.inject({ url: AGENT_CARD_PATH, headers: { 'if-none-match': String(first.headers.etag) } });
+      expect(again.statusCode).toBe(304);
+      const [metric] = (await registry.getMetricsAsJSON()).filter((m) => m.name === 'a2a_card_duration_seconds');
+      const values = metric.values as { metricName?: string; labels: Record<string, string | number>; value: number }[];
+      expect(values.find((v) => v.metricName === 'a2a_card_duration_seconds_count')?.value).toBe(2);
+      const sum = values.find((v) => v.metricName === 'a2a_card_duration_seconds_sum')?.value ?? -1;
+      expect(sum).toBeGreaterThan(0);
+      expect(sum).toBeLessThan(1);
+      const cards = await series(registry, 'a2a_card_requests_total');
+      expect(
+        cards
+          .filter((c) => c.value > 0)
+          .map((c) => `${c.labels.kind}/${c.labels.status}=${c.value}`)
+          .sort(),
+      ).toEqual(['public/200=1', 'public/304=1']);
+    } finally {
+      await app.close();
+    }
   });
 });

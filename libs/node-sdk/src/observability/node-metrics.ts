@@ -31,10 +31,10 @@ export const NODE_METRICS = {
   }),
   cardDuration: def({
     name: 'a2a_card_duration_seconds',
-    help: 'Public agent card latency, request received to response sent (Fastify elapsedTime).',
+    help: 'Public agent card answer time in the handler: route matched to response written (timed around the synchronous send).',
     type: 'histogram',
     labels: [],
-    buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
+    buckets: [0.00001, 0.000025, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
   }),
   requests: def({
     name: 'a2a_requests_total',
@@ -126,6 +126,8 @@ export class NodeMetrics implements A2AObserver, ToolObserver, UsageObserver {
   private readonly usageBatches: Counter<'outcome'>;
   private readonly tools: ReadonlySet<string>;
   private readonly capabilityIds = new WeakMap<object, ReadonlySet<string>>();
+  /** Bound children of a2a_requests_total by method, binding and outcome (all bounded sets), made once each. */
+  private readonly requestChildren = new Map<string, Counter.Internal>();
   private openStreams: () => number;
 
   constructor(
@@ -191,7 +193,14 @@ export class NodeMetrics implements A2AObserver, ToolObserver, UsageObserver {
   }
 
   request(method: string, binding: A2ABinding, outcome: string): void {
-    this.requests.labels(method, binding, outcome).inc();
+    const key = `${method} ${binding} ${outcome}`;
+    let child = this.requestChildren.get(key);
+    if (!child) {
+      child = this.requests.labels(method, binding, outcome);
+      // The sets are bounded by the callers (ADR 140); the cap only keeps a caller bug from growing the map.
+      if (this.requestChildren.size < 1000) this.requestChildren.set(key, child);
+    }
+    child.inc();
   }
 
   routed(layer: string, outcome: RoutingOutcome): void {

@@ -13,7 +13,7 @@ export type UsageBatchOutcome = 'spooled' | 'sent' | 'refused';
 export interface A2AObserver {
   /** A card answered: status 200, 304, or an error status. */
   card(kind: CardKind, status: number): void;
-  /** Public-card latency (request received → response sent); when absent, no hook is added to the card route. */
+  /** Public-card answer time, timed in the handler around the send (never an onResponse hook); when absent, not timed at all. */
   cardLatency?(seconds: number): void;
   /** An A2A operation answered: outcome `ok` or the A2A error name. */
   request(method: string, binding: A2ABinding, outcome: string): void;
