@@ -43,7 +43,11 @@ export type CallerInput = {
   tenant: string;
 };
 
-export type CapabilityState = 'deprecated' | 'ga' | 'preview' | 'removed';
+export type CapabilityState =
+  | 'deprecated'
+  | 'ga'
+  | 'preview'
+  | 'removed';
 
 export type DeprecateInput = {
   agentId: string;
@@ -83,7 +87,11 @@ export type PageInput = {
 };
 
 /** Why the retirement job keeps a deprecated capability. */
-export type RetirementSkipCode = 'DEPRECATED_TOO_RECENTLY' | 'STILL_CALLED' | 'SUNSET_NOT_REACHED' | 'USAGE_UNKNOWN';
+export type RetirementSkipCode =
+  | 'DEPRECATED_TOO_RECENTLY'
+  | 'STILL_CALLED'
+  | 'SUNSET_NOT_REACHED'
+  | 'USAGE_UNKNOWN';
 
 export type RouteTestInput = {
   agentId: string;
@@ -103,101 +111,59 @@ export type UsageFilter = {
   to?: string | null | undefined;
 };
 
-export type Visibility = 'extended' | 'internal' | 'public';
+export type Visibility =
+  | 'extended'
+  | 'internal'
+  | 'public';
 
-export type MeQueryVariables = Exact<{ [key: string]: never }>;
+export type MeQueryVariables = Exact<{ [key: string]: never; }>;
 
-export type MeQuery = { me: { subject: string; roles: Array<string>; teams: Array<string> } };
+
+export type MeQuery = { me: { subject: string, roles: Array<string>, teams: Array<string> } };
 
 export type AgentsQueryVariables = Exact<{
   filter?: AgentFilter | null | undefined;
   page?: PageInput | null | undefined;
 }>;
 
-export type AgentsQuery = {
-  agents: {
-    nodes: Array<{
-      id: string;
-      name: string;
-      description: string;
-      teamId: string;
-      revision: number;
-      version: string;
-      updatedAt: string;
-      nodes: Array<{
-        nodeId: string;
-        appliedRevision: number | null;
-        lag: number | null;
-        live: boolean;
-        lastSeenAt: string;
-        lastError: string | null;
-      }>;
-    }>;
-    pageInfo: { hasNextPage: boolean; endCursor: string | null };
-  };
-};
 
-export type TeamsQueryVariables = Exact<{ [key: string]: never }>;
+export type AgentsQuery = { agents: { nodes: Array<{ id: string, name: string, description: string, teamId: string, revision: number, version: string, updatedAt: string, nodes: Array<{ nodeId: string, appliedRevision: number | null, lag: number | null, live: boolean, lastSeenAt: string, lastError: string | null }> }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } };
 
-export type TeamsQuery = { teams: { nodes: Array<{ id: string; name: string }> } };
+export type TeamsQueryVariables = Exact<{ [key: string]: never; }>;
 
-export type CallersQueryVariables = Exact<{ [key: string]: never }>;
 
-export type CallersQuery = { tenants: { nodes: Array<{ id: string; name: string }> }; scopes: { nodes: Array<{ name: string }> } };
+export type TeamsQuery = { teams: { nodes: Array<{ id: string, name: string }> } };
+
+export type CallersQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type CallersQuery = { tenants: { nodes: Array<{ id: string, name: string }> }, scopes: { nodes: Array<{ name: string }> } };
 
 export type ManifestsQueryVariables = Exact<{
   agentId: string;
 }>;
 
-export type ManifestsQuery = {
-  agent: { id: string; name: string; teamId: string; revision: number };
-  manifests: {
-    nodes: Array<{
-      id: string;
-      state: CapabilityState;
-      visibility: Visibility;
-      requiresScopes: Array<string>;
-      tenants: Array<string>;
-      allTenants: boolean;
-      owner: string;
-      replacedBy: string | null;
-      deprecatedAt: string | null;
-      deprecationReason: string | null;
-      document: unknown;
-      skill: { name: string };
-    }>;
-  };
-};
+
+export type ManifestsQuery = { agent: { id: string, name: string, teamId: string, revision: number }, manifests: { nodes: Array<{ id: string, state: CapabilityState, visibility: Visibility, requiresScopes: Array<string>, tenants: Array<string>, allTenants: boolean, owner: string, replacedBy: string | null, deprecatedAt: string | null, deprecationReason: string | null, document: unknown, skill: { name: string } }> } };
 
 export type ApplyManifestsMutationVariables = Exact<{
   input: ApplyManifestsInput;
 }>;
 
-export type ApplyManifestsMutation = {
-  applyManifests: {
-    dryRun: boolean;
-    applied: boolean;
-    revision: number;
-    breaking: boolean;
-    added: Array<string>;
-    removed: Array<string>;
-    deprecated: Array<string>;
-    unchanged: Array<string>;
-    changed: Array<{ id: string; fields: Array<string> }>;
-    leaks: Array<{ skillId: string; field: string; text: string }>;
-    publicCardDiff: Array<{ kind: string; skillId: string | null; extensionUri: string | null; detail: string; breaking: boolean }>;
-  };
-};
+
+export type ApplyManifestsMutation = { applyManifests: { dryRun: boolean, applied: boolean, revision: number, breaking: boolean, added: Array<string>, removed: Array<string>, deprecated: Array<string>, unchanged: Array<string>, changed: Array<{ id: string, fields: Array<string> }>, leaks: Array<{ skillId: string, field: string, text: string }>, publicCardDiff: Array<{ kind: string, skillId: string | null, extensionUri: string | null, detail: string, breaking: boolean }> } };
 
 export type UpdateManifestMutationVariables = Exact<{
   input: ManifestDocumentInput;
 }>;
 
-export type UpdateManifestMutation = { updateManifest: { revision: number; manifest: { id: string; state: CapabilityState } } };
+
+export type UpdateManifestMutation = { updateManifest: { revision: number, manifest: { id: string, state: CapabilityState } } };
 
 export type PromoteMutationVariables = Exact<{
   input: LifecycleInput;
 }>;
+
 
 export type PromoteMutation = { promoteManifest: { revision: number } };
 
@@ -205,11 +171,13 @@ export type DeprecateMutationVariables = Exact<{
   input: DeprecateInput;
 }>;
 
+
 export type DeprecateMutation = { deprecateManifest: { revision: number } };
 
 export type RemoveMutationVariables = Exact<{
   input: LifecycleInput;
 }>;
+
 
 export type RemoveMutation = { removeManifest: { revision: number } };
 
@@ -218,19 +186,16 @@ export type CallerViewQueryVariables = Exact<{
   as?: CallerInput | null | undefined;
 }>;
 
-export type CallerViewQuery = {
-  publicCard: { revision: number; etag: string; card: unknown };
-  routerIndex: { revision: number; value: unknown };
-  executionPolicy: { revision: number; value: unknown };
-  manifests: { nodes: Array<{ id: string; state: CapabilityState; visibility: Visibility }> };
-};
+
+export type CallerViewQuery = { publicCard: { revision: number, etag: string, card: unknown }, routerIndex: { revision: number, value: unknown }, executionPolicy: { revision: number, value: unknown }, manifests: { nodes: Array<{ id: string, state: CapabilityState, visibility: Visibility }> } };
 
 export type ExtendedCardQueryVariables = Exact<{
   agentId: string;
   as: CallerInput;
 }>;
 
-export type ExtendedCardQuery = { extendedCard: { revision: number; etag: string; card: unknown } };
+
+export type ExtendedCardQuery = { extendedCard: { revision: number, etag: string, card: unknown } };
 
 export type ExplainQueryVariables = Exact<{
   agentId: string;
@@ -238,65 +203,22 @@ export type ExplainQueryVariables = Exact<{
   capabilityId: string;
 }>;
 
-export type ExplainQuery = {
-  explainVisibility: {
-    agentId: string;
-    capabilityId: string;
-    revision: number;
-    inPublicCard: boolean;
-    inExtendedCard: boolean;
-    routable: boolean;
-    rule: string;
-    reason: string;
-  };
-};
+
+export type ExplainQuery = { explainVisibility: { agentId: string, capabilityId: string, revision: number, inPublicCard: boolean, inExtendedCard: boolean, routable: boolean, rule: string, reason: string } };
 
 export type RouteTestQueryVariables = Exact<{
   input: RouteTestInput;
 }>;
 
-export type RouteTestQuery = {
-  routeTest: {
-    revision: number;
-    results: Array<{
-      index: number;
-      text: string;
-      expect: string;
-      got: string;
-      confidence: number | null;
-      correct: boolean;
-      wrong: boolean;
-      layer: string | null;
-      reason: string;
-      indexSize: number;
-      candidates: Array<{ id: string; score: number }>;
-    }>;
-  };
-};
+
+export type RouteTestQuery = { routeTest: { revision: number, results: Array<{ index: number, text: string, expect: string, got: string, confidence: number | null, correct: boolean, wrong: boolean, layer: string | null, reason: string, indexSize: number, candidates: Array<{ id: string, score: number }> }> } };
 
 export type FleetQueryVariables = Exact<{
   agentId: string | number;
 }>;
 
-export type FleetQuery = {
-  fleet: {
-    agentId: string;
-    currentRevision: number;
-    upToDate: number;
-    nodes: Array<{
-      nodeId: string;
-      hostname: string | null;
-      appliedRevision: number | null;
-      lag: number | null;
-      live: boolean;
-      lastSeenAt: string;
-      lastError: string | null;
-      lastErrorAt: string | null;
-      unservable: Array<string>;
-      warnings: Array<string>;
-    }>;
-  };
-};
+
+export type FleetQuery = { fleet: { agentId: string, currentRevision: number, upToDate: number, nodes: Array<{ nodeId: string, hostname: string | null, appliedRevision: number | null, lag: number | null, live: boolean, lastSeenAt: string, lastError: string | null, lastErrorAt: string | null, unservable: Array<string>, warnings: Array<string> }> } };
 
 export type UsageQueryVariables = Exact<{
   agentId: string;
@@ -304,1313 +226,41 @@ export type UsageQueryVariables = Exact<{
   page?: PageInput | null | undefined;
 }>;
 
-export type UsageQuery = {
-  usage: {
-    nodes: Array<{ day: string; capabilityId: string; tenantId: string; calls: number; lastCallAt: string }>;
-    pageInfo: { hasNextPage: boolean; endCursor: string | null };
-  };
-  retirementPreview: {
-    asOf: string;
-    retire: Array<{ capabilityId: string; because: string }>;
-    skipped: Array<{
-      capabilityId: string;
-      reasons: Array<{
-        code: RetirementSkipCode;
-        message: string;
-        calls: number | null;
-        lastCallAt: string | null;
-        eligibleAt: string | null;
-      }>;
-    }>;
-  };
-};
+
+export type UsageQuery = { usage: { nodes: Array<{ day: string, capabilityId: string, tenantId: string, calls: number, lastCallAt: string }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } }, retirementPreview: { asOf: string, retire: Array<{ capabilityId: string, because: string }>, skipped: Array<{ capabilityId: string, reasons: Array<{ code: RetirementSkipCode, message: string, calls: number | null, lastCallAt: string | null, eligibleAt: string | null }> }> } };
 
 export type CapabilityImpactQueryVariables = Exact<{
   agentId: string;
   capabilityId: string;
 }>;
 
-export type CapabilityImpactQuery = {
-  capabilityImpact: {
-    capabilityId: string;
-    state: CapabilityState;
-    calls: number;
-    lastCallAt: string | null;
-    replacedBy: string | null;
-    deprecatedAt: string | null;
-    sunsetAt: string | null;
-    earliestRetirementAt: string | null;
-    retirementBlockers: Array<{ code: RetirementSkipCode; message: string }>;
-    tenants: Array<{ tenantId: string; calls: number; lastCallAt: string }>;
-    nodes: Array<{ nodeId: string; calls: number; lastCallAt: string }>;
-    unknownUsage: Array<{ nodeId: string; from: string; until: string }>;
-  };
-};
+
+export type CapabilityImpactQuery = { capabilityImpact: { capabilityId: string, state: CapabilityState, calls: number, lastCallAt: string | null, replacedBy: string | null, deprecatedAt: string | null, sunsetAt: string | null, earliestRetirementAt: string | null, retirementBlockers: Array<{ code: RetirementSkipCode, message: string }>, tenants: Array<{ tenantId: string, calls: number, lastCallAt: string }>, nodes: Array<{ nodeId: string, calls: number, lastCallAt: string }>, unknownUsage: Array<{ nodeId: string, from: string, until: string }> } };
 
 export type AuditQueryVariables = Exact<{
   filter?: AuditFilter | null | undefined;
   page?: PageInput | null | undefined;
 }>;
 
-export type AuditQuery = {
-  auditEvents: {
-    nodes: Array<{
-      id: string;
-      at: string;
-      actor: string;
-      action: string;
-      targetType: string;
-      targetId: string;
-      agentId: string | null;
-      revision: number | null;
-      before: unknown;
-      after: unknown;
-    }>;
-    pageInfo: { hasNextPage: boolean; endCursor: string | null };
-  };
-};
 
-export const MeDocument = {
-  kind: 'Document',
-  definitions: [
-    {
-      kind: 'OperationDefinition',
-      operation: 'query',
-      name: { kind: 'Name', value: 'Me' },
-      selectionSet: {
-        kind: 'SelectionSet',
-        selections: [
-          {
-            kind: 'Field',
-            name: { kind: 'Name', value: 'me' },
-            selectionSet: {
-              kind: 'SelectionSet',
-              selections: [
-                { kind: 'Field', name: { kind: 'Name', value: 'subject' } },
-                { kind: 'Field', name: { kind: 'Name', value: 'roles' } },
-                { kind: 'Field', name: { kind: 'Name', value: 'teams' } },
-              ],
-            },
-          },
-        ],
-      },
-    },
-  ],
-} as unknown as DocumentNode<MeQuery, MeQueryVariables>;
-export const AgentsDocument = {
-  kind: 'Document',
-  definitions: [
-    {
-      kind: 'OperationDefinition',
-      operation: 'query',
-      name: { kind: 'Name', value: 'Agents' },
-      variableDefinitions: [
-        {
-          kind: 'VariableDefinition',
-          variable: { kind: 'Variable', name: { kind: 'Name', value: 'filter' } },
-          type: { kind: 'NamedType', name: { kind: 'Name', value: 'AgentFilter' } },
-        },
-        {
-          kind: 'VariableDefinition',
-          variable: { kind: 'Variable', name: { kind: 'Name', value: 'page' } },
-          type: { kind: 'NamedType', name: { kind: 'Name', value: 'PageInput' } },
-        },
-      ],
-      selectionSet: {
-        kind: 'SelectionSet',
-        selections: [
-          {
-            kind: 'Field',
-            name: { kind: 'Name', value: 'agents' },
-            arguments: [
-              {
-                kind: 'Argument',
-                name: { kind: 'Name', value: 'filter' },
-                value: { kind: 'Variable', name: { kind: 'Name', value: 'filter' } },
-              },
-              {
-                kind: 'Argument',
-                name: { kind: 'Name', value: 'page' },
-                value: { kind: 'Variable', name: { kind: 'Name', value: 'page' } },
-              },
-            ],
-            selectionSet: {
-              kind: 'SelectionSet',
-              selections: [
-                {
-                  kind: 'Field',
-                  name: { kind: 'Name', value: 'nodes' },
-                  selectionSet: {
-                    kind: 'SelectionSet',
-                    selections: [
-                      { kind: 'Field', name: { kind: 'Name', value: 'id' } },
-                      { kind: 'Field', name: { kind: 'Name', value: 'name' } },
-                      { kind: 'Field', name: { kind: 'Name', value: 'description' } },
-                      { kind: 'Field', name: { kind: 'Name', value: 'teamId' } },
-                      { kind: 'Field', name: { kind: 'Name', value: 'revision' } },
-                      { kind: 'Field', name: { kind: 'Name', value: 'version' } },
-                      { kind: 'Field', name: { kind: 'Name', value: 'updatedAt' } },
-                      {
-                        kind: 'Field',
-                        name: { kind: 'Name', value: 'nodes' },
-                        selectionSet: {
-                          kind: 'SelectionSet',
-                          selections: [
-                            { kind: 'Field', name: { kind: 'Name', value: 'nodeId' } },
-                            { kind: 'Field', name: { kind: 'Name', value: 'appliedRevision' } },
-                            { kind: 'Field', name: { kind: 'Name', value: 'lag' } },
-                            { kind: 'Field', name: { kind: 'Name', value: 'live' } },
-                            { kind: 'Field', name: { kind: 'Name', value: 'lastSeenAt' } },
-                            { kind: 'Field', name: { kind: 'Name', value: 'lastError' } },
-                          ],
-                        },
-                      },
-                    ],
-                  },
-                },
-                {
-                  kind: 'Field',
-                  name: { kind: 'Name', value: 'pageInfo' },
-                  selectionSet: {
-                    kind: 'SelectionSet',
-                    selections: [
-                      { kind: 'Field', name: { kind: 'Name', value: 'hasNextPage' } },
-                      { kind: 'Field', name: { kind: 'Name', value: 'endCursor' } },
-                    ],
-                  },
-                },
-              ],
-            },
-          },
-        ],
-      },
-    },
-  ],
-} as unknown as DocumentNode<AgentsQuery, AgentsQueryVariables>;
-export const TeamsDocument = {
-  kind: 'Document',
-  definitions: [
-    {
-      kind: 'OperationDefinition',
-      operation: 'query',
-      name: { kind: 'Name', value: 'Teams' },
-      selectionSet: {
-        kind: 'SelectionSet',
-        selections: [
-          {
-            kind: 'Field',
-            name: { kind: 'Name', value: 'teams' },
-            arguments: [
-              {
-                kind: 'Argument',
-                name: { kind: 'Name', value: 'page' },
-                value: {
-                  kind: 'ObjectValue',
-                  fields: [{ kind: 'ObjectField', name: { kind: 'Name', value: 'first' }, value: { kind: 'IntValue', value: '100' } }],
-                },
-              },
-            ],
-            selectionSet: {
-              kind: 'SelectionSet',
-              selections: [
-                {
-                  kind: 'Field',
-                  name: { kind: 'Name', value: 'nodes' },
-                  selectionSet: {
-                    kind: 'SelectionSet',
-                    selections: [
-                      { kind: 'Field', name: { kind: 'Name', value: 'id' } },
-                      { kind: 'Field', name: { kind: 'Name', value: 'name' } },
-                    ],
-                  },
-                },
-              ],
-            },
-          },
-        ],
-      },
-    },
-  ],
-} as unknown as DocumentNode<TeamsQuery, TeamsQueryVariables>;
-export const CallersDocument = {
-  kind: 'Document',
-  definitions: [
-    {
-      kind: 'OperationDefinition',
-      operation: 'query',
-      name: { kind: 'Name', value: 'Callers' },
-      selectionSet: {
-        kind: 'SelectionSet',
-        selections: [
-          {
-            kind: 'Field',
-            name: { kind: 'Name', value: 'tenants' },
-            arguments: [
-              {
-                kind: 'Argument',
-                name: { kind: 'Name', value: 'page' },
-                value: {
-                  kind: 'ObjectValue',
-                  fields: [{ kind: 'ObjectField', name: { kind: 'Name', value: 'first' }, value: { kind: 'IntValue', value: '100' } }],
-                },
-              },
-            ],
-            selectionSet: {
-              kind: 'SelectionSet',
-              selections: [
-                {
-                  kind: 'Field',
-                  name: { kind: 'Name', value: 'nodes' },
-                  selectionSet: {
-                    kind: 'SelectionSet',
-                    selections: [
-                      { kind: 'Field', name: { kind: 'Name', value: 'id' } },
-                      { kind: 'Field', name: { kind: 'Name', value: 'name' } },
-                    ],
-                  },
-                },
-              ],
-            },
-          },
-          {
-            kind: 'Field',
-            name: { kind: 'Name', value: 'scopes' },
-            arguments: [
-              {
-                kind: 'Argument',
-                name: { kind: 'Name', value: 'page' },
-                value: {
-                  kind: 'ObjectValue',
-                  fields: [{ kind: 'ObjectField', name: { kind: 'Name', value: 'first' }, value: { kind: 'IntValue', value: '100' } }],
-                },
-              },
-            ],
-            selectionSet: {
-              kind: 'SelectionSet',
-              selections: [
-                {
-                  kind: 'Field',
-                  name: { kind: 'Name', value: 'nodes' },
-                  selectionSet: { kind: 'SelectionSet', selections: [{ kind: 'Field', name: { kind: 'Name', value: 'name' } }] },
-                },
-              ],
-            },
-          },
-        ],
-      },
-    },
-  ],
-} as unknown as DocumentNode<CallersQuery, CallersQueryVariables>;
-export const ManifestsDocument = {
-  kind: 'Document',
-  definitions: [
-    {
-      kind: 'OperationDefinition',
-      operation: 'query',
-      name: { kind: 'Name', value: 'Manifests' },
-      variableDefinitions: [
-        {
-          kind: 'VariableDefinition',
-          variable: { kind: 'Variable', name: { kind: 'Name', value: 'agentId' } },
-          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'String' } } },
-        },
-      ],
-      selectionSet: {
-        kind: 'SelectionSet',
-        selections: [
-          {
-            kind: 'Field',
-            name: { kind: 'Name', value: 'agent' },
-            arguments: [
-              {
-                kind: 'Argument',
-                name: { kind: 'Name', value: 'id' },
-                value: { kind: 'Variable', name: { kind: 'Name', value: 'agentId' } },
-              },
-            ],
-            selectionSet: {
-              kind: 'SelectionSet',
-              selections: [
-                { kind: 'Field', name: { kind: 'Name', value: 'id' } },
-                { kind: 'Field', name: { kind: 'Name', value: 'name' } },
-                { kind: 'Field', name: { kind: 'Name', value: 'teamId' } },
-                { kind: 'Field', name: { kind: 'Name', value: 'revision' } },
-              ],
-            },
-          },
-          {
-            kind: 'Field',
-            name: { kind: 'Name', value: 'manifests' },
-            arguments: [
-              {
-                kind: 'Argument',
-                name: { kind: 'Name', value: 'filter' },
-                value: {
-                  kind: 'ObjectValue',
-                  fields: [
-                    {
-                      kind: 'ObjectField',
-                      name: { kind: 'Name', value: 'agentId' },
-                      value: { kind: 'Variable', name: { kind: 'Name', value: 'agentId' } },
-                    },
-                  ],
-                },
-              },
-              {
-                kind: 'Argument',
-                name: { kind: 'Name', value: 'page' },
-                value: {
-                  kind: 'ObjectValue',
-                  fields: [{ kind: 'ObjectField', name: { kind: 'Name', value: 'first' }, value: { kind: 'IntValue', value: '100' } }],
-                },
-              },
-            ],
-            selectionSet: {
-              kind: 'SelectionSet',
-              selections: [
-                {
-                  kind: 'Field',
-                  name: { kind: 'Name', value: 'nodes' },
-                  selectionSet: {
-                    kind: 'SelectionSet',
-                    selections: [
-                      { kind: 'Field', name: { kind: 'Name', value: 'id' } },
-                      { kind: 'Field', name: { kind: 'Name', value: 'state' } },
-                      { kind: 'Field', name: { kind: 'Name', value: 'visibility' } },
-                      { kind: 'Field', name: { kind: 'Name', value: 'requiresScopes' } },
-                      { kind: 'Field', name: { kind: 'Name', value: 'tenants' } },
-                      { kind: 'Field', name: { kind: 'Name', value: 'allTenants' } },
-                      { kind: 'Field', name: { kind: 'Name', value: 'owner' } },
-                      { kind: 'Field', name: { kind: 'Name', value: 'replacedBy' } },
-                      { kind: 'Field', name: { kind: 'Name', value: 'deprecatedAt' } },
-                      { kind: 'Field', name: { kind: 'Name', value: 'deprecationReason' } },
-                      { kind: 'Field', name: { kind: 'Name', value: 'document' } },
-                      {
-                        kind: 'Field',
-                        name: { kind: 'Name', value: 'skill' },
-                        selectionSet: { kind: 'SelectionSet', selections: [{ kind: 'Field', name: { kind: 'Name', value: 'name' } }] },
-                      },
-                    ],
-                  },
-                },
-              ],
-            },
-          },
-        ],
-      },
-    },
-  ],
-} as unknown as DocumentNode<ManifestsQuery, ManifestsQueryVariables>;
-export const ApplyManifestsDocument = {
-  kind: 'Document',
-  definitions: [
-    {
-      kind: 'OperationDefinition',
-      operation: 'mutation',
-      name: { kind: 'Name', value: 'ApplyManifests' },
-      variableDefinitions: [
-        {
-          kind: 'VariableDefinition',
-          variable: { kind: 'Variable', name: { kind: 'Name', value: 'input' } },
-          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'ApplyManifestsInput' } } },
-        },
-      ],
-      selectionSet: {
-        kind: 'SelectionSet',
-        selections: [
-          {
-            kind: 'Field',
-            name: { kind: 'Name', value: 'applyManifests' },
-            arguments: [
-              {
-                kind: 'Argument',
-                name: { kind: 'Name', value: 'input' },
-                value: { kind: 'Variable', name: { kind: 'Name', value: 'input' } },
-              },
-            ],
-            selectionSet: {
-              kind: 'SelectionSet',
-              selections: [
-                { kind: 'Field', name: { kind: 'Name', value: 'dryRun' } },
-                { kind: 'Field', name: { kind: 'Name', value: 'applied' } },
-                { kind: 'Field', name: { kind: 'Name', value: 'revision' } },
-                { kind: 'Field', name: { kind: 'Name', value: 'breaking' } },
-                { kind: 'Field', name: { kind: 'Name', value: 'added' } },
-                { kind: 'Field', name: { kind: 'Name', value: 'removed' } },
-                { kind: 'Field', name: { kind: 'Name', value: 'deprecated' } },
-                { kind: 'Field', name: { kind: 'Name', value: 'unchanged' } },
-                {
-                  kind: 'Field',
-                  name: { kind: 'Name', value: 'changed' },
-                  selectionSet: {
-                    kind: 'SelectionSet',
-                    selections: [
-                      { kind: 'Field', name: { kind: 'Name', value: 'id' } },
-                      { kind: 'Field', name: { kind: 'Name', value: 'fields' } },
-                    ],
-                  },
-                },
-                {
-                  kind: 'Field',
-                  name: { kind: 'Name', value: 'leaks' },
-                  selectionSet: {
-                    kind: 'SelectionSet',
-                    selections: [
-                      { kind: 'Field', name: { kind: 'Name', value: 'skillId' } },
-                      { kind: 'Field', name: { kind: 'Name', value: 'field' } },
-                      { kind: 'Field', name: { kind: 'Name', value: 'text' } },
-                    ],
-                  },
-                },
-                {
-                  kind: 'Field',
-                  name: { kind: 'Name', value: 'publicCardDiff' },
-                  selectionSet: {
-                    kind: 'SelectionSet',
-                    selections: [
-                      { kind: 'Field', name: { kind: 'Name', value: 'kind' } },
-                      { kind: 'Field', name: { kind: 'Name', value: 'skillId' } },
-                      { kind: 'Field', name: { kind: 'Name', value: 'extensionUri' } },
-                      { kind: 'Field', name: { kind: 'Name', value: 'detail' } },
-                      { kind: 'Field', name: { kind: 'Name', value: 'breaking' } },
-                    ],
-                  },
-                },
-              ],
-            },
-          },
-        ],
-      },
-    },
-  ],
-} as unknown as DocumentNode<ApplyManifestsMutation, ApplyManifestsMutationVariables>;
-export const UpdateManifestDocument = {
-  kind: 'Document',
-  definitions: [
-    {
-      kind: 'OperationDefinition',
-      operation: 'mutation',
-      name: { kind: 'Name', value: 'UpdateManifest' },
-      variableDefinitions: [
-        {
-          kind: 'VariableDefinition',
-          variable: { kind: 'Variable', name: { kind: 'Name', value: 'input' } },
-          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'ManifestDocumentInput' } } },
-        },
-      ],
-      selectionSet: {
-        kind: 'SelectionSet',
-        selections: [
-          {
-            kind: 'Field',
-            name: { kind: 'Name', value: 'updateManifest' },
-            arguments: [
-              {
-                kind: 'Argument',
-                name: { kind: 'Name', value: 'input' },
-                value: { kind: 'Variable', name: { kind: 'Name', value: 'input' } },
-              },
-            ],
-            selectionSet: {
-              kind: 'SelectionSet',
-              selections: [
-                { kind: 'Field', name: { kind: 'Name', value: 'revision' } },
-                {
-                  kind: 'Field',
-                  name: { kind: 'Name', value: 'manifest' },
-                  selectionSet: {
-                    kind: 'SelectionSet',
-                    selections: [
-                      { kind: 'Field', name: { kind: 'Name', value: 'id' } },
-                      { kind: 'Field', name: { kind: 'Name', value: 'state' } },
-                    ],
-                  },
-                },
-              ],
-            },
-          },
-        ],
-      },
-    },
-  ],
-} as unknown as DocumentNode<UpdateManifestMutation, UpdateManifestMutationVariables>;
-export const PromoteDocument = {
-  kind: 'Document',
-  definitions: [
-    {
-      kind: 'OperationDefinition',
-      operation: 'mutation',
-      name: { kind: 'Name', value: 'Promote' },
-      variableDefinitions: [
-        {
-          kind: 'VariableDefinition',
-          variable: { kind: 'Variable', name: { kind: 'Name', value: 'input' } },
-          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'LifecycleInput' } } },
-        },
-      ],
-      selectionSet: {
-        kind: 'SelectionSet',
-        selections: [
-          {
-            kind: 'Field',
-            name: { kind: 'Name', value: 'promoteManifest' },
-            arguments: [
-              {
-                kind: 'Argument',
-                name: { kind: 'Name', value: 'input' },
-                value: { kind: 'Variable', name: { kind: 'Name', value: 'input' } },
-              },
-            ],
-            selectionSet: { kind: 'SelectionSet', selections: [{ kind: 'Field', name: { kind: 'Name', value: 'revision' } }] },
-          },
-        ],
-      },
-    },
-  ],
-} as unknown as DocumentNode<PromoteMutation, PromoteMutationVariables>;
-export const DeprecateDocument = {
-  kind: 'Document',
-  definitions: [
-    {
-      kind: 'OperationDefinition',
-      operation: 'mutation',
-      name: { kind: 'Name', value: 'Deprecate' },
-      variableDefinitions: [
-        {
-          kind: 'VariableDefinition',
-          variable: { kind: 'Variable', name: { kind: 'Name', value: 'input' } },
-          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'DeprecateInput' } } },
-        },
-      ],
-      selectionSet: {
-        kind: 'SelectionSet',
-        selections: [
-          {
-            kind: 'Field',
-            name: { kind: 'Name', value: 'deprecateManifest' },
-            arguments: [
-              {
-                kind: 'Argument',
-                name: { kind: 'Name', value: 'input' },
-                value: { kind: 'Variable', name: { kind: 'Name', value: 'input' } },
-              },
-            ],
-            selectionSet: { kind: 'SelectionSet', selections: [{ kind: 'Field', name: { kind: 'Name', value: 'revision' } }] },
-          },
-        ],
-      },
-    },
-  ],
-} as unknown as DocumentNode<DeprecateMutation, DeprecateMutationVariables>;
-export const RemoveDocument = {
-  kind: 'Document',
-  definitions: [
-    {
-      kind: 'OperationDefinition',
-      operation: 'mutation',
-      name: { kind: 'Name', value: 'Remove' },
-      variableDefinitions: [
-        {
-          kind: 'VariableDefinition',
-          variable: { kind: 'Variable', name: { kind: 'Name', value: 'input' } },
-          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'LifecycleInput' } } },
-        },
-      ],
-      selectionSet: {
-        kind: 'SelectionSet',
-        selections: [
-          {
-            kind: 'Field',
-            name: { kind: 'Name', value: 'removeManifest' },
-            arguments: [
-              {
-                kind: 'Argument',
-                name: { kind: 'Name', value: 'input' },
-                value: { kind: 'Variable', name: { kind: 'Name', value: 'input' } },
-              },
-            ],
-            selectionSet: { kind: 'SelectionSet', selections: [{ kind: 'Field', name: { kind: 'Name', value: 'revision' } }] },
-          },
-        ],
-      },
-    },
-  ],
-} as unknown as DocumentNode<RemoveMutation, RemoveMutationVariables>;
-export const CallerViewDocument = {
-  kind: 'Document',
-  definitions: [
-    {
-      kind: 'OperationDefinition',
-      operation: 'query',
-      name: { kind: 'Name', value: 'CallerView' },
-      variableDefinitions: [
-        {
-          kind: 'VariableDefinition',
-          variable: { kind: 'Variable', name: { kind: 'Name', value: 'agentId' } },
-          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'String' } } },
-        },
-        {
-          kind: 'VariableDefinition',
-          variable: { kind: 'Variable', name: { kind: 'Name', value: 'as' } },
-          type: { kind: 'NamedType', name: { kind: 'Name', value: 'CallerInput' } },
-        },
-      ],
-      selectionSet: {
-        kind: 'SelectionSet',
-        selections: [
-          {
-            kind: 'Field',
-            name: { kind: 'Name', value: 'publicCard' },
-            arguments: [
-              {
-                kind: 'Argument',
-                name: { kind: 'Name', value: 'agentId' },
-                value: { kind: 'Variable', name: { kind: 'Name', value: 'agentId' } },
-              },
-            ],
-            selectionSet: {
-              kind: 'SelectionSet',
-              selections: [
-                { kind: 'Field', name: { kind: 'Name', value: 'revision' } },
-                { kind: 'Field', name: { kind: 'Name', value: 'etag' } },
-                { kind: 'Field', name: { kind: 'Name', value: 'card' } },
-              ],
-            },
-          },
-          {
-            kind: 'Field',
-            name: { kind: 'Name', value: 'routerIndex' },
-            arguments: [
-              {
-                kind: 'Argument',
-                name: { kind: 'Name', value: 'agentId' },
-                value: { kind: 'Variable', name: { kind: 'Name', value: 'agentId' } },
-              },
-              { kind: 'Argument', name: { kind: 'Name', value: 'as' }, value: { kind: 'Variable', name: { kind: 'Name', value: 'as' } } },
-            ],
-            selectionSet: {
-              kind: 'SelectionSet',
-              selections: [
-                { kind: 'Field', name: { kind: 'Name', value: 'revision' } },
-                { kind: 'Field', name: { kind: 'Name', value: 'value' } },
-              ],
-            },
-          },
-          {
-            kind: 'Field',
-            name: { kind: 'Name', value: 'executionPolicy' },
-            arguments: [
-              {
-                kind: 'Argument',
-                name: { kind: 'Name', value: 'agentId' },
-                value: { kind: 'Variable', name: { kind: 'Name', value: 'agentId' } },
-              },
-              { kind: 'Argument', name: { kind: 'Name', value: 'as' }, value: { kind: 'Variable', name: { kind: 'Name', value: 'as' } } },
-            ],
-            selectionSet: {
-              kind: 'SelectionSet',
-              selections: [
-                { kind: 'Field', name: { kind: 'Name', value: 'revision' } },
-                { kind: 'Field', name: { kind: 'Name', value: 'value' } },
-              ],
-            },
-          },
-          {
-            kind: 'Field',
-            name: { kind: 'Name', value: 'manifests' },
-            arguments: [
-              {
-                kind: 'Argument',
-                name: { kind: 'Name', value: 'filter' },
-                value: {
-                  kind: 'ObjectValue',
-                  fields: [
-                    {
-                      kind: 'ObjectField',
-                      name: { kind: 'Name', value: 'agentId' },
-                      value: { kind: 'Variable', name: { kind: 'Name', value: 'agentId' } },
-                    },
-                  ],
-                },
-              },
-              {
-                kind: 'Argument',
-                name: { kind: 'Name', value: 'page' },
-                value: {
-                  kind: 'ObjectValue',
-                  fields: [{ kind: 'ObjectField', name: { kind: 'Name', value: 'first' }, value: { kind: 'IntValue', value: '100' } }],
-                },
-              },
-            ],
-            selectionSet: {
-              kind: 'SelectionSet',
-              selections: [
-                {
-                  kind: 'Field',
-                  name: { kind: 'Name', value: 'nodes' },
-                  selectionSet: {
-                    kind: 'SelectionSet',
-                    selections: [
-                      { kind: 'Field', name: { kind: 'Name', value: 'id' } },
-                      { kind: 'Field', name: { kind: 'Name', value: 'state' } },
-                      { kind: 'Field', name: { kind: 'Name', value: 'visibility' } },
-                    ],
-                  },
-                },
-              ],
-            },
-          },
-        ],
-      },
-    },
-  ],
-} as unknown as DocumentNode<CallerViewQuery, CallerViewQueryVariables>;
-export const ExtendedCardDocument = {
-  kind: 'Document',
-  definitions: [
-    {
-      kind: 'OperationDefinition',
-      operation: 'query',
-      name: { kind: 'Name', value: 'ExtendedCard' },
-      variableDefinitions: [
-        {
-          kind: 'VariableDefinition',
-          variable: { kind: 'Variable', name: { kind: 'Name', value: 'agentId' } },
-          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'String' } } },
-        },
-        {
-          kind: 'VariableDefinition',
-          variable: { kind: 'Variable', name: { kind: 'Name', value: 'as' } },
-          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'CallerInput' } } },
-        },
-      ],
-      selectionSet: {
-        kind: 'SelectionSet',
-        selections: [
-          {
-            kind: 'Field',
-            name: { kind: 'Name', value: 'extendedCard' },
-            arguments: [
-              {
-                kind: 'Argument',
-                name: { kind: 'Name', value: 'agentId' },
-                value: { kind: 'Variable', name: { kind: 'Name', value: 'agentId' } },
-              },
-              { kind: 'Argument', name: { kind: 'Name', value: 'as' }, value: { kind: 'Variable', name: { kind: 'Name', value: 'as' } } },
-            ],
-            selectionSet: {
-              kind: 'SelectionSet',
-              selections: [
-                { kind: 'Field', name: { kind: 'Name', value: 'revision' } },
-                { kind: 'Field', name: { kind: 'Name', value: 'etag' } },
-                { kind: 'Field', name: { kind: 'Name', value: 'card' } },
-              ],
-            },
-          },
-        ],
-      },
-    },
-  ],
-} as unknown as DocumentNode<ExtendedCardQuery, ExtendedCardQueryVariables>;
-export const ExplainDocument = {
-  kind: 'Document',
-  definitions: [
-    {
-      kind: 'OperationDefinition',
-      operation: 'query',
-      name: { kind: 'Name', value: 'Explain' },
-      variableDefinitions: [
-        {
-          kind: 'VariableDefinition',
-          variable: { kind: 'Variable', name: { kind: 'Name', value: 'agentId' } },
-          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'String' } } },
-        },
-        {
-          kind: 'VariableDefinition',
-          variable: { kind: 'Variable', name: { kind: 'Name', value: 'as' } },
-          type: { kind: 'NamedType', name: { kind: 'Name', value: 'CallerInput' } },
-        },
-        {
-          kind: 'VariableDefinition',
-          variable: { kind: 'Variable', name: { kind: 'Name', value: 'capabilityId' } },
-          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'String' } } },
-        },
-      ],
-      selectionSet: {
-        kind: 'SelectionSet',
-        selections: [
-          {
-            kind: 'Field',
-            name: { kind: 'Name', value: 'explainVisibility' },
-            arguments: [
-              {
-                kind: 'Argument',
-                name: { kind: 'Name', value: 'agentId' },
-                value: { kind: 'Variable', name: { kind: 'Name', value: 'agentId' } },
-              },
-              { kind: 'Argument', name: { kind: 'Name', value: 'as' }, value: { kind: 'Variable', name: { kind: 'Name', value: 'as' } } },
-              {
-                kind: 'Argument',
-                name: { kind: 'Name', value: 'capabilityId' },
-                value: { kind: 'Variable', name: { kind: 'Name', value: 'capabilityId' } },
-              },
-            ],
-            selectionSet: {
-              kind: 'SelectionSet',
-              selections: [
-                { kind: 'Field', name: { kind: 'Name', value: 'agentId' } },
-                { kind: 'Field', name: { kind: 'Name', value: 'capabilityId' } },
-                { kind: 'Field', name: { kind: 'Name', value: 'revision' } },
-                { kind: 'Field', name: { kind: 'Name', value: 'inPublicCard' } },
-                { kind: 'Field', name: { kind: 'Name', value: 'inExtendedCard' } },
-                { kind: 'Field', name: { kind: 'Name', value: 'routable' } },
-                { kind: 'Field', name: { kind: 'Name', value: 'rule' } },
-                { kind: 'Field', name: { kind: 'Name', value: 'reason' } },
-              ],
-            },
-          },
-        ],
-      },
-    },
-  ],
-} as unknown as DocumentNode<ExplainQuery, ExplainQueryVariables>;
-export const RouteTestDocument = {
-  kind: 'Document',
-  definitions: [
-    {
-      kind: 'OperationDefinition',
-      operation: 'query',
-      name: { kind: 'Name', value: 'RouteTest' },
-      variableDefinitions: [
-        {
-          kind: 'VariableDefinition',
-          variable: { kind: 'Variable', name: { kind: 'Name', value: 'input' } },
-          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'RouteTestInput' } } },
-        },
-      ],
-      selectionSet: {
-        kind: 'SelectionSet',
-        selections: [
-          {
-            kind: 'Field',
-            name: { kind: 'Name', value: 'routeTest' },
-            arguments: [
-              {
-                kind: 'Argument',
-                name: { kind: 'Name', value: 'input' },
-                value: { kind: 'Variable', name: { kind: 'Name', value: 'input' } },
-              },
-            ],
-            selectionSet: {
-              kind: 'SelectionSet',
-              selections: [
-                { kind: 'Field', name: { kind: 'Name', value: 'revision' } },
-                {
-                  kind: 'Field',
-                  name: { kind: 'Name', value: 'results' },
-                  selectionSet: {
-                    kind: 'SelectionSet',
-                    selections: [
-                      { kind: 'Field', name: { kind: 'Name', value: 'index' } },
-                      { kind: 'Field', name: { kind: 'Name', value: 'text' } },
-                      { kind: 'Field', name: { kind: 'Name', value: 'expect' } },
-                      { kind: 'Field', name: { kind: 'Name', value: 'got' } },
-                      { kind: 'Field', name: { kind: 'Name', value: 'confidence' } },
-                      { kind: 'Field', name: { kind: 'Name', value: 'correct' } },
-                      { kind: 'Field', name: { kind: 'Name', value: 'wrong' } },
-                      { kind: 'Field', name: { kind: 'Name', value: 'layer' } },
-                      { kind: 'Field', name: { kind: 'Name', value: 'reason' } },
-                      {
-                        kind: 'Field',
-                        name: { kind: 'Name', value: 'candidates' },
-                        selectionSet: {
-                          kind: 'SelectionSet',
-                          selections: [
-                            { kind: 'Field', name: { kind: 'Name', value: 'id' } },
-                            { kind: 'Field', name: { kind: 'Name', value: 'score' } },
-                          ],
-                        },
-                      },
-                      { kind: 'Field', name: { kind: 'Name', value: 'indexSize' } },
-                    ],
-                  },
-                },
-              ],
-            },
-          },
-        ],
-      },
-    },
-  ],
-} as unknown as DocumentNode<RouteTestQuery, RouteTestQueryVariables>;
-export const FleetDocument = {
-  kind: 'Document',
-  definitions: [
-    {
-      kind: 'OperationDefinition',
-      operation: 'query',
-      name: { kind: 'Name', value: 'Fleet' },
-      variableDefinitions: [
-        {
-          kind: 'VariableDefinition',
-          variable: { kind: 'Variable', name: { kind: 'Name', value: 'agentId' } },
-          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'ID' } } },
-        },
-      ],
-      selectionSet: {
-        kind: 'SelectionSet',
-        selections: [
-          {
-            kind: 'Field',
-            name: { kind: 'Name', value: 'fleet' },
-            arguments: [
-              {
-                kind: 'Argument',
-                name: { kind: 'Name', value: 'agentId' },
-                value: { kind: 'Variable', name: { kind: 'Name', value: 'agentId' } },
-              },
-            ],
-            selectionSet: {
-              kind: 'SelectionSet',
-              selections: [
-                { kind: 'Field', name: { kind: 'Name', value: 'agentId' } },
-                { kind: 'Field', name: { kind: 'Name', value: 'currentRevision' } },
-                { kind: 'Field', name: { kind: 'Name', value: 'upToDate' } },
-                {
-                  kind: 'Field',
-                  name: { kind: 'Name', value: 'nodes' },
-                  selectionSet: {
-                    kind: 'SelectionSet',
-                    selections: [
-                      { kind: 'Field', name: { kind: 'Name', value: 'nodeId' } },
-                      { kind: 'Field', name: { kind: 'Name', value: 'hostname' } },
-                      { kind: 'Field', name: { kind: 'Name', value: 'appliedRevision' } },
-                      { kind: 'Field', name: { kind: 'Name', value: 'lag' } },
-                      { kind: 'Field', name: { kind: 'Name', value: 'live' } },
-                      { kind: 'Field', name: { kind: 'Name', value: 'lastSeenAt' } },
-                      { kind: 'Field', name: { kind: 'Name', value: 'lastError' } },
-                      { kind: 'Field', name: { kind: 'Name', value: 'lastErrorAt' } },
-                      { kind: 'Field', name: { kind: 'Name', value: 'unservable' } },
-                      { kind: 'Field', name: { kind: 'Name', value: 'warnings' } },
-                    ],
-                  },
-                },
-              ],
-            },
-          },
-        ],
-      },
-    },
-  ],
-} as unknown as DocumentNode<FleetQuery, FleetQueryVariables>;
-export const UsageDocument = {
-  kind: 'Document',
-  definitions: [
-    {
-      kind: 'OperationDefinition',
-      operation: 'query',
-      name: { kind: 'Name', value: 'Usage' },
-      variableDefinitions: [
-        {
-          kind: 'VariableDefinition',
-          variable: { kind: 'Variable', name: { kind: 'Name', value: 'agentId' } },
-          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'String' } } },
-        },
-        {
-          kind: 'VariableDefinition',
-          variable: { kind: 'Variable', name: { kind: 'Name', value: 'filter' } },
-          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'UsageFilter' } } },
-        },
-        {
-          kind: 'VariableDefinition',
-          variable: { kind: 'Variable', name: { kind: 'Name', value: 'page' } },
-          type: { kind: 'NamedType', name: { kind: 'Name', value: 'PageInput' } },
-        },
-      ],
-      selectionSet: {
-        kind: 'SelectionSet',
-        selections: [
-          {
-            kind: 'Field',
-            name: { kind: 'Name', value: 'usage' },
-            arguments: [
-              {
-                kind: 'Argument',
-                name: { kind: 'Name', value: 'filter' },
-                value: { kind: 'Variable', name: { kind: 'Name', value: 'filter' } },
-              },
-              {
-                kind: 'Argument',
-                name: { kind: 'Name', value: 'page' },
-                value: { kind: 'Variable', name: { kind: 'Name', value: 'page' } },
-              },
-            ],
-            selectionSet: {
-              kind: 'SelectionSet',
-              selections: [
-                {
-                  kind: 'Field',
-                  name: { kind: 'Name', value: 'nodes' },
-                  selectionSet: {
-                    kind: 'SelectionSet',
-                    selections: [
-                      { kind: 'Field', name: { kind: 'Name', value: 'day' } },
-                      { kind: 'Field', name: { kind: 'Name', value: 'capabilityId' } },
-                      { kind: 'Field', name: { kind: 'Name', value: 'tenantId' } },
-                      { kind: 'Field', name: { kind: 'Name', value: 'calls' } },
-                      { kind: 'Field', name: { kind: 'Name', value: 'lastCallAt' } },
-                    ],
-                  },
-                },
-                {
-                  kind: 'Field',
-                  name: { kind: 'Name', value: 'pageInfo' },
-                  selectionSet: {
-                    kind: 'SelectionSet',
-                    selections: [
-                      { kind: 'Field', name: { kind: 'Name', value: 'hasNextPage' } },
-                      { kind: 'Field', name: { kind: 'Name', value: 'endCursor' } },
-                    ],
-                  },
-                },
-              ],
-            },
-          },
-          {
-            kind: 'Field',
-            name: { kind: 'Name', value: 'retirementPreview' },
-            arguments: [
-              {
-                kind: 'Argument',
-                name: { kind: 'Name', value: 'agentId' },
-                value: { kind: 'Variable', name: { kind: 'Name', value: 'agentId' } },
-              },
-            ],
-            selectionSet: {
-              kind: 'SelectionSet',
-              selections: [
-                { kind: 'Field', name: { kind: 'Name', value: 'asOf' } },
-                {
-                  kind: 'Field',
-                  name: { kind: 'Name', value: 'retire' },
-                  selectionSet: {
-                    kind: 'SelectionSet',
-                    selections: [
-                      { kind: 'Field', name: { kind: 'Name', value: 'capabilityId' } },
-                      { kind: 'Field', name: { kind: 'Name', value: 'because' } },
-                    ],
-                  },
-                },
-                {
-                  kind: 'Field',
-                  name: { kind: 'Name', value: 'skipped' },
-                  selectionSet: {
-                    kind: 'SelectionSet',
-                    selections: [
-                      { kind: 'Field', name: { kind: 'Name', value: 'capabilityId' } },
-                      {
-                        kind: 'Field',
-                        name: { kind: 'Name', value: 'reasons' },
-                        selectionSet: {
-                          kind: 'SelectionSet',
-                          selections: [
-                            { kind: 'Field', name: { kind: 'Name', value: 'code' } },
-                            { kind: 'Field', name: { kind: 'Name', value: 'message' } },
-                            { kind: 'Field', name: { kind: 'Name', value: 'calls' } },
-                            { kind: 'Field', name: { kind: 'Name', value: 'lastCallAt' } },
-                            { kind: 'Field', name: { kind: 'Name', value: 'eligibleAt' } },
-                          ],
-                        },
-                      },
-                    ],
-                  },
-                },
-              ],
-            },
-          },
-        ],
-      },
-    },
-  ],
-} as unknown as DocumentNode<UsageQuery, UsageQueryVariables>;
-export const CapabilityImpactDocument = {
-  kind: 'Document',
-  definitions: [
-    {
-      kind: 'OperationDefinition',
-      operation: 'query',
-      name: { kind: 'Name', value: 'CapabilityImpact' },
-      variableDefinitions: [
-        {
-          kind: 'VariableDefinition',
-          variable: { kind: 'Variable', name: { kind: 'Name', value: 'agentId' } },
-          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'String' } } },
-        },
-        {
-          kind: 'VariableDefinition',
-          variable: { kind: 'Variable', name: { kind: 'Name', value: 'capabilityId' } },
-          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'String' } } },
-        },
-      ],
-      selectionSet: {
-        kind: 'SelectionSet',
-        selections: [
-          {
-            kind: 'Field',
-            name: { kind: 'Name', value: 'capabilityImpact' },
-            arguments: [
-              {
-                kind: 'Argument',
-                name: { kind: 'Name', value: 'agentId' },
-                value: { kind: 'Variable', name: { kind: 'Name', value: 'agentId' } },
-              },
-              {
-                kind: 'Argument',
-                name: { kind: 'Name', value: 'capabilityId' },
-                value: { kind: 'Variable', name: { kind: 'Name', value: 'capabilityId' } },
-              },
-            ],
-            selectionSet: {
-              kind: 'SelectionSet',
-              selections: [
-                { kind: 'Field', name: { kind: 'Name', value: 'capabilityId' } },
-                { kind: 'Field', name: { kind: 'Name', value: 'state' } },
-                { kind: 'Field', name: { kind: 'Name', value: 'calls' } },
-                { kind: 'Field', name: { kind: 'Name', value: 'lastCallAt' } },
-                { kind: 'Field', name: { kind: 'Name', value: 'replacedBy' } },
-                { kind: 'Field', name: { kind: 'Name', value: 'deprecatedAt' } },
-                { kind: 'Field', name: { kind: 'Name', value: 'sunsetAt' } },
-                { kind: 'Field', name: { kind: 'Name', value: 'earliestRetirementAt' } },
-                {
-                  kind: 'Field',
-                  name: { kind: 'Name', value: 'retirementBlockers' },
-                  selectionSet: {
-                    kind: 'SelectionSet',
-                    selections: [
-                      { kind: 'Field', name: { kind: 'Name', value: 'code' } },
-                      { kind: 'Field', name: { kind: 'Name', value: 'message' } },
-                    ],
-                  },
-                },
-                {
-                  kind: 'Field',
-                  name: { kind: 'Name', value: 'tenants' },
-                  selectionSet: {
-                    kind: 'SelectionSet',
-                    selections: [
-                      { kind: 'Field', name: { kind: 'Name', value: 'tenantId' } },
-                      { kind: 'Field', name: { kind: 'Name', value: 'calls' } },
-                      { kind: 'Field', name: { kind: 'Name', value: 'lastCallAt' } },
-                    ],
-                  },
-                },
-                {
-                  kind: 'Field',
-                  name: { kind: 'Name', value: 'nodes' },
-                  selectionSet: {
-                    kind: 'SelectionSet',
-                    selections: [
-                      { kind: 'Field', name: { kind: 'Name', value: 'nodeId' } },
-                      { kind: 'Field', name: { kind: 'Name', value: 'calls' } },
-                      { kind: 'Field', name: { kind: 'Name', value: 'lastCallAt' } },
-                    ],
-                  },
-                },
-                {
-                  kind: 'Field',
-                  name: { kind: 'Name', value: 'unknownUsage' },
-                  selectionSet: {
-                    kind: 'SelectionSet',
-                    selections: [
-                      { kind: 'Field', name: { kind: 'Name', value: 'nodeId' } },
-                      { kind: 'Field', name: { kind: 'Name', value: 'from' } },
-                      { kind: 'Field', name: { kind: 'Name', value: 'until' } },
-                    ],
-                  },
-                },
-              ],
-            },
-          },
-        ],
-      },
-    },
-  ],
-} as unknown as DocumentNode<CapabilityImpactQuery, CapabilityImpactQueryVariables>;
-export const AuditDocument = {
-  kind: 'Document',
-  definitions: [
-    {
-      kind: 'OperationDefinition',
-      operation: 'query',
-      name: { kind: 'Name', value: 'Audit' },
-      variableDefinitions: [
-        {
-          kind: 'VariableDefinition',
-          variable: { kind: 'Variable', name: { kind: 'Name', value: 'filter' } },
-          type: { kind: 'NamedType', name: { kind: 'Name', value: 'AuditFilter' } },
-        },
-        {
-          kind: 'VariableDefinition',
-          variable: { kind: 'Variable', name: { kind: 'Name', value: 'page' } },
-          type: { kind: 'NamedType', name: { kind: 'Name', value: 'PageInput' } },
-        },
-      ],
-      selectionSet: {
-        kind: 'SelectionSet',
-        selections: [
-          {
-            kind: 'Field',
-            name: { kind: 'Name', value: 'auditEvents' },
-            arguments: [
-              {
-                kind: 'Argument',
-                name: { kind: 'Name', value: 'filter' },
-                value: { kind: 'Variable', name: { kind: 'Name', value: 'filter' } },
-              },
-              {
-                kind: 'Argument',
-                name: { kind: 'Name', value: 'page' },
-                value: { kind: 'Variable', name: { kind: 'Name', value: 'page' } },
-              },
-            ],
-            selectionSet: {
-              kind: 'SelectionSet',
-              selections: [
-                {
-                  kind: 'Field',
-                  name: { kind: 'Name', value: 'nodes' },
-                  selectionSet: {
-                    kind: 'SelectionSet',
-                    selections: [
-                      { kind: 'Field', name: { kind: 'Name', value: 'id' } },
-                      { kind: 'Field', name: { kind: 'Name', value: 'at' } },
-                      { kind: 'Field', name: { kind: 'Name', value: 'actor' } },
-                      { kind: 'Field', name: { kind: 'Name', value: 'action' } },
-                      { kind: 'Field', name: { kind: 'Name', value: 'targetType' } },
-                      { kind: 'Field', name: { kind: 'Name', value: 'targetId' } },
-                      { kind: 'Field', name: { kind: 'Name', value: 'agentId' } },
-                      { kind: 'Field', name: { kind: 'Name', value: 'revision' } },
-                      { kind: 'Field', name: { kind: 'Name', value: 'before' } },
-                      { kind: 'Field', name: { kind: 'Name', value: 'after' } },
-                    ],
-                  },
-                },
-                {
-                  kind: 'Field',
-                  name: { kind: 'Name', value: 'pageInfo' },
-                  selectionSet: {
-                    kind: 'SelectionSet',
-                    selections: [
-                      { kind: 'Field', name: { kind: 'Name', value: 'hasNextPage' } },
-                      { kind: 'Field', name: { kind: 'Name', value: 'endCursor' } },
-                    ],
-                  },
-                },
-              ],
-            },
-          },
-        ],
-      },
-    },
-  ],
-} as unknown as DocumentNode<AuditQuery, AuditQueryVariables>;
+export type AuditQuery = { auditEvents: { nodes: Array<{ id: string, at: string, actor: string, action: string, targetType: string, targetId: string, agentId: string | null, revision: number | null, before: unknown, after: unknown }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } };
+
+
+export const MeDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"Me"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"me"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"subject"}},{"kind":"Field","name":{"kind":"Name","value":"roles"}},{"kind":"Field","name":{"kind":"Name","value":"teams"}}]}}]}}]} as unknown as DocumentNode<MeQuery, MeQueryVariables>;
+export const AgentsDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"Agents"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"filter"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"AgentFilter"}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"page"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"PageInput"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"agents"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"filter"},"value":{"kind":"Variable","name":{"kind":"Name","value":"filter"}}},{"kind":"Argument","name":{"kind":"Name","value":"page"},"value":{"kind":"Variable","name":{"kind":"Name","value":"page"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"nodes"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"description"}},{"kind":"Field","name":{"kind":"Name","value":"teamId"}},{"kind":"Field","name":{"kind":"Name","value":"revision"}},{"kind":"Field","name":{"kind":"Name","value":"version"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}},{"kind":"Field","name":{"kind":"Name","value":"nodes"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"nodeId"}},{"kind":"Field","name":{"kind":"Name","value":"appliedRevision"}},{"kind":"Field","name":{"kind":"Name","value":"lag"}},{"kind":"Field","name":{"kind":"Name","value":"live"}},{"kind":"Field","name":{"kind":"Name","value":"lastSeenAt"}},{"kind":"Field","name":{"kind":"Name","value":"lastError"}}]}}]}},{"kind":"Field","name":{"kind":"Name","value":"pageInfo"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"hasNextPage"}},{"kind":"Field","name":{"kind":"Name","value":"endCursor"}}]}}]}}]}}]} as unknown as DocumentNode<AgentsQuery, AgentsQueryVariables>;
+export const TeamsDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"Teams"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"teams"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"page"},"value":{"kind":"ObjectValue","fields":[{"kind":"ObjectField","name":{"kind":"Name","value":"first"},"value":{"kind":"IntValue","value":"100"}}]}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"nodes"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}}]}}]}}]}}]} as unknown as DocumentNode<TeamsQuery, TeamsQueryVariables>;
+export const CallersDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"Callers"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"tenants"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"page"},"value":{"kind":"ObjectValue","fields":[{"kind":"ObjectField","name":{"kind":"Name","value":"first"},"value":{"kind":"IntValue","value":"100"}}]}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"nodes"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}}]}}]}},{"kind":"Field","name":{"kind":"Name","value":"scopes"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"page"},"value":{"kind":"ObjectValue","fields":[{"kind":"ObjectField","name":{"kind":"Name","value":"first"},"value":{"kind":"IntValue","value":"100"}}]}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"nodes"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"name"}}]}}]}}]}}]} as unknown as DocumentNode<CallersQuery, CallersQueryVariables>;
+export const ManifestsDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"Manifests"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"agentId"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"agent"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"agentId"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"teamId"}},{"kind":"Field","name":{"kind":"Name","value":"revision"}}]}},{"kind":"Field","name":{"kind":"Name","value":"manifests"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"filter"},"value":{"kind":"ObjectValue","fields":[{"kind":"ObjectField","name":{"kind":"Name","value":"agentId"},"value":{"kind":"Variable","name":{"kind":"Name","value":"agentId"}}}]}},{"kind":"Argument","name":{"kind":"Name","value":"page"},"value":{"kind":"ObjectValue","fields":[{"kind":"ObjectField","name":{"kind":"Name","value":"first"},"value":{"kind":"IntValue","value":"100"}}]}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"nodes"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"state"}},{"kind":"Field","name":{"kind":"Name","value":"visibility"}},{"kind":"Field","name":{"kind":"Name","value":"requiresScopes"}},{"kind":"Field","name":{"kind":"Name","value":"tenants"}},{"kind":"Field","name":{"kind":"Name","value":"allTenants"}},{"kind":"Field","name":{"kind":"Name","value":"owner"}},{"kind":"Field","name":{"kind":"Name","value":"replacedBy"}},{"kind":"Field","name":{"kind":"Name","value":"deprecatedAt"}},{"kind":"Field","name":{"kind":"Name","value":"deprecationReason"}},{"kind":"Field","name":{"kind":"Name","value":"document"}},{"kind":"Field","name":{"kind":"Name","value":"skill"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"name"}}]}}]}}]}}]}}]} as unknown as DocumentNode<ManifestsQuery, ManifestsQueryVariables>;
+export const ApplyManifestsDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"ApplyManifests"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"input"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ApplyManifestsInput"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"applyManifests"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"input"},"value":{"kind":"Variable","name":{"kind":"Name","value":"input"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"dryRun"}},{"kind":"Field","name":{"kind":"Name","value":"applied"}},{"kind":"Field","name":{"kind":"Name","value":"revision"}},{"kind":"Field","name":{"kind":"Name","value":"breaking"}},{"kind":"Field","name":{"kind":"Name","value":"added"}},{"kind":"Field","name":{"kind":"Name","value":"removed"}},{"kind":"Field","name":{"kind":"Name","value":"deprecated"}},{"kind":"Field","name":{"kind":"Name","value":"unchanged"}},{"kind":"Field","name":{"kind":"Name","value":"changed"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"fields"}}]}},{"kind":"Field","name":{"kind":"Name","value":"leaks"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"skillId"}},{"kind":"Field","name":{"kind":"Name","value":"field"}},{"kind":"Field","name":{"kind":"Name","value":"text"}}]}},{"kind":"Field","name":{"kind":"Name","value":"publicCardDiff"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"kind"}},{"kind":"Field","name":{"kind":"Name","value":"skillId"}},{"kind":"Field","name":{"kind":"Name","value":"extensionUri"}},{"kind":"Field","name":{"kind":"Name","value":"detail"}},{"kind":"Field","name":{"kind":"Name","value":"breaking"}}]}}]}}]}}]} as unknown as DocumentNode<ApplyManifestsMutation, ApplyManifestsMutationVariables>;
+export const UpdateManifestDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"UpdateManifest"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"input"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ManifestDocumentInput"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"updateManifest"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"input"},"value":{"kind":"Variable","name":{"kind":"Name","value":"input"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"revision"}},{"kind":"Field","name":{"kind":"Name","value":"manifest"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"state"}}]}}]}}]}}]} as unknown as DocumentNode<UpdateManifestMutation, UpdateManifestMutationVariables>;
+export const PromoteDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"Promote"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"input"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"LifecycleInput"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"promoteManifest"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"input"},"value":{"kind":"Variable","name":{"kind":"Name","value":"input"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"revision"}}]}}]}}]} as unknown as DocumentNode<PromoteMutation, PromoteMutationVariables>;
+export const DeprecateDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"Deprecate"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"input"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"DeprecateInput"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"deprecateManifest"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"input"},"value":{"kind":"Variable","name":{"kind":"Name","value":"input"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"revision"}}]}}]}}]} as unknown as DocumentNode<DeprecateMutation, DeprecateMutationVariables>;
+export const RemoveDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"Remove"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"input"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"LifecycleInput"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"removeManifest"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"input"},"value":{"kind":"Variable","name":{"kind":"Name","value":"input"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"revision"}}]}}]}}]} as unknown as DocumentNode<RemoveMutation, RemoveMutationVariables>;
+export const CallerViewDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"CallerView"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"agentId"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"as"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"CallerInput"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"publicCard"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"agentId"},"value":{"kind":"Variable","name":{"kind":"Name","value":"agentId"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"revision"}},{"kind":"Field","name":{"kind":"Name","value":"etag"}},{"kind":"Field","name":{"kind":"Name","value":"card"}}]}},{"kind":"Field","name":{"kind":"Name","value":"routerIndex"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"agentId"},"value":{"kind":"Variable","name":{"kind":"Name","value":"agentId"}}},{"kind":"Argument","name":{"kind":"Name","value":"as"},"value":{"kind":"Variable","name":{"kind":"Name","value":"as"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"revision"}},{"kind":"Field","name":{"kind":"Name","value":"value"}}]}},{"kind":"Field","name":{"kind":"Name","value":"executionPolicy"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"agentId"},"value":{"kind":"Variable","name":{"kind":"Name","value":"agentId"}}},{"kind":"Argument","name":{"kind":"Name","value":"as"},"value":{"kind":"Variable","name":{"kind":"Name","value":"as"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"revision"}},{"kind":"Field","name":{"kind":"Name","value":"value"}}]}},{"kind":"Field","name":{"kind":"Name","value":"manifests"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"filter"},"value":{"kind":"ObjectValue","fields":[{"kind":"ObjectField","name":{"kind":"Name","value":"agentId"},"value":{"kind":"Variable","name":{"kind":"Name","value":"agentId"}}}]}},{"kind":"Argument","name":{"kind":"Name","value":"page"},"value":{"kind":"ObjectValue","fields":[{"kind":"ObjectField","name":{"kind":"Name","value":"first"},"value":{"kind":"IntValue","value":"100"}}]}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"nodes"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"state"}},{"kind":"Field","name":{"kind":"Name","value":"visibility"}}]}}]}}]}}]} as unknown as DocumentNode<CallerViewQuery, CallerViewQueryVariables>;
+export const ExtendedCardDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"ExtendedCard"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"agentId"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"as"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"CallerInput"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"extendedCard"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"agentId"},"value":{"kind":"Variable","name":{"kind":"Name","value":"agentId"}}},{"kind":"Argument","name":{"kind":"Name","value":"as"},"value":{"kind":"Variable","name":{"kind":"Name","value":"as"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"revision"}},{"kind":"Field","name":{"kind":"Name","value":"etag"}},{"kind":"Field","name":{"kind":"Name","value":"card"}}]}}]}}]} as unknown as DocumentNode<ExtendedCardQuery, ExtendedCardQueryVariables>;
+export const ExplainDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"Explain"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"agentId"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"as"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"CallerInput"}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"capabilityId"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"explainVisibility"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"agentId"},"value":{"kind":"Variable","name":{"kind":"Name","value":"agentId"}}},{"kind":"Argument","name":{"kind":"Name","value":"as"},"value":{"kind":"Variable","name":{"kind":"Name","value":"as"}}},{"kind":"Argument","name":{"kind":"Name","value":"capabilityId"},"value":{"kind":"Variable","name":{"kind":"Name","value":"capabilityId"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"agentId"}},{"kind":"Field","name":{"kind":"Name","value":"capabilityId"}},{"kind":"Field","name":{"kind":"Name","value":"revision"}},{"kind":"Field","name":{"kind":"Name","value":"inPublicCard"}},{"kind":"Field","name":{"kind":"Name","value":"inExtendedCard"}},{"kind":"Field","name":{"kind":"Name","value":"routable"}},{"kind":"Field","name":{"kind":"Name","value":"rule"}},{"kind":"Field","name":{"kind":"Name","value":"reason"}}]}}]}}]} as unknown as DocumentNode<ExplainQuery, ExplainQueryVariables>;
+export const RouteTestDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"RouteTest"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"input"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"RouteTestInput"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"routeTest"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"input"},"value":{"kind":"Variable","name":{"kind":"Name","value":"input"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"revision"}},{"kind":"Field","name":{"kind":"Name","value":"results"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"index"}},{"kind":"Field","name":{"kind":"Name","value":"text"}},{"kind":"Field","name":{"kind":"Name","value":"expect"}},{"kind":"Field","name":{"kind":"Name","value":"got"}},{"kind":"Field","name":{"kind":"Name","value":"confidence"}},{"kind":"Field","name":{"kind":"Name","value":"correct"}},{"kind":"Field","name":{"kind":"Name","value":"wrong"}},{"kind":"Field","name":{"kind":"Name","value":"layer"}},{"kind":"Field","name":{"kind":"Name","value":"reason"}},{"kind":"Field","name":{"kind":"Name","value":"candidates"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"score"}}]}},{"kind":"Field","name":{"kind":"Name","value":"indexSize"}}]}}]}}]}}]} as unknown as DocumentNode<RouteTestQuery, RouteTestQueryVariables>;
+export const FleetDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"Fleet"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"agentId"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"fleet"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"agentId"},"value":{"kind":"Variable","name":{"kind":"Name","value":"agentId"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"agentId"}},{"kind":"Field","name":{"kind":"Name","value":"currentRevision"}},{"kind":"Field","name":{"kind":"Name","value":"upToDate"}},{"kind":"Field","name":{"kind":"Name","value":"nodes"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"nodeId"}},{"kind":"Field","name":{"kind":"Name","value":"hostname"}},{"kind":"Field","name":{"kind":"Name","value":"appliedRevision"}},{"kind":"Field","name":{"kind":"Name","value":"lag"}},{"kind":"Field","name":{"kind":"Name","value":"live"}},{"kind":"Field","name":{"kind":"Name","value":"lastSeenAt"}},{"kind":"Field","name":{"kind":"Name","value":"lastError"}},{"kind":"Field","name":{"kind":"Name","value":"lastErrorAt"}},{"kind":"Field","name":{"kind":"Name","value":"unservable"}},{"kind":"Field","name":{"kind":"Name","value":"warnings"}}]}}]}}]}}]} as unknown as DocumentNode<FleetQuery, FleetQueryVariables>;
+export const UsageDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"Usage"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"agentId"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"filter"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"UsageFilter"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"page"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"PageInput"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"usage"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"filter"},"value":{"kind":"Variable","name":{"kind":"Name","value":"filter"}}},{"kind":"Argument","name":{"kind":"Name","value":"page"},"value":{"kind":"Variable","name":{"kind":"Name","value":"page"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"nodes"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"day"}},{"kind":"Field","name":{"kind":"Name","value":"capabilityId"}},{"kind":"Field","name":{"kind":"Name","value":"tenantId"}},{"kind":"Field","name":{"kind":"Name","value":"calls"}},{"kind":"Field","name":{"kind":"Name","value":"lastCallAt"}}]}},{"kind":"Field","name":{"kind":"Name","value":"pageInfo"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"hasNextPage"}},{"kind":"Field","name":{"kind":"Name","value":"endCursor"}}]}}]}},{"kind":"Field","name":{"kind":"Name","value":"retirementPreview"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"agentId"},"value":{"kind":"Variable","name":{"kind":"Name","value":"agentId"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"asOf"}},{"kind":"Field","name":{"kind":"Name","value":"retire"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"capabilityId"}},{"kind":"Field","name":{"kind":"Name","value":"because"}}]}},{"kind":"Field","name":{"kind":"Name","value":"skipped"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"capabilityId"}},{"kind":"Field","name":{"kind":"Name","value":"reasons"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"code"}},{"kind":"Field","name":{"kind":"Name","value":"message"}},{"kind":"Field","name":{"kind":"Name","value":"calls"}},{"kind":"Field","name":{"kind":"Name","value":"lastCallAt"}},{"kind":"Field","name":{"kind":"Name","value":"eligibleAt"}}]}}]}}]}}]}}]} as unknown as DocumentNode<UsageQuery, UsageQueryVariables>;
+export const CapabilityImpactDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"CapabilityImpact"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"agentId"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"capabilityId"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"capabilityImpact"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"agentId"},"value":{"kind":"Variable","name":{"kind":"Name","value":"agentId"}}},{"kind":"Argument","name":{"kind":"Name","value":"capabilityId"},"value":{"kind":"Variable","name":{"kind":"Name","value":"capabilityId"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"capabilityId"}},{"kind":"Field","name":{"kind":"Name","value":"state"}},{"kind":"Field","name":{"kind":"Name","value":"calls"}},{"kind":"Field","name":{"kind":"Name","value":"lastCallAt"}},{"kind":"Field","name":{"kind":"Name","value":"replacedBy"}},{"kind":"Field","name":{"kind":"Name","value":"deprecatedAt"}},{"kind":"Field","name":{"kind":"Name","value":"sunsetAt"}},{"kind":"Field","name":{"kind":"Name","value":"earliestRetirementAt"}},{"kind":"Field","name":{"kind":"Name","value":"retirementBlockers"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"code"}},{"kind":"Field","name":{"kind":"Name","value":"message"}}]}},{"kind":"Field","name":{"kind":"Name","value":"tenants"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"tenantId"}},{"kind":"Field","name":{"kind":"Name","value":"calls"}},{"kind":"Field","name":{"kind":"Name","value":"lastCallAt"}}]}},{"kind":"Field","name":{"kind":"Name","value":"nodes"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"nodeId"}},{"kind":"Field","name":{"kind":"Name","value":"calls"}},{"kind":"Field","name":{"kind":"Name","value":"lastCallAt"}}]}},{"kind":"Field","name":{"kind":"Name","value":"unknownUsage"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"nodeId"}},{"kind":"Field","name":{"kind":"Name","value":"from"}},{"kind":"Field","name":{"kind":"Name","value":"until"}}]}}]}}]}}]} as unknown as DocumentNode<CapabilityImpactQuery, CapabilityImpactQueryVariables>;
+export const AuditDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"Audit"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"filter"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"AuditFilter"}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"page"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"PageInput"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"auditEvents"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"filter"},"value":{"kind":"Variable","name":{"kind":"Name","value":"filter"}}},{"kind":"Argument","name":{"kind":"Name","value":"page"},"value":{"kind":"Variable","name":{"kind":"Name","value":"page"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"nodes"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"at"}},{"kind":"Field","name":{"kind":"Name","value":"actor"}},{"kind":"Field","name":{"kind":"Name","value":"action"}},{"kind":"Field","name":{"kind":"Name","value":"targetType"}},{"kind":"Field","name":{"kind":"Name","value":"targetId"}},{"kind":"Field","name":{"kind":"Name","value":"agentId"}},{"kind":"Field","name":{"kind":"Name","value":"revision"}},{"kind":"Field","name":{"kind":"Name","value":"before"}},{"kind":"Field","name":{"kind":"Name","value":"after"}}]}},{"kind":"Field","name":{"kind":"Name","value":"pageInfo"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"hasNextPage"}},{"kind":"Field","name":{"kind":"Name","value":"endCursor"}}]}}]}}]}}]} as unknown as DocumentNode<AuditQuery, AuditQueryVariables>;
