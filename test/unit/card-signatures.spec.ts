@@ -104,9 +104,12 @@ const cardArb = fc.record(
 function reordered(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(reordered);
   if (typeof value !== 'object' || value === null) return value;
-  const out: Record<string, unknown> = {};
-  for (const k of Object.keys(value).reverse()) out[k] = reordered((value as Record<string, unknown>)[k]);
-  return out;
+  // fromEntries defines own properties: assigning out["__proto__"] would set the prototype and lose the key.
+  return Object.fromEntries(
+    Object.keys(value)
+      .reverse()
+      .map((k) => [k, reordered((value as Record<string, unknown>)[k])]),
+  );
 }
 
 const encoder = new TextEncoder();
@@ -133,6 +136,31 @@ describe('card canonicalisation and signatures (A2A §8.4)', () => {
       }),
       { numRuns: 200 },
     );
+  });
+
+  it('keeps a "__proto__" key of extension params as data, in any key order (the counterexample fast-check found)', () => {
+    const card = {
+      name: 'A',
+      description: '',
+      version: '1',
+      supportedInterfaces: [{ url: 'https://a', protocolBinding: 'JSONRPC', protocolVersion: '1.0' }],
+      capabilities: { extensions: [{ uri: 'urn:x', params: JSON.parse('{"__proto__": false, "b": 1}') as Record<string, unknown> }] },
+      defaultInputModes: [],
+      defaultOutputModes: [],
+      skills: [],
+    };
+    const payload = cardSigningPayload(card);
+    expect(payload).toContain('"params":{"__proto__":false,"b":1}');
+    expect(cardSigningPayload(reordered(card) as never)).toBe(payload);
+    // The SDK drops such a member when it canonicalizes (it rebuilds objects by assignment): the
+    // one-pass signer's SDK-compatible bytes must do the same, nested too, or that signature fails.
+    for (const params of ['{"__proto__": false, "b": 1}', '{"x": {"__proto__": {"y": 2}}, "b": 1}']) {
+      const nested = { ...card, capabilities: { extensions: [{ uri: 'urn:x', params: JSON.parse(params) as Record<string, unknown> }] } };
+      expect(cardPayloads(nested as never)).toEqual({
+        spec: cardSigningPayload(nested as never),
+        sdk: canonicalizeAgentCard(nested as unknown as SdkAgentCard),
+      });
+    }
   });
 
   it('follows §8.4.1 presence rules: REQUIRED kept, optional set kept, empty non-REQUIRED lists and maps dropped', () => {

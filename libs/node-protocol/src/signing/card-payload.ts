@@ -168,13 +168,16 @@ export function cardPayloads(card: unknown): { spec: string; sdk: string } {
   return { spec, sdk: `{${sdk.join(',')}}` };
 }
 
-/** Whether cleanEmpty would change the value: an "", null, undefined, empty list or empty object anywhere. */
+/**
+ * Whether cleanEmpty would change the value: an "", null, undefined, empty list or empty object
+ * anywhere, or a "__proto__" member (the SDK rebuilds objects by assignment, which drops it).
+ */
 function holdsEmpty(value: unknown): boolean {
   if (value === '' || value === null || value === undefined) return true;
   if (Array.isArray(value)) return value.length === 0 || value.some(holdsEmpty);
   if (isObject(value)) {
     const keys = Object.keys(value);
-    return keys.length === 0 || keys.some((k) => holdsEmpty(value[k]));
+    return keys.length === 0 || keys.includes('__proto__') || keys.some((k) => holdsEmpty(value[k]));
   }
   return false;
 }
