@@ -19,7 +19,7 @@ import Fastify from 'fastify';
 import { createSecretKey } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import { a2aAudience, mintA2AToken } from '@cp/auth';
-import { loadConfig } from '@cp/common';
+import { loadConfig, requestIdFor, SECURITY_HEADERS } from '@cp/common';
 import {
   buildNodeBundle,
   buildRouterIndex,
@@ -58,9 +58,19 @@ if (process.argv[2] === '--bare') {
   const ext = readFileSync(process.argv[4], 'utf8');
   const { etag, secret, audience, issuer } = JSON.parse(process.argv[5]) as Record<string, string>;
   const body = Buffer.from(card);
-  const app = Fastify();
+  const app = Fastify({ genReqId: requestIdFor });
+  // The same response headers as the node's: its security headers and request id on every answer
+  // (set on arrival, issue 11), and Vary on the card. Without them the floor did less work than
+  // the node on a body-less 304, where eight headers are most of the answer.
+  const sameHeaders = process.argv[7] !== 'lean';
+  if (sameHeaders)
+    app.addHook('onRequest', (request, reply, done) => {
+      void reply.headers(SECURITY_HEADERS).header('x-request-id', request.id);
+      done();
+    });
   app.get('/.well-known/agent-card.json', (req, reply) => {
     void reply.header('etag', etag).header('cache-control', 'public, max-age=60');
+    if (sameHeaders) void reply.header('vary', 'A2A-Version');
     if (req.headers['if-none-match'] === etag) return reply.code(304).send();
     return reply.header('content-type', 'application/json').send(body);
   });
@@ -113,7 +123,7 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 async function main(): Promise<void> {
   const config = loadConfig({ NODE_ENV: 'development' });
   const dir = mkdtempSync(join(tmpdir(), 'bench-agent-node-'));
-  const [nodePort, barePort] = [await freePort(), await freePort()];
+  const [nodePort, barePort, leanPort] = [await freePort(), await freePort(), await freePort()];
   const finance = financeAgentExample({ baseUrl: `http://127.0.0.1:${nodePort}` });
   // Signed like the control plane signs it: the cards served below carry their signatures (ADR 0130).
   const bundle = await writeSignedBundle(
@@ -162,11 +172,21 @@ async function main(): Promise<void> {
       { stdio: 'ignore' },
     ),
   );
+  // The earlier floor, for comparison with older figures: the card without the node's security
+  // headers, request id and Vary ("lean").
+  const bareArgs = children[1].spawnargs.slice(1);
+  children.push(spawn(process.execPath, [...bareArgs.slice(0, -1), String(leanPort), 'lean'], { stdio: 'ignore' }));
   try {
     const node = `http://127.0.0.1:${nodePort}`;
     const bare = `http://127.0.0.1:${barePort}`;
+    const lean = `http://127.0.0.1:${leanPort}`;
     await waitFor(`${node}/.well-known/agent-card.json`);
     await waitFor(`${bare}/.well-known/agent-card.json`);
+    await waitFor(`${lean}/.well-known/agent-card.json`);
+    const bareHeaders = (await fetch(`${bare}/.well-known/agent-card.json`)).headers;
+    const nodeHeaders = (await fetch(`${node}/.well-known/agent-card.json`)).headers;
+    const missing = [...nodeHeaders.keys()].filter((h) => !bareHeaders.has(h) && !['date', 'connection', 'keep-alive'].includes(h));
+    if (missing.length > 0) throw new Error(`the floor sends fewer headers than the node: ${missing.join(', ')}`);
     const served = await (await fetch(`${node}/.well-known/agent-card.json`)).text();
     if (served !== bundle.publicCard.body) throw new Error('the node does not serve the bundle bytes');
     const rpcBody = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'GetExtendedAgentCard', params: {} });
@@ -181,22 +201,24 @@ async function main(): Promise<void> {
       await autocannon({ url: `${node}/.well-known/agent-card.json`, connections: 10, duration: 1 });
       void run;
     }
-    const results: Record<string, { bare: Run[]; node: Run[] }> = {};
+    const results: Record<string, { bare: Run[]; node: Run[]; lean: Run[] }> = {};
+    const base = { bare, node, lean };
     for (let round = 0; round < ROUNDS; round++) {
       for (const [name, run] of cases) {
-        results[name] ??= { bare: [], node: [] };
-        // Alternate which goes first, so a fast/slow phase of the VM hits both.
-        const order = round % 2 === 0 ? (['bare', 'node'] as const) : (['node', 'bare'] as const);
-        for (const who of order) results[name][who].push(await run(who === 'bare' ? bare : node));
+        results[name] ??= { bare: [], node: [], lean: [] };
+        // Rotate which goes first, so a fast/slow phase of the VM hits each.
+        const order = (['bare', 'node', 'lean'] as const).map((_, i, all) => all[(i + round) % all.length]);
+        for (const who of order) results[name][who].push(await run(base[who]));
       }
     }
-    console.log(`\n| path | bare Fastify req/s | node req/s | ratio | bare p50/p99 ms | node p50/p99 ms |`);
-    console.log(`|---|---:|---:|---:|---:|---:|`);
+    console.log(`\n| path | bare Fastify req/s | node req/s | ratio | bare p50/p99 ms | node p50/p99 ms | lean bare req/s | node / lean |`);
+    console.log(`|---|---:|---:|---:|---:|---:|---:|---:|`);
     for (const [name, r] of Object.entries(results)) {
       const b = median(r.bare.map((x) => x.rps));
       const n = median(r.node.map((x) => x.rps));
+      const l = median(r.lean.map((x) => x.rps));
       console.log(
-        `| ${name} | ${b.toFixed(0)} | ${n.toFixed(0)} | ${(n / b).toFixed(2)} | ${median(r.bare.map((x) => x.p50))}/${median(r.bare.map((x) => x.p99))} | ${median(r.node.map((x) => x.p50))}/${median(r.node.map((x) => x.p99))} |`,
+        `| ${name} | ${b.toFixed(0)} | ${n.toFixed(0)} | ${(n / b).toFixed(2)} | ${median(r.bare.map((x) => x.p50))}/${median(r.bare.map((x) => x.p99))} | ${median(r.node.map((x) => x.p50))}/${median(r.node.map((x) => x.p99))} | ${l.toFixed(0)} | ${(n / l).toFixed(2)} |`,
       );
     }
   } finally {
