@@ -8,13 +8,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { Module } from '@nestjs/common';
-import { Test } from '@nestjs/testing';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory } from '@a2a-js/sdk/client';
 import { Message, Task } from '@a2a-js/sdk';
 import jwt from 'jsonwebtoken';
 import { a2aAudience, mintA2AToken, mintNodeToken } from '@cp/auth';
-import { AppConfigModule, AppConfigToken, createFastifyAdapter, RedisModule, type AppConfig } from '@cp/common';
+import { AppConfigModule, RedisModule, type AppConfig } from '@cp/common';
 import { DbModule, PrismaService, seedWhenEmpty } from '@cp/db';
 import { NodeSync, UsageReporter } from '@cp/node-sdk';
 import { SyncPublisherModule } from '@cp/sync';
@@ -22,6 +21,7 @@ import { NodeApiModule } from '../../apps/control-plane/src/node-api/node-api.mo
 import { UsageIngestModule } from '../../apps/control-plane/src/usage-ingest/usage-ingest.module';
 import { TokenExchangeModule } from '../../apps/control-plane/src/token-exchange/token-exchange.module';
 import { AgentNodeModule, ExecutorAgentNodeModule } from '../../apps/agent-node/src/agent-node.module';
+import { bootApp } from '../support/boot';
 import { testConfig } from '../support/config';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
 import { freePort } from '../support/free-port';
@@ -41,16 +41,8 @@ const AGENT = 'finance-agent';
 })
 class ControlPlaneUnderTest {}
 
-async function boot(module: unknown, config: AppConfig, port = 0): Promise<{ app: NestFastifyApplication; url: string }> {
-  const ref = await Test.createTestingModule({ imports: [module as never] })
-    .overrideProvider(AppConfigToken)
-    .useValue(config)
-    .compile();
-  const app = ref.createNestApplication<NestFastifyApplication>(createFastifyAdapter(config), { logger: false });
-  app.enableShutdownHooks();
-  await app.listen(port, '127.0.0.1');
-  return { app, url: (await app.getUrl()).replace('[::1]', '127.0.0.1') };
-}
+/** The app on its own port (a node's card URLs name it before it listens). */
+const boot = (module: unknown, config: AppConfig, port = 0) => bootApp(module, config, { port });
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 

@@ -10,14 +10,13 @@ import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { Module } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
-import { Test } from '@nestjs/testing';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { verifyAgentCardSignature, type AgentCard as SdkAgentCard } from '@a2a-js/sdk';
 import type { JSONWebKeySet } from 'jose';
 import type { Redis } from 'ioredis';
 import { mintA2AToken, mintNodeToken } from '@cp/auth';
 import { buildNodeBundle, DEFAULT_BUNDLE_CLASS_LIMIT, type Caller, type CapabilityManifest, type NodeBundle } from '@cp/capabilities';
-import { AppConfigModule, AppConfigToken, createFastifyAdapter, RedisModule, RedisToken, type AppConfig } from '@cp/common';
+import { AppConfigModule, AppConfigToken, RedisModule, RedisToken, type AppConfig } from '@cp/common';
 import { DbModule, manifestColumns, PrismaService, RegistrySnapshotRepository, RegistryWriter, seedWhenEmpty } from '@cp/db';
 import { nodeApiPaths, nodeBundleEtag, syncKeys, verifyCardSignature } from '@cp/node-protocol';
 import { NodeSync } from '@cp/node-sdk';
@@ -28,6 +27,7 @@ import { CardSignaturesService } from '../../apps/control-plane/src/node-api/car
 import { TokenExchangeModule } from '../../apps/control-plane/src/token-exchange/token-exchange.module';
 import { UsageIngestModule } from '../../apps/control-plane/src/usage-ingest/usage-ingest.module';
 import { AgentNodeModule } from '../../apps/agent-node/src/agent-node.module';
+import { bootApp } from '../support/boot';
 import { testConfig } from '../support/config';
 import { freePort } from '../support/free-port';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
@@ -54,15 +54,8 @@ type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-ex
 })
 class ControlPlaneUnderTest {}
 
-async function boot(module: unknown, config: AppConfig, port = 0): Promise<{ app: NestFastifyApplication; url: string }> {
-  const ref = await Test.createTestingModule({ imports: [module as never] })
-    .overrideProvider(AppConfigToken)
-    .useValue(config)
-    .compile();
-  const app = ref.createNestApplication<NestFastifyApplication>(createFastifyAdapter(config), { logger: false });
-  await app.listen(port, '127.0.0.1');
-  return { app, url: (await app.getUrl()).replace('[::1]', '127.0.0.1') };
-}
+/** The app on its own port (a node's card URLs name it before it listens). */
+const boot = (module: unknown, config: AppConfig, port = 0) => bootApp(module, config, { port });
 
 function extraManifest(scope: string, i: number): CapabilityManifest {
   return {

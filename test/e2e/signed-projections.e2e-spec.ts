@@ -10,7 +10,6 @@ import { writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Module } from '@nestjs/common';
-import { Test } from '@nestjs/testing';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory } from '@a2a-js/sdk/client';
 import { AgentCard, verifyAgentCardSignature, type AgentCard as SdkAgentCard } from '@a2a-js/sdk';
@@ -19,7 +18,7 @@ import jwt from 'jsonwebtoken';
 import type { Redis } from 'ioredis';
 import { mintA2AToken, mintNodeToken } from '@cp/auth';
 import { buildNodeBundle, type NodeBundle } from '@cp/capabilities';
-import { AppConfigModule, AppConfigToken, createFastifyAdapter, RedisModule, RedisToken, type AppConfig } from '@cp/common';
+import { AppConfigModule, RedisModule, RedisToken, type AppConfig } from '@cp/common';
 import { DbModule, PrismaService, RegistrySnapshotRepository, RegistryWriter, seedWhenEmpty } from '@cp/db';
 import { nodeBundleEtag, pinnedJwks, signNodeBundle, syncKeys, type SignatureKey } from '@cp/node-protocol';
 import { NodeSync, verifyCardSignature } from '@cp/node-sdk';
@@ -29,6 +28,7 @@ import { TokenExchangeModule } from '../../apps/control-plane/src/token-exchange
 import { UsageIngestModule } from '../../apps/control-plane/src/usage-ingest/usage-ingest.module';
 import { AgentNodeModule } from '../../apps/agent-node/src/agent-node.module';
 import { createErpTool } from '../../apps/agent-node/src/finance/erp-tool';
+import { bootApp } from '../support/boot';
 import { testConfig } from '../support/config';
 import { cpctl } from '../support/cpctl-harness';
 import { freePort } from '../support/free-port';
@@ -53,15 +53,8 @@ type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-ex
 })
 class ControlPlaneUnderTest {}
 
-async function boot(module: unknown, config: AppConfig, port = 0): Promise<{ app: NestFastifyApplication; url: string }> {
-  const ref = await Test.createTestingModule({ imports: [module as never] })
-    .overrideProvider(AppConfigToken)
-    .useValue(config)
-    .compile();
-  const app = ref.createNestApplication<NestFastifyApplication>(createFastifyAdapter(config), { logger: false });
-  await app.listen(port, '127.0.0.1');
-  return { app, url: (await app.getUrl()).replace('[::1]', '127.0.0.1') };
-}
+/** The app on its own port (a node's card URLs name it before it listens). */
+const boot = (module: unknown, config: AppConfig, port = 0) => bootApp(module, config, { port });
 
 interface TestKey extends SignatureKey {
   privateKey: KeyObject;

@@ -67,3 +67,4 @@ export type { GenericLimitKey, HandlerDeclaration, LimitType, NodeInventory, Uns
 export { batchIdRetentionCutoff, isPastBatchIdRetention } from './usage/batch-retention';
 export { dueNotices, NoticeEvent, REMOVAL_IMMINENT_MS } from './deprecation-notices';
 export type { DueNotice, NoticePayload, NoticeSubject } from './deprecation-notices';
+export { protocolVersionsSchema } from './protocol-versions';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { AgentBase } from '@cp/capabilities';
+import { protocolVersionsSchema, type AgentBase } from '@cp/capabilities';
 import { invalidAllowEntries } from '@cp/common';
 
 /** Slug rule shared with config's AGENT_ID and the team ids the seed uses. */
@@ -34,16 +34,13 @@ export const agentBaseSchema = z.object({
   defaultOutputModes: z.array(mimeType).min(1, 'at least one mode is required'),
   // The card must declare exactly what agent nodes serve: node-sdk serves streaming (SSE on both
   // bindings) and push notifications (the four config operations, webhook delivery) when the
-  // switch is on and refuses them when off; 0.3 beside 1.0 on JSON-RPC (ADRs 0160, 0162).
+  // switch is on and refuses them when off; 0.3 beside 1.0 on JSON-RPC and HTTP+JSON (ADRs 0160,
+  // 0162, 0165).
   protocol: z.object({
     streaming: z.boolean(),
     pushNotifications: z.boolean(),
     extendedAgentCard: z.boolean(),
-    versions: z
-      .array(z.enum(['1.0', '0.3'], { error: 'must be "1.0" or "0.3" (the A2A versions agent nodes serve)' }))
-      .refine((v) => v.includes('1.0'), 'must include "1.0": nodes always serve 1.0 and serve 0.3 beside it')
-      .refine((v) => new Set(v).size === v.length, 'versions must be unique')
-      .optional(),
+    versions: protocolVersionsSchema.optional(),
     webhookAllow: z
       .array(z.string().max(253))
       .max(50, 'at most 50 entries')

@@ -4,7 +4,7 @@
  * card as written. `id` names the agent in the control plane (defaults --agent).
  */
 import { z } from 'zod';
-import type { AgentBase, ValidationIssue } from '@cp/capabilities';
+import { protocolVersionsSchema, type AgentBase, type ValidationIssue } from '@cp/capabilities';
 
 const text = z.string().trim().min(1, 'must not be empty');
 const mediaType = z.string().regex(/^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+$/i, 'must be a media type type/subtype, e.g. text/plain');
@@ -40,11 +40,7 @@ export const agentDocumentSchema = z.strictObject({
       pushNotifications: z.boolean().default(false),
       extendedAgentCard: z.boolean().default(true),
       /** A2A versions the nodes serve: "1.0", and "0.3" beside it (ADRs 0160, 0165). */
-      versions: z
-        .array(z.enum(['1.0', '0.3'], { error: 'must be "1.0" or "0.3"' }))
-        .refine((v) => v.includes('1.0'), 'must include "1.0"')
-        .refine((v) => new Set(v).size === v.length, 'versions must be unique')
-        .default(['1.0']),
+      versions: protocolVersionsSchema.default(['1.0']),
       /** Private hosts, *.domains, IPs or CIDRs push webhooks may reach (ADR 0162). */
       webhookAllow: z.array(z.string().min(1)).max(50).default([]),
     })
