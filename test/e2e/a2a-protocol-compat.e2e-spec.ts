@@ -12,7 +12,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { Module } from '@nestjs/common';
-import { Test } from '@nestjs/testing';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import {
   ClientFactory,
@@ -24,7 +23,7 @@ import {
 } from '@a2a-js/sdk/client';
 import { Message, Task, StreamResponse } from '@a2a-js/sdk';
 import { mintA2AToken, mintNodeToken } from '@cp/auth';
-import { AppConfigModule, AppConfigToken, createFastifyAdapter, RedisModule, type AppConfig } from '@cp/common';
+import { AppConfigModule, RedisModule, type AppConfig } from '@cp/common';
 import { DbModule, PrismaService, seedWhenEmpty } from '@cp/db';
 import { NodeSync, UsageReporter } from '@cp/node-sdk';
 import { SyncPublisherModule } from '@cp/sync';
@@ -32,6 +31,7 @@ import { NodeApiModule } from '../../apps/control-plane/src/node-api/node-api.mo
 import { UsageIngestModule } from '../../apps/control-plane/src/usage-ingest/usage-ingest.module';
 import { TokenExchangeModule } from '../../apps/control-plane/src/token-exchange/token-exchange.module';
 import { AgentNodeModule } from '../../apps/agent-node/src/agent-node.module';
+import { bootApp } from '../support/boot';
 import { testConfig } from '../support/config';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
 import { freePort } from '../support/free-port';
@@ -53,16 +53,8 @@ type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-ex
 })
 class ControlPlaneUnderTest {}
 
-async function boot(module: unknown, config: AppConfig, port = 0): Promise<{ app: NestFastifyApplication; url: string }> {
-  const ref = await Test.createTestingModule({ imports: [module as never] })
-    .overrideProvider(AppConfigToken)
-    .useValue(config)
-    .compile();
-  const app = ref.createNestApplication<NestFastifyApplication>(createFastifyAdapter(config), { logger: false });
-  app.enableShutdownHooks();
-  await app.listen(port, '127.0.0.1');
-  return { app, url: (await app.getUrl()).replace('[::1]', '127.0.0.1') };
-}
+/** The app on its own port (a node's card URLs name it before it listens). */
+const boot = (module: unknown, config: AppConfig, port = 0) => bootApp(module, config, { port });
 
 interface Received {
   path: string;
@@ -389,6 +381,13 @@ describe('A2A 0.3 beside 1.0, JSON-RPC notifications and push notifications on o
         if (field === 'PARSE_ERROR') expect(error.message).toMatch(/not valid JSON/);
         else if (field) expect(error.data[0].metadata.field).toBe(field);
       }
+      // A body over the node's limit: 413 in the 0.3 error shape, as every other /v1 error.
+      const huge = await v1('/message:send', {
+        method: 'POST',
+        body: JSON.stringify({ message: { messageId: 'h', content: [{ text: 'x'.repeat(2_000_000) }] } }),
+      });
+      expect(huge.status).toBe(413);
+      expect((await huge.json()) as Json).toMatchObject({ code: expect.any(Number), message: expect.stringContaining('exceeds') });
       // An unknown operation, another caller's task, a 1.0 request on a 0.3 path.
       const unknown = await v1('/tasks/x:explode', { method: 'POST', body: '{}' });
       expect(unknown.status).toBe(404);

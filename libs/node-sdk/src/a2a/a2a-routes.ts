@@ -113,7 +113,8 @@ export function registerA2ARoutes(app: FastifyInstance, options: A2ARoutesOption
     // Raw bytes: we parse ourselves to answer -32700 (JSON-RPC) or an AIP-193 body (REST).
     scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: options.maxBodyBytes }, (_req, body, done) => done(null, body));
     scope.setErrorHandler((error: Error & { code?: string; statusCode?: number }, request, reply) => {
-      const binding = (request.routeOptions.config as { binding?: Binding }).binding ?? 'rest';
+      const config = request.routeOptions.config as { binding?: Binding; v03?: boolean };
+      const binding = config.binding ?? 'rest';
       const a2a =
         error.code === 'FST_ERR_CTP_BODY_TOO_LARGE'
           ? new A2AError(A2AErrorName.PayloadTooLarge, `the request body exceeds ${options.maxBodyBytes} bytes`, {
@@ -122,7 +123,8 @@ export function registerA2ARoutes(app: FastifyInstance, options: A2ARoutesOption
           : error.statusCode !== undefined && error.statusCode < 500
             ? new A2AError(binding === 'jsonrpc' ? A2AErrorName.InvalidRequest : A2AErrorName.InvalidParams, error.message)
             : toA2AError(error, options.log);
-      return binding === 'jsonrpc' ? sendJsonRpcError(reply, null, a2a) : sendRestError(reply, a2a);
+      if (binding === 'jsonrpc') return sendJsonRpcError(reply, null, a2a);
+      return config.v03 ? sendV03RestError(reply, a2a) : sendRestError(reply, a2a);
     });
 
     scope.post(
@@ -620,6 +622,12 @@ function sendRestError(reply: FastifyReply, error: A2AError): FastifyReply {
   return reply.code(error.mapping.http).header('content-type', REST_TYPE).send(JSON.stringify(error.toRest()));
 }
 
+/** A 0.3 HTTP+JSON error: the 1.0 HTTP status with the 0.3 body `{code, message, data}` (ADR 0165). */
+function sendV03RestError(reply: FastifyReply, error: A2AError): FastifyReply {
+  authenticateHeader(reply, error);
+  return reply.code(error.mapping.http).header('content-type', JSON_TYPE).send(JSON.stringify(error.toJsonRpc()));
+}
+
 /** A fixed description per error code: no token text ever reaches a header (issue 11 item 12). */
 function authenticateHeader(reply: FastifyReply, error: A2AError): void {
   // RFC 9110 §10.2.3: how long to wait (rate budgets, a capability temporarily unavailable).
@@ -643,7 +651,7 @@ function registerV03Rest(scope: FastifyInstance, options: A2ARoutesOptions, base
   const svc = options.service;
   const observer = options.observer;
   const v1 = `${base}/v1`;
-  const cfg = { config: { binding: 'rest' as Binding } };
+  const cfg = { config: { binding: 'rest' as Binding, v03: true } };
   const served = (request: FastifyRequest): void => {
     if (!declaredBy(svc.current()).versions.rest.has('0.3')) {
       throw new A2AError(
@@ -672,8 +680,7 @@ function registerV03Rest(scope: FastifyInstance, options: A2ARoutesOptions, base
     observer.request(method, 'rest', a2a.kind);
     spanOutcome(method, a2a.kind);
     if (card) observer.card('extended', a2a.mapping.http);
-    authenticateHeader(reply, a2a);
-    return reply.code(a2a.mapping.http).header('content-type', JSON_TYPE).send(JSON.stringify(a2a.toJsonRpc()));
+    return sendV03RestError(reply, a2a);
   };
   const unaryV03 =
     (method: string, handler: (request: FastifyRequest, rc: RequestContext, active: string[]) => Promise<RestAnswer>) =>
