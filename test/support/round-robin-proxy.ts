@@ -4,7 +4,25 @@
  * say "create on A, subscribe on B"). Responses carry `x-served-by`. A client that goes away
  * takes its upstream request with it, as a real proxy does.
  */
-import { createServer, request, type Server } from 'node:http';
+import { createServer, request, type IncomingHttpHeaders, type Server } from 'node:http';
+
+/**
+ * Hop-by-hop headers (RFC 9110 §7.6.1) belong to one connection and a proxy must not forward them.
+ * Forwarding the backend's `Keep-Alive: timeout=72` told clients to keep idle connections for 72 s
+ * while this proxy closes them after 1 s, so a client's next request could meet a closing socket
+ * (ECONNRESET under load).
+ */
+const HOP_BY_HOP = ['connection', 'keep-alive', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade'];
+
+function endToEnd(headers: IncomingHttpHeaders): IncomingHttpHeaders {
+  const named = String(headers.connection ?? '')
+    .split(',')
+    .map((h) => h.trim().toLowerCase())
+    .filter(Boolean);
+  const out = { ...headers };
+  for (const h of [...HOP_BY_HOP, ...named]) delete out[h];
+  return out;
+}
 
 export interface RoundRobinProxy {
   url: string;
@@ -22,10 +40,10 @@ export async function startRoundRobinProxy(backends: () => string[]): Promise<Ro
       const first = pinned !== undefined ? Number(pinned) : turn++ % list.length;
       const forward = (index: number, attempts: number) => {
         const target = new URL(req.url ?? '/', list[index]);
-        const headers: Record<string, string | string[] | undefined> = { ...req.headers, host: target.host };
+        const headers: IncomingHttpHeaders = { ...endToEnd(req.headers), host: target.host };
         delete headers['x-backend'];
         const upstream = request(target, { method: req.method, headers }, (up) => {
-          res.writeHead(up.statusCode ?? 502, { ...up.headers, 'x-served-by': String(index) });
+          res.writeHead(up.statusCode ?? 502, { ...endToEnd(up.headers), 'x-served-by': String(index) });
           up.pipe(res);
         });
         upstream.on('error', (error: NodeJS.ErrnoException) => {
