@@ -112,11 +112,12 @@ describe('A2A tasks across two node processes behind one address (@a2a-js/sdk as
       A2A_OWNER_MAX_BYTES: '4194304',
       A2A_HISTORY_PART_MAX_BYTES: '4096',
     });
+    // Two tsx-compiled node processes: on a loaded machine their start alone can pass jest's 30 s.
     nodes.push(...(await Promise.all([0, 1].map((i) => spawnA2ANode(nodeEnv(i), ports[i])))));
     redis = new Redis(cpConfig.REDIS_URL);
     partnerToken = mintA2AToken(cpConfig, 'orchestrator@acme-partner', 'acme-partner', ['recon.run']);
     noScopeToken = mintA2AToken(cpConfig, 'viewer@acme-partner', 'acme-partner', []);
-  });
+  }, 120_000);
 
   afterAll(async () => {
     for (const n of nodes) await n.kill();

@@ -270,13 +270,15 @@ describe('advertised means servable, and limits are enforced (issue 14)', () => 
     expect(body.result.task.artifacts[0].parts[0].text).toBe('%PDF pages<=50');
     // Typed as declared: the declared key and the generic ones, nothing else.
     expect(seenLimits.at(-1)).toEqual({ max_pdf_pages: 50, cost_class: 'low', timeout_s: 0.3, max_input_bytes: 2000 });
-  });
+  }, 120_000); // cpctl runs twice here, each a cold TypeScript start: past jest's 30 s on a loaded machine
 
   it('a second node on old code shows invoice-pdf as unservable in the fleet view and answers callers with a clear error', async () => {
     const old = await startNode('node-old-2', oldCode());
     await synced(old);
-    await until('the old node to warn in the fleet view', async () =>
-      (await fleet()).some((n) => n.nodeId === 'node-old-2' && n.warnings.length > 0),
+    await until(
+      'the old node to warn in the fleet view',
+      async () => (await fleet()).some((n) => n.nodeId === 'node-old-2' && n.warnings.length > 0),
+      30_000,
     );
     const view = Object.fromEntries((await fleet()).map((n) => [n.nodeId, n]));
     expect(view['node-old-2']).toMatchObject({ live: true, unservable: ['invoice-pdf'] });

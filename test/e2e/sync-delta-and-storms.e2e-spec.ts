@@ -107,11 +107,10 @@ describe('delta sync and reconnect storms (real PostgreSQL, Redis, HTTP)', () =>
     app
       .getHttpAdapter()
       .getInstance()
-      .addHook('onResponse', (request, reply, done) => {
-        if (request.url.startsWith('/node/v1/bundle')) statuses.set(reply.statusCode, (statuses.get(reply.statusCode) ?? 0) + 1);
-        done();
-      })
+      // Counted when an answer is decided (onSend), not when it has been written (onResponse): a
+      // node that gave up waiting closes its socket first, and Fastify then never calls onResponse.
       .addHook('onSend', (request, reply, payload, done) => {
+        if (request.url.startsWith('/node/v1/bundle')) statuses.set(reply.statusCode, (statuses.get(reply.statusCode) ?? 0) + 1);
         if (reply.statusCode >= 500 && reply.statusCode !== 503) faults.push(`${reply.statusCode} ${String(payload).slice(0, 300)}`);
         done(null, payload);
       });
@@ -157,6 +156,7 @@ describe('delta sync and reconnect storms (real PostgreSQL, Redis, HTTP)', () =>
       statuses.clear();
       const shedBefore = app.get(NodeBundleRoute).stats.shed;
       const throttledBefore = fleet.reduce((sum, n) => sum + n.status().fetches.throttled, 0);
+      const unansweredBefore = fleet.reduce((sum, n) => sum + n.status().fetches.unanswered, 0);
       const fullBefore = fleet.reduce((sum, n) => sum + n.status().fetches.full, 0);
       try {
         await redis.stop();
@@ -174,16 +174,21 @@ describe('delta sync and reconnect storms (real PostgreSQL, Redis, HTTP)', () =>
         expect(hashes.size).toBe(1);
         // Converged is not quiet: nodes still have fetches in flight and retries due (a node shed
         // earlier retries after Retry-After even once an announcement brought it up to date), and
-        // the server counts an answer when it is sent, the node when it has read it. Stopping the
-        // fleet waits for every fetch in flight and cancels the pending ones: then both sides have
-        // seen the same answers, and must agree exactly.
+        // the server counts an answer when it decides it, the node when it has read it. Stopping
+        // the fleet waits for every fetch in flight and cancels the pending ones: then both sides
+        // have seen the same answers, except those a node stopped waiting for.
         await Promise.all(fleet.map((n) => n.stop()));
         // Whatever the nodes were told: served, not modified or shed with Retry-After; never another 5xx.
         expect(faults).toEqual([]);
         for (const code of statuses.keys()) expect([200, 304, 503]).toContain(code);
         const throttled = fleet.reduce((sum, n) => sum + n.status().fetches.throttled, 0) - throttledBefore;
-        expect(app.get(NodeBundleRoute).stats.shed - shedBefore).toBe(statuses.get(503) ?? 0);
-        expect(throttled).toBe(statuses.get(503) ?? 0);
+        const unanswered = fleet.reduce((sum, n) => sum + n.status().fetches.unanswered, 0) - unansweredBefore;
+        const shed = app.get(NodeBundleRoute).stats.shed - shedBefore;
+        expect(shed).toBe(statuses.get(503) ?? 0);
+        // Every 503 sent was read by its node, unless that node had stopped waiting for it (on a
+        // loaded machine a fetch can time out while the server is still queueing its answer).
+        expect(throttled).toBeLessThanOrEqual(shed);
+        expect(shed - throttled).toBeLessThanOrEqual(unanswered);
         // The restarted Redis kept nothing (no persistence here), so every base bundle was gone:
         // each node asked for a delta and got the full bundle instead.
         const full = fleet.reduce((sum, n) => sum + n.status().fetches.full, 0) - fullBefore;

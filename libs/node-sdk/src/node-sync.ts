@@ -131,7 +131,8 @@ export interface NodeSyncStatus {
   /** Capabilities of the served bundle whose handler this node lacks (served as temporarily unavailable). */
   unservable: string[];
   /** Answers of GET bundle since start: full bundles, deltas applied, deltas refused (then fetched full), 304s, 503/429s. */
-  fetches: { full: number; delta: number; deltaRefused: number; notModified: number; throttled: number };
+  /** Bundle fetches by outcome; `unanswered`: no answer read (timed out, refused, reset). */
+  fetches: { full: number; delta: number; deltaRefused: number; notModified: number; throttled: number; unanswered: number };
 }
 
 export interface RegistrationStatus {
@@ -162,7 +163,7 @@ export class NodeSync {
   private lastRefusal: string | null = null;
   private registration: RegistrationStatus = { ok: false, refused: false, error: 'not registered yet' };
   private unservable: string[] = [];
-  private readonly fetches = { full: 0, delta: 0, deltaRefused: 0, notModified: 0, throttled: 0 };
+  private readonly fetches = { full: 0, delta: 0, deltaRefused: 0, notModified: 0, throttled: 0, unanswered: 0 };
   /** Set by a 503/429 answer: the next retry waits this long (Retry-After, jittered). */
   private retryAfterMs?: number;
   private spreadTimer?: NodeJS.Timeout;
@@ -450,6 +451,7 @@ export class NodeSync {
       });
       text = await response.text();
     } catch (error) {
+      this.fetches.unanswered++;
       return this.unreachable(`control plane unreachable: ${describeError(error)}`);
     }
     this.lastFetchAt = new Date();
