@@ -12,6 +12,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Client } from 'pg';
 import { mintAdminToken } from '@cp/auth';
 import type { AppConfig } from '@cp/common';
+import { OutboxRelay } from '@cp/sync';
 import { AppModule } from '../../apps/control-plane/src/app.module';
 import { bootApp } from '../support/boot';
 import { testConfig } from '../support/config';
@@ -39,6 +40,9 @@ describe('admin API limits and SQL cost (HTTP)', () => {
     db = await createTestDatabase('admin_limits');
     config = testConfig({ DATABASE_URL: db.url, REDIS_KEY_PREFIX: `test:admin-limits:${process.pid}:`, GRAPHQL_MAX_COMPLEXITY: '1000' });
     ({ app, url } = await bootApp(AppModule, config));
+    // The sync relay's periodic outbox and re-announce ticks read PostgreSQL on a timer; one that
+    // lands inside a counted request is not that request's cost (a loaded machine made it 3, not 2).
+    await app.get(OutboxRelay).onApplicationShutdown();
     given = givenDb(db.url);
     big = await given.agent({ id: 'big-agent' });
     small = await given.agent({ id: 'small-agent', teamId: big.teamId });
@@ -74,8 +78,9 @@ describe('admin API limits and SQL cost (HTTP)', () => {
   const countStatements = async (agentId: string, first: number) => {
     await gqlOk(url, token, LIST, { agentId, first }); // warm-up: pool connections, prepared plans
     statements = 0;
+    texts = [];
     const data = await gqlOk(url, token, LIST, { agentId, first });
-    return { statements, data };
+    return { statements, texts, data };
   };
 
   it('lists 100 manifests with their usage in as many SQL statements as 10 (one for the page, one batched usage query)', async () => {
@@ -84,7 +89,7 @@ describe('admin API limits and SQL cost (HTTP)', () => {
     expect(hundred.data.manifests.nodes).toHaveLength(100);
     expect(hundred.data.manifests.nodes[3].usage.calls).toBe(4);
     expect(ten.data.manifests.nodes[1].usage.calls).toBe(4);
-    expect(hundred.statements).toBe(ten.statements);
+    expect({ statements: hundred.statements, texts: hundred.texts }).toEqual({ statements: ten.statements, texts: expect.any(Array) });
     expect(hundred.statements).toBeLessThanOrEqual(2);
   });
 
