@@ -167,7 +167,7 @@ describe('the image built without Docker boots every app', () => {
     appDir = join(runtime.root, runtime.workdir);
 
     db = await createTestDatabase('container_image', { migrated: false });
-    const [controlPlane, worker, agentNode] = await Promise.all([freePort(), freePort(), freePort()]);
+    const [controlPlane, worker, agentNode, ...metrics] = await Promise.all(Array.from({ length: 6 }, () => freePort()));
     const jwtSecret = randomBytes(32).toString('hex');
     vars = {
       JWT_SECRET: jwtSecret,
@@ -185,6 +185,10 @@ describe('the image built without Docker boots every app', () => {
       CONTROL_PLANE_PORT: String(controlPlane),
       WORKER_PORT: String(worker),
       AGENT_NODE_PORT: String(agentNode),
+      // The metrics ports too: their defaults (9300–9302) may be taken by anything else on the machine.
+      CONTROL_PLANE_METRICS_PORT: String(metrics[0]),
+      WORKER_METRICS_PORT: String(metrics[1]),
+      AGENT_NODE_METRICS_PORT: String(metrics[2]),
       CONTROL_PLANE_URL: `http://127.0.0.1:${controlPlane}`,
     };
   }, 20 * 60_000);
