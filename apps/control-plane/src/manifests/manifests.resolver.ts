@@ -1,5 +1,6 @@
 import { UseGuards } from '@nestjs/common';
-import { Args, Mutation, Query, Resolver } from '@nestjs/graphql';
+import { Args, Info, Mutation, Query, Resolver } from '@nestjs/graphql';
+import type { GraphQLResolveInfo } from 'graphql';
 import type { AdminPrincipal } from '@cp/auth';
 import { AdminGuard } from '../auth/admin.guard';
 import { CurrentPrincipal } from '../auth/current-principal.decorator';
@@ -13,7 +14,8 @@ import {
   ManifestFilter,
   SetSunsetInput,
 } from './dto/manifest.input';
-import { toManifestModel } from './dto/manifest.mapper';
+import { selectedFields } from '../graphql/selected-fields';
+import { manifestListProjection, toManifestModel } from './dto/manifest.mapper';
 import { ApplyPlanModel, ManifestChangeResult, ManifestConnection, ManifestModel } from './dto/manifest.model';
 import { ManifestChangesService } from './manifest-changes.service';
 import { ManifestsService } from './manifests.service';
@@ -45,11 +47,13 @@ export class ManifestsResolver {
   @Query(() => ManifestConnection, { description: 'Manifests you may read, ordered by (agentId, id).' })
   async manifests(
     @CurrentPrincipal() principal: AdminPrincipal,
+    @Info() info: GraphQLResolveInfo,
     @Args('filter', { type: () => ManifestFilter, nullable: true }) filter?: ManifestFilter,
     @Args('page', { type: () => PageInput, nullable: true }) page?: PageInput,
   ) {
-    const list = await this.reads.list(principal, filter ?? {}, page);
-    return { ...list, nodes: list.nodes.map(toManifestModel) };
+    const projection = manifestListProjection(selectedFields(info, ['nodes']));
+    const list = await this.reads.list(principal, filter ?? {}, page, projection.columns);
+    return { ...list, nodes: list.nodes.map(projection.toModel) };
   }
 
   @Mutation(() => ManifestChangeResult, { description: 'Adds one manifest document to an agent.' })
