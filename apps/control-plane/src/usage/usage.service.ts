@@ -20,6 +20,8 @@ const windowSchema = z
   .object({ from: day.nullish(), to: day.nullish() })
   .refine((w) => !w.from || !w.to || w.from <= w.to, { message: '"from" must not be after "to"', path: ['from'] });
 
+const NO_WINDOW: UsageWindow = Object.freeze({ from: undefined, to: undefined });
+
 @Injectable()
 export class UsageService {
   constructor(
@@ -28,6 +30,8 @@ export class UsageService {
   ) {}
 
   window(input: UsageWindowInput | undefined): UsageWindow {
+    // The common case, once per manifest of a list page: no window, nothing to validate.
+    if (input?.from == null && input?.to == null) return NO_WINDOW;
     const w = validateInput(windowSchema, { from: input?.from, to: input?.to }, '$.window');
     return { from: w.from ?? undefined, to: w.to ?? undefined };
   }
