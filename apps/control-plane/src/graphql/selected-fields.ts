@@ -7,15 +7,22 @@ import { Kind, type FieldNode, type FragmentDefinitionNode, type GraphQLResolveI
  * answer is a superset of what executes, never less (a resolver may fetch a column too many,
  * never one too few). Introspection fields (`__typename`) are left out.
  */
-export function selectedFields(info: Pick<GraphQLResolveInfo, 'fieldNodes' | 'fragments'>, path: readonly string[] = []): Set<string> {
-  let level: readonly FieldNode[] = info.fieldNodes;
-  for (const name of path) level = fieldsOf(level, info.fragments).filter((field) => field.name.value === name);
+export function selectedFields(info: SelectionInfo, path: readonly string[] = []): Set<string> {
   return new Set(
-    fieldsOf(level, info.fragments)
+    selectedFieldNodes(info, path)
       .map((field) => field.name.value)
       .filter((name) => !name.startsWith('__')),
   );
 }
+
+/** The field nodes behind selectedFields (every alias its own node), for a look at their arguments. */
+export function selectedFieldNodes(info: SelectionInfo, path: readonly string[] = []): FieldNode[] {
+  let level: readonly FieldNode[] = info.fieldNodes;
+  for (const name of path) level = fieldsOf(level, info.fragments).filter((field) => field.name.value === name);
+  return fieldsOf(level, info.fragments);
+}
+
+type SelectionInfo = Pick<GraphQLResolveInfo, 'fieldNodes' | 'fragments'>;
 
 /** The fields directly under these fields' selection sets, fragments expanded. */
 function fieldsOf(parents: readonly FieldNode[], fragments: Record<string, FragmentDefinitionNode>): FieldNode[] {
