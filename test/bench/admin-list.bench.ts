@@ -17,6 +17,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createServer, type ServerResponse } from 'node:http';
 import { createServer as createNetServer } from 'node:net';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 // @ts-expect-error autocannon ships no type declarations; `load` below types what we use.
 import autocannonUntyped from 'autocannon';
@@ -29,7 +30,7 @@ const MANIFESTS = 1_000;
 const DAYS = 30;
 const CONNECTIONS = 20;
 const DURATION_S = 10;
-const ROUNDS = 2;
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const AGENT = 'bench-agent';
 const ADMIN_URL = process.env.BENCH_DATABASE_ADMIN_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 
@@ -53,7 +54,8 @@ async function baselineServer(databaseUrl: string): Promise<void> {
       });
     });
   });
-  server.listen(0, '127.0.0.1', () => process.stdout.write(`LISTENING ${(server.address() as { port: number }).port}\n`));
+  // The pid: tsx may run the file in a child of the process the bench spawned, and CPU is read per pid.
+  server.listen(0, '127.0.0.1', () => process.stdout.write(`LISTENING ${(server.address() as { port: number }).port} ${process.pid}\n`));
 }
 
 async function answerPage(pool: Pool, res: ServerResponse): Promise<void> {
@@ -157,12 +159,26 @@ type AutocannonResult = {
 };
 const autocannon = autocannonUntyped as (options: Record<string, unknown>) => Promise<AutocannonResult>;
 
+/**
+ * CPU time (user + system, ms) a process has used so far, from /proc (Linux). CPU per request is
+ * steadier than req/s on a shared machine: a slow minute stretches both servers' latency but
+ * barely changes the work each request costs.
+ */
+function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  // utime and stime are fields 14 and 15 of stat(5); index 11 and 12 after the command name.
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+}
+const CLOCK_TICKS = 100;
+
 /** Statements committed in the bench database so far (each autocommit statement is one transaction). */
 let commits: () => Promise<number> = () => Promise.resolve(0);
 
-async function load(url: string, headers: Record<string, string>, body: string) {
+async function load(url: string, headers: Record<string, string>, body: string, pid: number) {
   const before = await commits();
+  const cpuBefore = cpuMs(pid);
   const result = await autocannon({ url, method: 'POST', headers, body, connections: CONNECTIONS, duration: DURATION_S });
+  const cpuPerRequest = (cpuMs(pid) - cpuBefore) / result.requests.total;
   if (result.non2xx || result.errors) throw new Error(`${url}: ${result.non2xx} non-2xx, ${result.errors} errors`);
   // pg_stat_database is updated asynchronously (at most every 500 ms by default): let it settle.
   await new Promise((r) => setTimeout(r, 1500));
@@ -171,6 +187,7 @@ async function load(url: string, headers: Record<string, string>, body: string) 
     p50: result.latency.p50,
     p99: result.latency.p99,
     rps: result.requests.average,
+    cpuMsPerRequest: Number(cpuPerRequest.toFixed(2)),
     txPerRequest: Number((sqlPerRequest / result.requests.total).toFixed(2)),
   };
 }
@@ -220,10 +237,10 @@ async function main(): Promise<void> {
       process.execPath,
       [require.resolve('tsx/cli'), __filename, '--baseline-server', databaseUrl],
       process.env,
-      (out) => /LISTENING \d+/.test(out),
+      (out) => /LISTENING \d+ \d+/.test(out),
     );
     children.push(baseline.child);
-    const baselinePort = Number(/LISTENING (\d+)/.exec(baseline.output)![1]);
+    const [, baselinePort, baselinePid] = /LISTENING (\d+) (\d+)/.exec(baseline.output)!.map(Number);
 
     const token = mintAdminToken(config, 'bench', ['viewer']);
     const product = {
@@ -239,30 +256,43 @@ async function main(): Promise<void> {
       throw new Error(`unexpected answer: ${JSON.stringify(probe).slice(0, 500)}`);
     const bare = { url: `http://127.0.0.1:${baselinePort}/`, headers: { 'content-type': 'application/json' }, body: '{}' };
 
-    await load(bare.url, bare.headers, bare.body); // warm-up both, discarded
-    await load(product.url, product.headers, product.body);
-    const results: { round: number; which: string; p50: number; p99: number; rps: number; txPerRequest: number }[] = [];
+    await load(bare.url, bare.headers, bare.body, baselinePid); // warm-up both, discarded
+    await load(product.url, product.headers, product.body, cp.pid!);
+    const results: {
+      round: number;
+      which: string;
+      p50: number;
+      p99: number;
+      rps: number;
+      cpuMsPerRequest: number;
+      txPerRequest: number;
+    }[] = [];
     for (let round = 1; round <= ROUNDS; round++) {
-      results.push({ round, which: 'baseline (pg + JSON)', ...(await load(bare.url, bare.headers, bare.body)) });
-      results.push({ round, which: 'admin GraphQL', ...(await load(product.url, product.headers, product.body)) });
+      results.push({ round, which: 'baseline (pg + JSON)', ...(await load(bare.url, bare.headers, bare.body, baselinePid)) });
+      results.push({ round, which: 'admin GraphQL', ...(await load(product.url, product.headers, product.body, cp.pid!)) });
     }
     console.table(results);
-    const avg = (which: string, key: 'p50' | 'p99' | 'rps') => {
+    const avg = (which: string, key: 'p50' | 'p99' | 'rps' | 'cpuMsPerRequest') => {
       const xs = results.filter((r) => r.which === which).map((r) => r[key]);
       return xs.reduce((a, b) => a + b, 0) / xs.length;
     };
-    const b = { p50: avg('baseline (pg + JSON)', 'p50'), p99: avg('baseline (pg + JSON)', 'p99'), rps: avg('baseline (pg + JSON)', 'rps') };
-    const p = { p50: avg('admin GraphQL', 'p50'), p99: avg('admin GraphQL', 'p99'), rps: avg('admin GraphQL', 'rps') };
+    const summary = (which: string) => ({
+      p50: avg(which, 'p50'),
+      p99: avg(which, 'p99'),
+      rps: avg(which, 'rps'),
+      cpu: avg(which, 'cpuMsPerRequest'),
+    });
+    const b = summary('baseline (pg + JSON)');
+    const p = summary('admin GraphQL');
     console.log(
       `\n${MANIFESTS} manifests, ${MANIFESTS * DAYS} usage buckets; manifests(first: 100) with usage; ${CONNECTIONS} connections × ${DURATION_S} s × ${ROUNDS} rounds (mean of rounds)`,
     );
-    console.log(`| | p50 ms | p99 ms | req/s |\n|---|---:|---:|---:|`);
-    console.log(`| baseline: pg, same 2 statements, JSON.stringify | ${b.p50.toFixed(1)} | ${b.p99.toFixed(1)} | ${b.rps.toFixed(0)} |`);
+    console.log(`| | p50 ms | p99 ms | req/s | server CPU ms/req |\n|---|---:|---:|---:|---:|`);
+    const row = (s: typeof b) => `${s.p50.toFixed(1)} | ${s.p99.toFixed(1)} | ${s.rps.toFixed(0)} | ${s.cpu.toFixed(2)}`;
+    console.log(`| baseline: pg, same 2 statements, JSON.stringify | ${row(b)} |`);
+    console.log(`| admin GraphQL (Nest + Apollo + auth + Prisma + DataLoader) | ${row(p)} |`);
     console.log(
-      `| admin GraphQL (Nest + Apollo + auth + Prisma + DataLoader) | ${p.p50.toFixed(1)} | ${p.p99.toFixed(1)} | ${p.rps.toFixed(0)} |`,
-    );
-    console.log(
-      `| ratio product / baseline | ${(p.p50 / b.p50).toFixed(2)}× | ${(p.p99 / b.p99).toFixed(2)}× | ${(p.rps / b.rps).toFixed(2)}× |`,
+      `| ratio product / baseline | ${(p.p50 / b.p50).toFixed(2)}× | ${(p.p99 / b.p99).toFixed(2)}× | ${(p.rps / b.rps).toFixed(2)}× | ${(p.cpu / b.cpu).toFixed(2)}× |`,
     );
   } finally {
     for (const child of children) child.kill('SIGTERM');

@@ -230,5 +230,32 @@ describe('admin API projections, tenants, scopes, opt-ins and usage (HTTP)', () 
       { id: 'invoice-lookup', usage: { calls: 7, lastCallAt: '2026-11-01T18:00:00.000Z' } },
       { id: 'reconcile-invoice', usage: { calls: 1, lastCallAt: '2026-11-02T12:00:00.000Z' } },
     ]);
+    // The list fills in `usage` without a window for its page; aliases with a window, a window of
+    // null, fragments and a manifest from another resolver still get their own answers.
+    const mixed = (
+      await gqlOk(
+        url,
+        platform,
+        `query($none: UsageWindowInput) { manifests(filter: {agentId: "finance-agent"}) { nodes { ...Usage
+           late: usage(window: {from: "2026-11-02"}) { calls } nulled: usage(window: $none) { calls } } } }
+         fragment Usage on CapabilityManifest { id all: usage { calls lastCallAt } }`,
+        { none: null },
+      )
+    ).manifests.nodes;
+    expect(mixed).toEqual([
+      { id: 'dispute-invoice', all: { calls: 0, lastCallAt: null }, late: { calls: 0 }, nulled: { calls: 0 } },
+      { id: 'invoice-lookup', all: { calls: 7, lastCallAt: '2026-11-01T18:00:00.000Z' }, late: { calls: 0 }, nulled: { calls: 7 } },
+      { id: 'reconcile-invoice', all: { calls: 1, lastCallAt: '2026-11-02T12:00:00.000Z' }, late: { calls: 1 }, nulled: { calls: 1 } },
+    ]);
+    const one = await gqlOk(url, platform, '{ manifest(agentId: "finance-agent", capabilityId: "invoice-lookup") { usage { calls } } }');
+    expect(one.manifest.usage).toEqual({ calls: 7 });
+    const windowOnly = (
+      await gqlOk(
+        url,
+        platform,
+        '{ manifests(filter: {agentId: "finance-agent"}) { nodes { usage(window: {to: "2026-11-01"}) { calls } } } }',
+      )
+    ).manifests.nodes;
+    expect(windowOnly).toEqual([{ usage: { calls: 0 } }, { usage: { calls: 7 } }, { usage: { calls: 0 } }]);
   });
 });

@@ -8,6 +8,7 @@ import { financeAgentExample, toManifestDocument, type CapabilityManifest } from
 import { RegistryErrorCode } from '@cp/db';
 import { CommonErrorCode, InputValidationError } from '../../apps/control-plane/src/common/errors';
 import { ApplyManifestsService } from '../../apps/control-plane/src/manifests/apply-manifests.service';
+import { manifestListProjection } from '../../apps/control-plane/src/manifests/dto/manifest.mapper';
 import { ManifestChangesService } from '../../apps/control-plane/src/manifests/manifest-changes.service';
 import { ManifestError, ManifestErrorCode } from '../../apps/control-plane/src/manifests/manifests.errors';
 import { ManifestsModule } from '../../apps/control-plane/src/manifests/manifests.module';
@@ -279,7 +280,8 @@ describe('one manifest write pipeline (service tier)', () => {
 
   /** Every current document of the agent, as the admin API returns it. */
   async function allDocs(): Promise<unknown[]> {
-    const list = await ctx.get(ManifestsService).list(admin, { agentId: AGENT }, { first: 100 });
-    return list.nodes.map((r) => toManifestDocument(r.manifest));
+    const documents = manifestListProjection(new Set(['document']));
+    const list = await ctx.get(ManifestsService).list(admin, { agentId: AGENT }, { first: 100 }, documents.columns);
+    return list.nodes.map((r) => documents.toModel(r).document);
   }
 });

@@ -15,6 +15,7 @@ import { depthLimitRule } from '../common/graphql/depth-limit.rule';
 import { operationShapeRule } from '../common/graphql/operation-shape.rule';
 import { unavailableStatusPlugin } from '../common/graphql/unavailable-status.plugin';
 import { RequestLoaders } from '../common/graphql/request-loaders';
+import { prefetchedFields } from './prefetched-fields';
 
 /** The committed, sorted schema (a test regenerates it and fails on drift). */
 export const SCHEMA_FILE = join(process.cwd(), 'apps/control-plane/schema.graphql');
@@ -47,6 +48,8 @@ export function schemaFileFor(config: Pick<AppConfig, 'GRAPHQL_SCHEMA_FILE'>): s
         sortSchema: true,
         // Guards also run on @ResolveField entry points; AdminGuard verifies the token once per request.
         fieldResolverEnhancers: ['guards'],
+        // Fields a list resolver may fill in for its whole page (setPrefetched).
+        transformSchema: prefetchedFields([['CapabilityManifest', 'usage']]),
         context: (req: FastifyRequest, reply: FastifyReply): GraphQLRequestContext => ({ req, reply, loaders: new RequestLoaders() }),
         // The parser stops at GRAPHQL_MAX_TOKENS, so no document is large enough to make validation slow.
         parseOptions: { maxTokens: config.GRAPHQL_MAX_TOKENS },

@@ -4,6 +4,7 @@ import { RegistryModule } from '@cp/db';
 import { AgentsModule } from '../agents/agents.module';
 import { ImpactModule } from '../deprecation/impact.module';
 import { NodeInventoryModule } from '../node-inventory/node-inventory.module';
+import { UsageModule } from '../usage/usage.module';
 import { ApplyManifestsService } from './apply-manifests.service';
 import { ManifestAccess } from './manifest-access';
 import { ManifestChangesService } from './manifest-changes.service';
@@ -13,7 +14,7 @@ import { ManifestsResolver } from './manifests.resolver';
 import { ManifestsService } from './manifests.service';
 
 @Module({
-  imports: [ClockModule, RegistryModule, AgentsModule, NodeInventoryModule, ImpactModule],
+  imports: [ClockModule, RegistryModule, AgentsModule, NodeInventoryModule, ImpactModule, UsageModule],
   providers: [
     ManifestsRepository,
     ManifestAccess,

@@ -1,5 +1,6 @@
 import { UseGuards } from '@nestjs/common';
-import { Args, Mutation, Query, Resolver } from '@nestjs/graphql';
+import { Args, Info, Mutation, Query, Resolver } from '@nestjs/graphql';
+import type { GraphQLResolveInfo } from 'graphql';
 import type { AdminPrincipal } from '@cp/auth';
 import { AdminGuard } from '../auth/admin.guard';
 import { CurrentPrincipal } from '../auth/current-principal.decorator';
@@ -13,7 +14,11 @@ import {
   ManifestFilter,
   SetSunsetInput,
 } from './dto/manifest.input';
-import { toManifestModel } from './dto/manifest.mapper';
+import { Loaders, type RequestLoaders } from '../common/graphql/request-loaders';
+import { setPrefetched } from '../graphql/prefetched-fields';
+import { selectedFieldNodes, selectedFields } from '../graphql/selected-fields';
+import { UsageService } from '../usage/usage.service';
+import { manifestListProjection, toManifestModel } from './dto/manifest.mapper';
 import { ApplyPlanModel, ManifestChangeResult, ManifestConnection, ManifestModel } from './dto/manifest.model';
 import { ManifestChangesService } from './manifest-changes.service';
 import { ManifestsService } from './manifests.service';
@@ -31,6 +36,7 @@ export class ManifestsResolver {
     private readonly reads: ManifestsService,
     private readonly changes: ManifestChangesService,
     private readonly applier: ApplyManifestsService,
+    private readonly usage: UsageService,
   ) {}
 
   @Query(() => ManifestModel)
@@ -45,11 +51,23 @@ export class ManifestsResolver {
   @Query(() => ManifestConnection, { description: 'Manifests you may read, ordered by (agentId, id).' })
   async manifests(
     @CurrentPrincipal() principal: AdminPrincipal,
+    @Info() info: GraphQLResolveInfo,
+    @Loaders() loaders: RequestLoaders,
     @Args('filter', { type: () => ManifestFilter, nullable: true }) filter?: ManifestFilter,
     @Args('page', { type: () => PageInput, nullable: true }) page?: PageInput,
   ) {
-    const list = await this.reads.list(principal, filter ?? {}, page);
-    return { ...list, nodes: list.nodes.map(toManifestModel) };
+    const projection = manifestListProjection(selectedFields(info, ['nodes']));
+    const list = await this.reads.list(principal, filter ?? {}, page, projection.columns);
+    const nodes = list.nodes.map(projection.toModel);
+    // `usage` without a window, for the whole page in one statement, read synchronously by its field.
+    if (selectedFieldNodes(info, ['nodes']).some((field) => field.name.value === 'usage' && !field.arguments?.length)) {
+      const totals = await this.usage.pageTotals(
+        loaders,
+        nodes.map((node) => ({ agentId: node.agentId!, capabilityId: node.id! })),
+      );
+      if (totals) nodes.forEach((node, i) => setPrefetched(node, 'usage', totals[i]));
+    }
+    return { ...list, nodes };
   }
 
   @Mutation(() => ManifestChangeResult, { description: 'Adds one manifest document to an agent.' })

@@ -4,7 +4,7 @@ import { AccessPolicy } from '../auth/access-policy';
 import { notFound } from '../common/errors';
 import { decodeCursor, pageSize, toPage, type Page, type PageInput } from '../common/graphql/pagination';
 import type { ManifestFilter } from './dto/manifest.input';
-import { ManifestsRepository, type ManifestListRecord, type ManifestRecord } from './manifests.repository';
+import { ManifestsRepository, type ManifestColumn, type ManifestListRow, type ManifestRecord } from './manifests.repository';
 
 /** Reads. A manifest is readable by its agent's team and by its owner team (and by viewers/platform admins). */
 @Injectable()
@@ -22,7 +22,13 @@ export class ManifestsService {
     return record;
   }
 
-  async list(principal: AdminPrincipal, filter: ManifestFilter, page: PageInput | undefined): Promise<Page<ManifestListRecord>> {
+  /** A page of the manifests the principal may read, with the key columns and `columns`. */
+  async list(
+    principal: AdminPrincipal,
+    filter: ManifestFilter,
+    page: PageInput | undefined,
+    columns: ReadonlySet<ManifestColumn>,
+  ): Promise<Page<ManifestListRow>> {
     const size = pageSize(page);
     const cursor = decodeCursor(page?.after);
     const after = cursor && cursor.length === 2 ? ([String(cursor[0]), String(cursor[1])] as [string, string]) : undefined;
@@ -37,7 +43,8 @@ export class ManifestsService {
       },
       after,
       size + 1,
+      columns,
     );
-    return toPage(rows, size, (r) => [r.agentId, r.manifest.id]);
+    return toPage(rows, size, (r) => [r.agentId, r.capabilityId]);
   }
 }

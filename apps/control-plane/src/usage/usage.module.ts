@@ -7,5 +7,6 @@ import { UsageService } from './usage.service';
 @Module({
   imports: [AgentsModule],
   providers: [UsageRepository, UsageService, UsageResolver, ManifestUsageResolver],
+  exports: [UsageService],
 })
 export class UsageModule {}

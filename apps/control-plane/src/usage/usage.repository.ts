@@ -34,17 +34,27 @@ const dayOf = (d: Date) => d.toISOString().slice(0, 10);
 export class UsageRepository {
   constructor(private readonly prisma: PrismaService) {}
 
-  /** Totals per (agent, capability) for many keys at once (the DataLoader's batch). */
+  /**
+   * Totals per (agent, capability) for many keys at once (the DataLoader's batch): one index scan
+   * per key (LATERAL). Joining the buckets to the unnested keys instead let the planner hash-join
+   * a scan of the whole table (every bucket of every agent) for a page of 100: ~35x the time
+   * on 30,000 buckets, growing with the table rather than with the page. A key without buckets
+   * has no row (SUM over nothing is NULL), as before.
+   */
   async totals(keys: readonly UsageKey[], window: UsageWindow): Promise<Map<string, UsageTotal>> {
     const agents = keys.map((k) => k.agentId);
     const capabilities = keys.map((k) => k.capabilityId);
     const rows = await this.prisma.$queryRaw<{ agentId: string; capabilityId: string; calls: number; lastCallAt: Date }[]>`
-      SELECT b."agentId", b."capabilityId", SUM(b.count)::float8 AS calls, MAX(b."lastCallAt") AS "lastCallAt"
-        FROM "UsageBucket" b
-        JOIN unnest(${agents}::text[], ${capabilities}::text[]) AS k(agent, capability) ON b."agentId" = k.agent AND b."capabilityId" = k.capability
-       WHERE (${window.from ?? null}::date IS NULL OR b.day >= ${window.from ?? null}::date)
-         AND (${window.to ?? null}::date IS NULL OR b.day <= ${window.to ?? null}::date)
-       GROUP BY b."agentId", b."capabilityId"`;
+      SELECT k.agent AS "agentId", k.capability AS "capabilityId", t.calls, t."lastCallAt"
+        FROM unnest(${agents}::text[], ${capabilities}::text[]) AS k(agent, capability)
+       CROSS JOIN LATERAL (
+             SELECT SUM(b.count)::float8 AS calls, MAX(b."lastCallAt") AS "lastCallAt"
+               FROM "UsageBucket" b
+              WHERE b."agentId" = k.agent AND b."capabilityId" = k.capability
+                AND (${window.from ?? null}::date IS NULL OR b.day >= ${window.from ?? null}::date)
+                AND (${window.to ?? null}::date IS NULL OR b.day <= ${window.to ?? null}::date)
+             ) t
+       WHERE t.calls IS NOT NULL`;
     return new Map(rows.map((r) => [usageKey(r), { calls: Number(r.calls), lastCallAt: r.lastCallAt }]));
   }
 

@@ -20,6 +20,8 @@ const windowSchema = z
   .object({ from: day.nullish(), to: day.nullish() })
   .refine((w) => !w.from || !w.to || w.from <= w.to, { message: '"from" must not be after "to"', path: ['from'] });
 
+const NO_WINDOW: UsageWindow = Object.freeze({ from: undefined, to: undefined });
+
 @Injectable()
 export class UsageService {
   constructor(
@@ -28,6 +30,8 @@ export class UsageService {
   ) {}
 
   window(input: UsageWindowInput | undefined): UsageWindow {
+    // The common case, once per manifest of a list page: no window, nothing to validate.
+    if (input?.from == null && input?.to == null) return NO_WINDOW;
     const w = validateInput(windowSchema, { from: input?.from, to: input?.to }, '$.window');
     return { from: w.from ?? undefined, to: w.to ?? undefined };
   }
@@ -37,7 +41,21 @@ export class UsageService {
    * SQL query answers them all. Keyed by window (the scope) and (agent, capability).
    */
   total(loaders: RequestLoaders, key: UsageKey, window: UsageWindow): Promise<UsageTotal> {
-    const loader = loaders.get<UsageKey, UsageTotal, string>(
+    return this.loader(loaders, window).load(key);
+  }
+
+  /**
+   * Totals without a window of a whole page at once, through the same loader as `total` (one
+   * statement; a field asking again finds them cached). Undefined when the batch failed: the
+   * fields then resolve one by one and each reports the error, as without the prefetch.
+   */
+  async pageTotals(loaders: RequestLoaders, keys: UsageKey[]): Promise<UsageTotal[] | undefined> {
+    const totals = await this.loader(loaders, NO_WINDOW).loadMany(keys);
+    return totals.every((t): t is UsageTotal => !(t instanceof Error)) ? totals : undefined;
+  }
+
+  private loader(loaders: RequestLoaders, window: UsageWindow) {
+    return loaders.get<UsageKey, UsageTotal, string>(
       `usage-totals:${window.from ?? ''}:${window.to ?? ''}`,
       async (keys) => {
         const totals = await this.usage.totals(keys, window);
@@ -45,7 +63,6 @@ export class UsageService {
       },
       { cacheKeyFn: usageKey },
     );
-    return loader.load(key);
   }
 
   async daily(principal: AdminPrincipal, filter: UsageFilter, page: PageInput | undefined): Promise<Page<UsageDay>> {
