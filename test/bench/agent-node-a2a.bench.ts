@@ -10,9 +10,12 @@
  *    Fastify that verifies the same token with jsonwebtoken and sends the same bytes.
  * 3. Routing decisions per second over a 2,000-capability router index (in process), against a
  *    bare baseline that only filters the entries by media type.
+ *
+ * BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the agent node under the load;
+ * BENCH_CASES=304 (a substring of the case names) runs only the matching cases.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Fastify from 'fastify';
@@ -36,7 +39,7 @@ import { writeSignedBundle } from '../support/signed-bundle';
 // autocannon ships no types; this is the part used here.
 interface AutocannonResult {
   non2xx: number;
-  requests: { average: number };
+  requests: { average: number; total: number };
   latency: { p50: number; p99: number };
 }
 const autocannon = require('autocannon') as (opts: {
@@ -103,6 +106,30 @@ interface Run {
   rps: number;
   p50: number;
   p99: number;
+  /** Server CPU (user + system, the process and its children) per answered request, in µs. */
+  cpuUs?: number;
+}
+
+/**
+ * CPU seconds a process and its descendants have used (Linux /proc; 0 elsewhere). Per request it
+ * survives a loaded machine better than req/s: a server starved of CPU answers fewer requests but
+ * spends about the same CPU on each.
+ */
+function cpuSeconds(pid: number | undefined): number {
+  if (pid === undefined) return 0;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    let ticks = Number(fields[11]) + Number(fields[12]);
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      for (const child of readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').split(' ').filter(Boolean)) {
+        ticks += cpuSeconds(Number(child)) * 100;
+      }
+    }
+    return ticks / 100;
+  } catch {
+    return 0;
+  }
 }
 
 async function load(url: string, opts: { headers?: Record<string, string>; method?: 'GET' | 'POST'; body?: string } = {}): Promise<Run> {
@@ -115,7 +142,7 @@ async function load(url: string, opts: { headers?: Record<string, string>; metho
     body: opts.body,
   });
   if (r.non2xx > 0 && !(opts.headers && 'if-none-match' in opts.headers)) throw new Error(`${url}: ${r.non2xx} non-2xx answers`);
-  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99 };
+  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, total: r.requests.total } as Run & { total: number };
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -139,20 +166,24 @@ async function main(): Promise<void> {
   const children: ChildProcess[] = [];
   const unreachable = `http://127.0.0.1:${await freePort()}`;
   children.push(
-    spawn(process.execPath, [join(ROOT, 'dist/apps/agent-node/src/main.js')], {
-      env: {
-        ...process.env,
-        NODE_ENV: 'development',
-        LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
-        AGENT_NODE_PORT: String(nodePort),
-        NODE_CACHE_DIR: dir,
-        NODE_ID: 'bench-node',
-        CONTROL_PLANE_URL: unreachable,
-        REDIS_KEY_PREFIX: 'bench-an:',
-        USAGE_FLUSH_INTERVAL_MS: '3600000',
+    spawn(
+      process.execPath,
+      [...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean), join(ROOT, 'dist/apps/agent-node/src/main.js')],
+      {
+        env: {
+          ...process.env,
+          NODE_ENV: 'development',
+          LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
+          AGENT_NODE_PORT: String(nodePort),
+          NODE_CACHE_DIR: dir,
+          NODE_ID: 'bench-node',
+          CONTROL_PLANE_URL: unreachable,
+          REDIS_KEY_PREFIX: 'bench-an:',
+          USAGE_FLUSH_INTERVAL_MS: '3600000',
+        },
+        stdio: 'ignore',
       },
-      stdio: 'ignore',
-    }),
+    ),
     spawn(
       process.execPath,
       [
@@ -191,11 +222,12 @@ async function main(): Promise<void> {
     if (served !== bundle.publicCard.body) throw new Error('the node does not serve the bundle bytes');
     const rpcBody = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'GetExtendedAgentCard', params: {} });
     const rpcHeaders = { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'a2a-version': '1.0' };
-    const cases: [string, (base: string) => Promise<Run>][] = [
+    const allCases: [string, (base: string) => Promise<Run>][] = [
       ['public card 200', (b) => load(`${b}/.well-known/agent-card.json`)],
       ['public card 304', (b) => load(`${b}/.well-known/agent-card.json`, { headers: { 'if-none-match': bundle.publicCard.etag } })],
       ['extended card (JSON-RPC + JWT verify)', (b) => load(`${b}/a2a/jsonrpc`, { method: 'POST', headers: rpcHeaders, body: rpcBody })],
     ];
+    const cases = allCases.filter(([name]) => name.includes(process.env.BENCH_CASES ?? ''));
     // Warm-up.
     for (const [, run] of cases) {
       await autocannon({ url: `${node}/.well-known/agent-card.json`, connections: 10, duration: 1 });
@@ -208,23 +240,35 @@ async function main(): Promise<void> {
         results[name] ??= { bare: [], node: [], lean: [] };
         // Rotate which goes first, so a fast/slow phase of the VM hits each.
         const order = (['bare', 'node', 'lean'] as const).map((_, i, all) => all[(i + round) % all.length]);
-        for (const who of order) results[name][who].push(await run(base[who]));
+        for (const who of order) {
+          const pid = children[{ node: 0, bare: 1, lean: 2 }[who]].pid;
+          const cpu0 = cpuSeconds(pid);
+          const r = (await run(base[who])) as Run & { total: number };
+          const cpu = cpuSeconds(pid) - cpu0;
+          results[name][who].push({ ...r, cpuUs: cpu > 0 ? (cpu * 1e6) / r.total : undefined });
+        }
       }
     }
-    console.log(`\n| path | bare Fastify req/s | node req/s | ratio | bare p50/p99 ms | node p50/p99 ms | lean bare req/s | node / lean |`);
-    console.log(`|---|---:|---:|---:|---:|---:|---:|---:|`);
+    // Every round's figures, for the spread behind the medians.
+    if (process.env.BENCH_VERBOSE) console.log(JSON.stringify(results));
+    console.log(
+      `\n| path | bare Fastify req/s | node req/s | ratio | bare p50/p99 ms | node p50/p99 ms | lean bare req/s | node / lean | CPU µs/req bare / node (bare/node) |`,
+    );
+    console.log(`|---|---:|---:|---:|---:|---:|---:|---:|---:|`);
     for (const [name, r] of Object.entries(results)) {
       const b = median(r.bare.map((x) => x.rps));
       const n = median(r.node.map((x) => x.rps));
       const l = median(r.lean.map((x) => x.rps));
+      const cb = median(r.bare.map((x) => x.cpuUs ?? NaN));
+      const cn = median(r.node.map((x) => x.cpuUs ?? NaN));
       console.log(
-        `| ${name} | ${b.toFixed(0)} | ${n.toFixed(0)} | ${(n / b).toFixed(2)} | ${median(r.bare.map((x) => x.p50))}/${median(r.bare.map((x) => x.p99))} | ${median(r.node.map((x) => x.p50))}/${median(r.node.map((x) => x.p99))} | ${l.toFixed(0)} | ${(n / l).toFixed(2)} |`,
+        `| ${name} | ${b.toFixed(0)} | ${n.toFixed(0)} | ${(n / b).toFixed(2)} | ${median(r.bare.map((x) => x.p50))}/${median(r.bare.map((x) => x.p99))} | ${median(r.node.map((x) => x.p50))}/${median(r.node.map((x) => x.p99))} | ${l.toFixed(0)} | ${(n / l).toFixed(2)} | ${cb.toFixed(1)} / ${cn.toFixed(1)} (${(cb / cn).toFixed(2)}) |`,
       );
     }
   } finally {
     for (const c of children) c.kill('SIGTERM');
   }
-  routingBench();
+  if (!process.env.BENCH_CASES) routingBench();
 }
 
 function routingBench(): void {

@@ -144,6 +144,15 @@ describe('access log and security headers on the control plane, the worker and t
       status: 200,
       principal: 'anonymous',
     });
+    // The 304 is answered on arrival, before Nest's middleware (ADR 0185): the same headers and line.
+    const fresh = await fetch(`${nodeUrl}/.well-known/agent-card.json`, {
+      headers: { 'x-request-id': 'sec-card-2', 'if-none-match': res.headers.get('etag')! },
+    });
+    expect(fresh.status).toBe(304);
+    expectSecurityHeaders(fresh.headers, 'public, max-age=60');
+    expect(fresh.headers.get('x-request-id')).toBe('sec-card-2');
+    expect(fresh.headers.get('vary')).toBe('A2A-Version');
+    expect(await accessLine(nodeLogs, 'sec-card-2')).toMatchObject({ route: '/.well-known/agent-card.json', status: 304 });
   });
 
   it("agent node JSON-RPC (a raw route): the partner's principal, no-store, and a refused token logged without it", async () => {

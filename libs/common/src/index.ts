@@ -11,7 +11,7 @@ export { SECURITY_HEADERS } from './http/security-headers';
 export { HealthModule } from './health/health.module';
 export { redisProbe, type ReadinessProbe } from './health/readiness';
 export { bootstrapFastifyApp } from './bootstrap';
-export { createFastifyAdapter, requestIdFor } from './http/fastify-adapter';
+export { answerOnArrival, createFastifyAdapter, requestIdFor, type ArrivalHandler } from './http/fastify-adapter';
 export { Clock, SystemClock, ClockModule } from './clock';
 export {
   MetricsModule,

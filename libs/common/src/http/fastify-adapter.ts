@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import type { AppConfig } from '../config/config';
 import { SECURITY_HEADERS } from './security-headers';
 
@@ -12,17 +13,95 @@ export function requestIdFor(req: IncomingMessage): string {
   return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
 }
 
+/** A synchronous GET handler that sends its answer before it returns. */
+export type ArrivalHandler = (request: FastifyRequest, reply: FastifyReply) => unknown;
+
+/** The GET routes answered on arrival, by the http server of the app (shared by its contexts). */
+const ARRIVAL_ROUTES = new WeakMap<Server, Map<string, ArrivalHandler>>();
+
 /**
- * The Fastify adapter every app uses: body limit from config, a request id that is echoed in
- * `x-request-id` and copied to the raw request so the pino logger logs it, and the security
- * headers (SECURITY_HEADERS) on every response, raw Fastify routes included.
+ * Registers a public GET route that apps built with createFastifyAdapter answer from their first
+ * `onRequest` hook, after the security headers and the request id are set: Nest's own request
+ * hooks and its middleware engine (@fastify/middie) do not run for it (ADR 0185). Only for
+ * answers that need neither Nest middleware nor a guard and that send synchronously (the public
+ * card). A URL with a query string, a HEAD, or an app on another adapter reaches the same handler
+ * through the ordinary route registered here.
  */
-export function createFastifyAdapter(config: Pick<AppConfig, 'MAX_BODY_BYTES'>): FastifyAdapter {
-  const adapter = new FastifyAdapter({ bodyLimit: config.MAX_BODY_BYTES, genReqId: requestIdFor, trustProxy: false });
-  adapter.getInstance().addHook('onRequest', (request, reply, done) => {
+export function answerOnArrival(app: FastifyInstance, path: string, handler: ArrivalHandler): void {
+  app.get(path, handler as never);
+  ARRIVAL_ROUTES.get(app.server)?.set(path, handler);
+}
+
+/**
+ * Nest's Fastify adapter with the hook of this codebase first in the request chain, and without the
+ * adapter's `onResponse` hook while no `setOnResponseHook` asked for one (ADR 0185): any
+ * `onResponse` hook, even one that does nothing, makes Fastify attach response listeners to every
+ * request (ADR 0143).
+ */
+class ServingFastifyAdapter extends FastifyAdapter {
+  // `declare`: set while the base constructor runs, so no field initializer may reset them after.
+  declare private idleResponseHook?: (...args: never[]) => void;
+  declare private originalAddHook?: FastifyInstance['addHook'];
+
+  // Nest's constructor calls this right after creating the instance, before it adds its own hooks.
+  override setInstance<T = unknown>(instance: T): void {
+    super.setInstance(instance);
+    const app = instance as FastifyInstance;
+    const arrivals = new Map<string, ArrivalHandler>();
+    ARRIVAL_ROUTES.set(app.server, arrivals);
+    app.addHook('onRequest', arrivalHook(arrivals));
+    // Shadows addHook while Nest's constructor runs (restored by createFastifyAdapter): the one
+    // onResponse hook it adds there only calls the hook set with setOnResponseHook.
+    const addHook = (this.originalAddHook = app.addHook);
+    (app as { addHook: unknown }).addHook = (name: string, fn: (...args: never[]) => void) => {
+      if (name === 'onResponse' && this.idleResponseHook === undefined) {
+        this.idleResponseHook = fn;
+        return app;
+      }
+      return (addHook as (n: string, f: unknown) => FastifyInstance).call(app, name, fn);
+    };
+  }
+
+  /** Ends the constructor's interception of addHook (see setInstance). */
+  restoreAddHook(): void {
+    this.getInstance<FastifyInstance>().addHook = this.originalAddHook!;
+  }
+
+  override setOnResponseHook(hook: Parameters<FastifyAdapter['setOnResponseHook']>[0]): void {
+    super.setOnResponseHook(hook);
+    const idle = this.idleResponseHook;
+    if (idle === undefined) return;
+    this.idleResponseHook = undefined;
+    this.getInstance<FastifyInstance>().addHook('onResponse', idle as never);
+  }
+}
+
+/**
+ * Security headers and the request id on every answer, then the answer itself for a route
+ * registered with answerOnArrival.
+ */
+function arrivalHook(arrivals: Map<string, ArrivalHandler>): onRequestHookHandler {
+  return (request, reply, done) => {
     (request.raw as IncomingMessage & { id?: string }).id = request.id;
     void reply.headers(SECURITY_HEADERS).header('x-request-id', request.id);
-    done();
-  });
+    const handler = request.method === 'GET' && !request.is404 ? arrivals.get(request.raw.url!) : undefined;
+    if (handler === undefined) return done();
+    try {
+      handler(request, reply);
+    } catch (err) {
+      done(err as Error);
+    }
+  };
+}
+
+/**
+ * The Fastify adapter every app uses: body limit from config, a request id that is echoed in
+ * `x-request-id` and copied to the raw request so the pino logger logs it, the security headers
+ * (SECURITY_HEADERS) on every response, raw Fastify routes included, and the routes registered
+ * with answerOnArrival answered before Nest's request hooks and middleware.
+ */
+export function createFastifyAdapter(config: Pick<AppConfig, 'MAX_BODY_BYTES'>): FastifyAdapter {
+  const adapter = new ServingFastifyAdapter({ bodyLimit: config.MAX_BODY_BYTES, genReqId: requestIdFor, trustProxy: false });
+  adapter.restoreAddHook();
   return adapter;
 }

@@ -4,7 +4,7 @@
  * matching If-None-Match. No per-request serialization, hashing or Nest pipeline.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { contextFromHeaders, inSpan, SpanKind, tracingOn } from '@cp/common';
+import { answerOnArrival, contextFromHeaders, inSpan, SpanKind, tracingOn } from '@cp/common';
 import { NO_A2A_OBSERVER, type A2AObserver } from '../observability/observer';
 import { declaredBy, type ServedBundle } from './served-bundle';
 import { requestedVersion } from './version';
@@ -72,7 +72,10 @@ export function registerCardRoute(
   // Latency is timed in the handler, around the synchronous send, never with an onResponse hook:
   // any such hook makes Fastify attach response listeners to every request, which alone cost a
   // 304 about a third of its throughput (ADR 0143). Without metrics the route is the bare answer.
-  app.get(
+  // Answered on arrival in apps on the common adapter: no Nest request hook or middleware runs for
+  // it (ADR 0185).
+  answerOnArrival(
+    app,
     AGENT_CARD_PATH,
     latency
       ? (request: FastifyRequest, reply: FastifyReply) => {
