@@ -61,9 +61,7 @@ module.exports = {
       ...shared,
       displayName: 'e2e',
       testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts', '<rootDir>/test/security/**/*.e2e-spec.ts'],
-      // End-to-end suites boot apps, databases and child processes (tsx, cpctl) in their hooks; on
-      // a 2-core machine under load that passes 30 s without anything being wrong. A hang still fails.
-      testTimeout: 90000,
+      setupFilesAfterEnv: ['<rootDir>/test/support/e2e-timeout.ts'],
       globalSetup: withServices,
       setupFiles: ['<rootDir>/test/support/services-allowed.ts'],
     },
