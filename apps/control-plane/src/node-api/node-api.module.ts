@@ -7,6 +7,7 @@ import { JwksRoute } from './jwks.route';
 import { CardSignaturesService } from './card-signatures.service';
 import { NodeBundleRoute } from './node-bundle.route';
 import { NodeRepository } from './node.repository';
+import { AckWriter } from './ack-writer';
 
 /**
  * The API agent nodes sync from (/node/v1) and the JWKS they (and tools, and A2A clients) verify
@@ -15,7 +16,7 @@ import { NodeRepository } from './node.repository';
 @Module({
   imports: [NodeAuthModule, NodeInventoryModule],
   controllers: [NodeApiController],
-  providers: [NodeApiService, NodeRepository, NodeBundleRoute, JwksRoute, CardSignaturesService],
+  providers: [NodeApiService, NodeRepository, AckWriter, NodeBundleRoute, JwksRoute, CardSignaturesService],
   exports: [CardSignaturesService],
 })
 export class NodeApiModule {}

@@ -17,7 +17,7 @@ export type NodeWriteResult = 'ok' | 'agent-not-found';
 export class NodeRepository {
   constructor(private readonly prisma: PrismaService) {}
 
-  publishedAt(agentId: string, revision: number): Promise<Date | null> {
+  publishedAt(agentId: string, revision: number): Promise<RevisionPublication | null> {
     return revisionPublishedAt(this.prisma, agentId, revision);
   }
 
@@ -50,16 +50,23 @@ export class NodeRepository {
   }
 }
 
+export interface RevisionPublication {
+  at: Date;
+  /** The outbox row's publishedAt, which never changes once set; false: its creation, until then. */
+  final: boolean;
+}
+
 /** When a revision was announced to the nodes (the outbox row's publishedAt; its creation before that). */
-export async function revisionPublishedAt(prisma: PrismaService, agentId: string, revision: number): Promise<Date | null> {
+export async function revisionPublishedAt(prisma: PrismaService, agentId: string, revision: number): Promise<RevisionPublication | null> {
   const row = await prisma.registryRevision.findUnique({
     where: { agentId_revision: { agentId, revision } },
     select: { createdAt: true, publishedAt: true },
   });
-  return row ? (row.publishedAt ?? row.createdAt) : null;
+  if (!row) return null;
+  return row.publishedAt ? { at: row.publishedAt, final: true } : { at: row.createdAt, final: false };
 }
 
-function isForeignKeyViolation(error: unknown): boolean {
+export function isForeignKeyViolation(error: unknown): boolean {
   const e = error as {
     code?: string;
     meta?: { code?: string; driverAdapterError?: { cause?: { originalCode?: string } } };
