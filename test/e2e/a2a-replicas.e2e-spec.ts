@@ -3,7 +3,7 @@
  * Redis, TWO finance-agent node processes sharing one Redis task store behind one address (a
  * round-robin proxy), and the official @a2a-js/sdk client streaming over JSON-RPC and REST.
  * Create on one node, subscribe on the other, kill one, read from the other, restart it. Then a
- * time-bounded soak: many concurrent anonymous and authenticated streams, memory within limits,
+ * soak of fixed size (no timing asserted: speed is for benchmarks): many concurrent anonymous and authenticated streams, memory within limits,
  * no stream left behind after clients disconnect.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -260,7 +260,6 @@ describe('A2A tasks across two node processes behind one address (@a2a-js/sdk as
   });
 
   it('soak: concurrent anonymous and authenticated streams, half abandoned mid-stream; no stream left, memory within limits', async () => {
-    const deadline = Date.now() + 20_000;
     const anonymousLookups = 60;
     const partnerStreams = 40;
     const open = (token: string | undefined, body: Json, backend: number) =>
@@ -318,7 +317,6 @@ describe('A2A tasks across two node processes behind one address (@a2a-js/sdk as
     const outcomes = await Promise.all(runs);
     expect(outcomes.filter((o, i) => i % 2 === 1 && o !== 'read')).toEqual([]);
     expect(outcomes.filter((o) => o === 'read').length).toBe((anonymousLookups + partnerStreams) / 2);
-    expect(Date.now()).toBeLessThan(deadline);
     // Abandoned streams are gone on both nodes once their clients are.
     await until(async () => (await Promise.all(nodes.map((n) => n.stats()))).every((x) => x.openStreams === 0 && x.listeners === 0));
     const waiting = (
