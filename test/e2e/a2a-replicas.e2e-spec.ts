@@ -3,8 +3,8 @@
  * Redis, TWO finance-agent node processes sharing one Redis task store behind one address (a
  * round-robin proxy), and the official @a2a-js/sdk client streaming over JSON-RPC and REST.
  * Create on one node, subscribe on the other, kill one, read from the other, restart it. Then a
- * soak of fixed size (no timing asserted: speed is for benchmarks): many concurrent anonymous and authenticated streams, memory within limits,
- * no stream left behind after clients disconnect.
+ * soak of fixed size (no timing asserted: speed is for benchmarks): many concurrent anonymous and
+ * authenticated streams, memory within limits, no stream left behind after clients disconnect.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
