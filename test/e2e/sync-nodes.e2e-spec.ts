@@ -231,10 +231,12 @@ describe('node sync (real PostgreSQL, Redis, HTTP; one node in another process)'
     await redis.stop();
     try {
       await until('the control plane notices', () => !app.get(BundleCache).connected());
-      // Changes commit while Redis is down: the publish fails fast, the outbox keeps them.
+      // Changes commit while Redis is down: the publish fails fast, the outbox keeps them. (A
+      // publish that waited for Redis would wait until it is back, below: far past this bound,
+      // which is loose because a loaded machine slows the mutation itself.)
       const started = Date.now();
       const { revision } = await rename('while redis is down');
-      expect(Date.now() - started).toBeLessThan(1000);
+      expect(Date.now() - started).toBeLessThan(10_000);
       await new Promise((r) => setTimeout(r, 300));
       expect(revisions()).toEqual(served);
       expect(nodes.every((n) => n.current() !== undefined)).toBe(true);
