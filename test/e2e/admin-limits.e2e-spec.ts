@@ -127,5 +127,9 @@ describe('admin API limits and SQL cost (HTTP)', () => {
     const res = await gql(url, token, q, { first: 100 });
     expect(codeOf(res)).toBe('QUERY_TOO_COMPLEX');
     expect(res.errors![0].message).toMatch(/complexity \d+ exceeds the limit 1000/);
+    // The cost is remembered per document and variables (ADR 189): the same text, either way again.
+    expect(codeOf(await gql(url, token, q, { first: 10 }))).toBe('OK');
+    expect(codeOf(await gql(url, token, q, { first: 100 }))).toBe('QUERY_TOO_COMPLEX');
+    expect(codeOf(await gql(url, token, q, { first: '100' }))).toBe('BAD_USER_INPUT');
   });
 });

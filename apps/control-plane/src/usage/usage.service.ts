@@ -50,8 +50,19 @@ export class UsageService {
    * fields then resolve one by one and each reports the error, as without the prefetch.
    */
   async pageTotals(loaders: RequestLoaders, keys: UsageKey[]): Promise<UsageTotal[] | undefined> {
-    const totals = await this.loader(loaders, NO_WINDOW).loadMany(keys);
-    return totals.every((t): t is UsageTotal => !(t instanceof Error)) ? totals : undefined;
+    // The repository directly, then prime: loadMany would cost a promise and a cache lookup per key.
+    let found: Map<string, UsageTotal>;
+    try {
+      found = await this.usage.totals(keys, NO_WINDOW);
+    } catch {
+      return undefined;
+    }
+    const loader = this.loader(loaders, NO_WINDOW);
+    return keys.map((key) => {
+      const total = found.get(usageKey(key)) ?? { calls: 0, lastCallAt: null };
+      loader.prime(key, total);
+      return total;
+    });
   }
 
   private loader(loaders: RequestLoaders, window: UsageWindow) {

@@ -1,5 +1,5 @@
 import type { ApolloServerPlugin } from '@apollo/server';
-import { GraphQLError } from 'graphql';
+import { GraphQLError, type DocumentNode, type GraphQLSchema } from 'graphql';
 import { fieldExtensionsEstimator, getComplexity, simpleEstimator, type ComplexityEstimator } from 'graphql-query-complexity';
 import { ApiErrorCode } from '../errors';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './pagination';
@@ -25,23 +25,23 @@ export const pageEstimator: ComplexityEstimator = ({ field, args, childComplexit
  * here (the library does not see meta fields); operationShapeRule bounds them instead.
  */
 export function complexityLimitPlugin(maxComplexity: number): ApolloServerPlugin {
+  // Apollo hands the same DocumentNode to every request with the same query text (its document
+  // store), so a repeated query with the same variables is not walked again: the cost depends on
+  // nothing else (the schema is fixed once the server starts).
+  const known = new WeakMap<DocumentNode, Map<string, number>>();
   return {
     async requestDidStart() {
       return {
         async didResolveOperation({ request, document, schema }) {
-          let complexity: number;
-          try {
-            complexity = getComplexity({
-              schema,
-              query: document,
-              operationName: request.operationName ?? undefined,
-              variables: request.variables ?? {},
-              estimators: [pageEstimator, fieldExtensionsEstimator(), simpleEstimator({ defaultComplexity: 1 })],
-            });
-          } catch (error) {
-            // The library coerces the variables first; values of the wrong type are the caller's mistake.
-            if (!(error instanceof GraphQLError)) throw error;
-            throw new GraphQLError(error.message, { extensions: { code: ApiErrorCode.BadUserInput, http: { status: 400 } } });
+          const key = `${request.operationName ?? ''}\u0000${JSON.stringify(request.variables ?? {})}`;
+          let costs = known.get(document);
+          let complexity = costs?.get(key);
+          if (complexity === undefined) {
+            complexity = computeComplexity(schema, document, request.operationName ?? undefined, request.variables ?? {});
+            if (!costs) known.set(document, (costs = new Map<string, number>()));
+            // Variables vary without bound (ids, cursors): keep the most recent few per document.
+            if (costs.size >= KNOWN_VARIABLE_SETS) costs.clear();
+            costs.set(key, complexity);
           }
           if (complexity > maxComplexity) {
             throw new GraphQLError(
@@ -61,4 +61,28 @@ export function complexityLimitPlugin(maxComplexity: number): ApolloServerPlugin
       };
     },
   };
+}
+
+/** Costs remembered per document; a caller cycling through more variable sets only recomputes. */
+const KNOWN_VARIABLE_SETS = 32;
+
+function computeComplexity(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operationName: string | undefined,
+  variables: Record<string, unknown>,
+): number {
+  try {
+    return getComplexity({
+      schema,
+      query: document,
+      operationName,
+      variables,
+      estimators: [pageEstimator, fieldExtensionsEstimator(), simpleEstimator({ defaultComplexity: 1 })],
+    });
+  } catch (error) {
+    // The library coerces the variables first; values of the wrong type are the caller's mistake.
+    if (!(error instanceof GraphQLError)) throw error;
+    throw new GraphQLError(error.message, { extensions: { code: ApiErrorCode.BadUserInput, http: { status: 400 } } });
+  }
 }
