@@ -260,6 +260,13 @@ async function main(): Promise<void> {
     console.log(`rounds: ${JSON.stringify(runs)}`);
   } finally {
     await Promise.all(nodes.map((n) => n.stop()));
+    // The control plane first gets to exit on its own (a --cpu-prof profile is written at exit).
+    const cp = children[0];
+    if (cp && cp.exitCode === null) {
+      const exited = new Promise((resolve) => cp.once('exit', resolve));
+      cp.kill('SIGTERM');
+      await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 10_000))]);
+    }
     for (const c of children) c.kill('SIGKILL');
     const keys = await redis.keys(`${prefix}*`);
     if (keys.length > 0) await redis.del(...keys);
