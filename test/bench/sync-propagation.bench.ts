@@ -12,7 +12,9 @@
  * 2. Revalidation: GET /node/v1/bundle with a current If-None-Match (304) at the control plane,
  *    against a bare Fastify process answering 304 to the same headers, and a bare Fastify that
  *    also does one Redis GET per request (what the product's warm path must do). autocannon,
- *    50 connections, rounds interleaved.
+ *    50 connections, rounds interleaved; each server's CPU per answered request (/proc).
+ * BENCH_CHANGES=0 skips the propagation part (revalidation only). BENCH_NODE_ARGS (e.g.
+ * "--cpu-prof --cpu-prof-dir=/tmp/prof") is passed to the control plane's node.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -29,6 +31,7 @@ import { NodeSync, type ActiveBundle } from '@cp/node-sdk';
 import { PrismaClient } from '../../prisma/generated/client';
 import { createTestDatabase } from '../support/test-database';
 import { freePort } from '../support/free-port';
+import { processCpuSeconds } from '../support/process-cpu';
 
 interface AutocannonResult {
   non2xx: number;
@@ -107,7 +110,8 @@ async function main(): Promise<void> {
   const redis = new Redis(config.REDIS_URL);
   try {
     const cpPort = await freePort();
-    const cp = spawn(process.execPath, [join(ROOT, 'dist/apps/control-plane/src/main.js')], {
+    const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+    const cp = spawn(process.execPath, [...nodeArgs, join(ROOT, 'dist/apps/control-plane/src/main.js')], {
       env: { ...env, CONTROL_PLANE_PORT: String(cpPort) },
       stdio: ['ignore', 'ignore', 'inherit'],
     });
@@ -139,7 +143,7 @@ async function main(): Promise<void> {
     const fromSend: number[] = [];
     const fromAnswer: number[] = [];
     const firstNode: number[] = [];
-    const WARMUP = 5;
+    const WARMUP = CHANGES > 0 ? 5 : 0;
     for (let i = 0; i < CHANGES + WARMUP; i++) {
       const target = revision + 1;
       const arrivals: number[] = [];
@@ -182,7 +186,7 @@ async function main(): Promise<void> {
       // Let the 50 acks land before the next change (changes are not back to back in service).
       await new Promise((r) => setTimeout(r, 100));
     }
-    progress(`propagation done: p50 ${ms(median(fromSend))} ms`);
+    if (CHANGES > 0) progress(`propagation done: p50 ${ms(median(fromSend))} ms`);
     const served = new Set(nodes.map((n) => n.current()!.servedHash));
     if (served.size !== 1) throw new Error('nodes disagree on what they serve');
 
@@ -196,8 +200,9 @@ async function main(): Promise<void> {
     const revKey = `${prefix}sync:{${AGENT}}:rev`;
     // `node --import tsx` (not the tsx CLI, which forks a grandchild that SIGKILL would orphan).
     const bareArgs = (port: number, redisUrl: string) => ['--import', 'tsx', __filename, '--bare', String(port), etag, redisUrl, revKey];
-    children.push(spawn(process.execPath, bareArgs(bare, '-'), { stdio: 'inherit' }));
-    children.push(spawn(process.execPath, bareArgs(bareRedis, config.REDIS_URL), { stdio: 'inherit' }));
+    const bareChild = spawn(process.execPath, bareArgs(bare, '-'), { stdio: 'inherit' });
+    const bareRedisChild = spawn(process.execPath, bareArgs(bareRedis, config.REDIS_URL), { stdio: 'inherit' });
+    children.push(bareChild, bareRedisChild);
     const headers = { authorization: `Bearer ${token}`, 'if-none-match': etag };
     await waitFor(`http://127.0.0.1:${bare}/node/v1/bundle`, { headers });
     await waitFor(`http://127.0.0.1:${bareRedis}/node/v1/bundle`, { headers });
@@ -205,46 +210,63 @@ async function main(): Promise<void> {
     await Promise.all(nodes.map((n) => n.stop()));
     progress('baselines up; load runs');
 
-    const runs: Record<'bare' | 'bareRedis' | 'product', { rps: number; p50: number; p99: number }[]> = {
+    const runs: Record<'bare' | 'bareRedis' | 'product', { rps: number; p50: number; p99: number; cpuUs: number }[]> = {
       bare: [],
       bareRedis: [],
       product: [],
     };
     const targets = { bare: `http://127.0.0.1:${bare}`, bareRedis: `http://127.0.0.1:${bareRedis}`, product: cpUrl } as const;
+    const pids = { bare: bareChild.pid, bareRedis: bareRedisChild.pid, product: cp.pid };
     for (const name of Object.keys(targets) as (keyof typeof targets)[]) {
       await autocannon({ url: `${targets[name]}/node/v1/bundle`, connections: 50, duration: 1, headers }); // warm-up
     }
     for (let round = 0; round < ROUNDS; round++) {
       for (const name of Object.keys(targets) as (keyof typeof targets)[]) {
+        const cpu0 = processCpuSeconds(pids[name]);
         const r = await autocannon({ url: `${targets[name]}/node/v1/bundle`, connections: 50, duration: DURATION, headers });
+        const cpu = processCpuSeconds(pids[name]) - cpu0;
         const notModified = r.statusCodeStats?.['304']?.count;
         if (notModified !== undefined && notModified < r.non2xx) throw new Error(`${name}: answers other than 304`);
-        runs[name].push({ rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99 });
+        const answered = r.non2xx + r['2xx'];
+        const cpuUs = answered > 0 ? Math.round((cpu / answered) * 1e7) / 10 : 0;
+        runs[name].push({ rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, cpuUs });
       }
     }
 
     // ---- report -------------------------------------------------------------------------
-    console.log(`\nPropagation: ${CHANGES} changes (after ${WARMUP} warm-up), ${NODES} nodes, ms`);
-    console.log('| measure | p50 | p99 | max |');
-    console.log('|---|---:|---:|---:|');
-    const row = (name: string, xs: number[]) =>
-      console.log(`| ${name} | ${ms(median(xs))} | ${ms(quantile(xs, 0.99))} | ${ms(Math.max(...xs))} |`);
-    row('mutation sent → all nodes serve it (upper bound of commit → all)', fromSend);
-    row('mutation answered → all nodes serve it', fromAnswer);
-    row('mutation sent → first node serves it', firstNode);
+    if (CHANGES > 0) {
+      console.log(`\nPropagation: ${CHANGES} changes (after ${WARMUP} warm-up), ${NODES} nodes, ms`);
+      console.log('| measure | p50 | p99 | max |');
+      console.log('|---|---:|---:|---:|');
+      const row = (name: string, xs: number[]) =>
+        console.log(`| ${name} | ${ms(median(xs))} | ${ms(quantile(xs, 0.99))} | ${ms(Math.max(...xs))} |`);
+      row('mutation sent → all nodes serve it (upper bound of commit → all)', fromSend);
+      row('mutation answered → all nodes serve it', fromAnswer);
+      row('mutation sent → first node serves it', firstNode);
+    }
     console.log(`\nRevalidation (304), ${ROUNDS} rounds × ${DURATION} s, 50 connections`);
-    console.log('| server | req/s (median of rounds) | p50 ms | p99 ms | ratio to bare |');
-    console.log('|---|---:|---:|---:|---:|');
+    console.log(
+      '| server | req/s (median of rounds) | p50 ms | p99 ms | CPU µs/req | ratio to bare | ratio to bare+Redis (per round, median) |',
+    );
+    console.log('|---|---:|---:|---:|---:|---:|---:|');
     const bareRps = median(runs.bare.map((r) => r.rps));
     for (const name of ['bare', 'bareRedis', 'product'] as const) {
       const rps = median(runs[name].map((r) => r.rps));
+      const toFloor = median(runs[name].map((r, i) => r.rps / runs.bareRedis[i].rps));
       console.log(
-        `| ${name} | ${Math.round(rps)} | ${median(runs[name].map((r) => r.p50))} | ${median(runs[name].map((r) => r.p99))} | ${(rps / bareRps).toFixed(2)} |`,
+        `| ${name} | ${Math.round(rps)} | ${median(runs[name].map((r) => r.p50))} | ${median(runs[name].map((r) => r.p99))} | ${median(runs[name].map((r) => r.cpuUs))} | ${(rps / bareRps).toFixed(2)} | ${toFloor.toFixed(2)} |`,
       );
     }
     console.log(`rounds: ${JSON.stringify(runs)}`);
   } finally {
     await Promise.all(nodes.map((n) => n.stop()));
+    // The control plane first gets to exit on its own (a --cpu-prof profile is written at exit).
+    const cp = children[0];
+    if (cp && cp.exitCode === null) {
+      const exited = new Promise((resolve) => cp.once('exit', resolve));
+      cp.kill('SIGTERM');
+      await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 10_000))]);
+    }
     for (const c of children) c.kill('SIGKILL');
     const keys = await redis.keys(`${prefix}*`);
     if (keys.length > 0) await redis.del(...keys);

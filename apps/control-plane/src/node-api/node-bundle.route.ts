@@ -1,7 +1,7 @@
 import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { InjectConfig, recordPrincipal, type AppConfig } from '@cp/common';
+import { answerOnArrival, InjectConfig, recordPrincipal, type AppConfig } from '@cp/common';
 import { BUNDLE_DELTA_BASE_HEADER, NODE_BUNDLE_DELTA_TYPE, nodeApiPaths, parseBundleEtag } from '@cp/node-protocol';
 import { BundleCache, BundleDeltas, SyncError } from '@cp/sync';
 import { AuthError } from '@cp/auth';
@@ -12,9 +12,9 @@ import { NodeAuthenticator } from '../node-auth/node-authenticator';
 
 /**
  * GET /node/v1/bundle: the bundle of the token's agent, at its current revision. Every node
- * revalidates here (invalidations and polls), so it is a bare Fastify route, outside Nest's
- * guard/interceptor/pipe pipeline: a warm 304 costs a memoized token check, one Redis GET and a
- * string compare (see docs/performance.md).
+ * revalidates here (invalidations and polls), so it is a bare Fastify route answered on arrival,
+ * outside Nest's hooks, middleware and guard/interceptor/pipe pipeline (ADR 0193): a warm 304 costs
+ * a memoized token check, one Redis GET and a string compare (see docs/performance.md).
  *
  * A node that names the bundle it serves (`bundle-delta-base: <its ETag>`) gets a delta to the
  * current one when that is available and smaller (ADR 0155); any other node gets the full bundle.
@@ -44,7 +44,9 @@ export class NodeBundleRoute implements OnModuleInit {
 
   onModuleInit(): void {
     const fastify = this.host.httpAdapter.getInstance<FastifyInstance>();
-    fastify.get(nodeApiPaths.bundle, (request, reply) => this.handle(request, reply));
+    // Answered from the adapter's first request hook: Nest's request hooks and its middleware
+    // engine have nothing to do here and cost a 304 a share of its time (ADR 0193).
+    answerOnArrival(fastify, nodeApiPaths.bundle, (request, reply) => this.handle(request, reply));
   }
 
   async handle(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {

@@ -13,7 +13,11 @@ export function requestIdFor(req: IncomingMessage): string {
   return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
 }
 
-/** A synchronous GET handler that sends its answer before it returns. */
+/**
+ * A GET handler that sends its answer itself: before it returns, or (the node bundle: a token check
+ * and a Redis read) before the promise it returns settles. It must answer every outcome, errors
+ * included; a rejection it lets through is handed to Fastify's error handler.
+ */
 export type ArrivalHandler = (request: FastifyRequest, reply: FastifyReply) => unknown;
 
 /** The GET routes answered on arrival, by the http server of the app (shared by its contexts). */
@@ -23,9 +27,9 @@ const ARRIVAL_ROUTES = new WeakMap<Server, Map<string, ArrivalHandler>>();
  * Registers a public GET route that apps built with createFastifyAdapter answer from their first
  * `onRequest` hook, after the security headers and the request id are set: Nest's own request
  * hooks and its middleware engine (@fastify/middie) do not run for it (ADR 0185). Only for
- * answers that need neither Nest middleware nor a guard and that send synchronously (the public
- * card). A URL with a query string, a HEAD, or an app on another adapter reaches the same handler
- * through the ordinary route registered here.
+ * answers that need neither Nest middleware nor a guard (the public card; the node bundle, whose
+ * handler is asynchronous, ADR 0193). A URL with a query string, a HEAD, or an app on another
+ * adapter reaches the same handler through the ordinary route registered here.
  */
 export function answerOnArrival(app: FastifyInstance, path: string, handler: ArrivalHandler): void {
   app.get(path, handler as never);
@@ -87,7 +91,11 @@ function arrivalHook(arrivals: Map<string, ArrivalHandler>): onRequestHookHandle
     const handler = request.method === 'GET' && !request.is404 ? arrivals.get(request.raw.url!) : undefined;
     if (handler === undefined) return done();
     try {
-      handler(request, reply);
+      const answered = handler(request, reply);
+      // `done` is never called once the handler has answered: that ends the request's hook chain.
+      // A Promise, not any thenable: the reply a synchronous handler returns is one, and its
+      // `then` would add response listeners to every request (ADR 0143).
+      if (answered instanceof Promise) answered.catch((err: Error) => (reply.sent ? request.log.error(err) : done(err)));
     } catch (err) {
       done(err as Error);
     }
