@@ -17,7 +17,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createServer, type ServerResponse } from 'node:http';
 import { createServer as createNetServer } from 'node:net';
-import { readFileSync } from 'node:fs';
+import { processCpuSeconds } from '../support/process-cpu';
 import { join } from 'node:path';
 // @ts-expect-error autocannon ships no type declarations; `load` below types what we use.
 import autocannonUntyped from 'autocannon';
@@ -159,17 +159,8 @@ type AutocannonResult = {
 };
 const autocannon = autocannonUntyped as (options: Record<string, unknown>) => Promise<AutocannonResult>;
 
-/**
- * CPU time (user + system, ms) a process has used so far, from /proc (Linux). CPU per request is
- * steadier than req/s on a shared machine: a slow minute stretches both servers' latency but
- * barely changes the work each request costs.
- */
-function cpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  // utime and stime are fields 14 and 15 of stat(5); index 11 and 12 after the command name.
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
-}
-const CLOCK_TICKS = 100;
+/** CPU time (ms) a process has used so far (test/support/process-cpu.ts). */
+const cpuMs = (pid: number) => processCpuSeconds(pid) * 1000;
 
 /** Statements committed in the bench database so far (each autocommit statement is one transaction). */
 let commits: () => Promise<number> = () => Promise.resolve(0);

@@ -15,7 +15,7 @@
  * BENCH_CASES=304 (a substring of the case names) runs only the matching cases.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Fastify from 'fastify';
@@ -34,6 +34,7 @@ import {
   type WireMessage,
 } from '@cp/capabilities';
 import { freePort } from '../support/free-port';
+import { processCpuSeconds } from '../support/process-cpu';
 import { writeSignedBundle } from '../support/signed-bundle';
 
 // autocannon ships no types; this is the part used here.
@@ -110,27 +111,7 @@ interface Run {
   cpuUs?: number;
 }
 
-/**
- * CPU seconds a process and its descendants have used (Linux /proc; 0 elsewhere). Per request it
- * survives a loaded machine better than req/s: a server starved of CPU answers fewer requests but
- * spends about the same CPU on each.
- */
-function cpuSeconds(pid: number | undefined): number {
-  if (pid === undefined) return 0;
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    let ticks = Number(fields[11]) + Number(fields[12]);
-    for (const tid of readdirSync(`/proc/${pid}/task`)) {
-      for (const child of readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').split(' ').filter(Boolean)) {
-        ticks += cpuSeconds(Number(child)) * 100;
-      }
-    }
-    return ticks / 100;
-  } catch {
-    return 0;
-  }
-}
+const cpuSeconds = (pid: number | undefined) => processCpuSeconds(pid, { descendants: true });
 
 async function load(url: string, opts: { headers?: Record<string, string>; method?: 'GET' | 'POST'; body?: string } = {}): Promise<Run> {
   const r = await autocannon({

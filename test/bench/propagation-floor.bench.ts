@@ -33,6 +33,7 @@ import { BUNDLE_DELTA_BASE_HEADER, syncKeys } from '@cp/node-protocol';
 import { PrismaClient } from '../../prisma/generated/client';
 import { createTestDatabase } from '../support/test-database';
 import { freePort } from '../support/free-port';
+import { processCpuSeconds } from '../support/process-cpu';
 import { startPrivateRedis } from '../support/redis-server';
 
 const ROOT = join(__dirname, '..', '..');
@@ -185,10 +186,7 @@ function collect<T>(children: ChildProcess[], pick: (m: unknown) => T | undefine
   });
 }
 
-const cpuMs = (pid: number) => {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime + stime, USER_HZ 100
-};
+const cpuMs = (pid: number) => processCpuSeconds(pid) * 1000;
 
 async function main(): Promise<void> {
   const redisServer = await startPrivateRedis();
