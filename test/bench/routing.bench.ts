@@ -3,21 +3,28 @@
  * 1. Quality on the labelled back-office set (test/fixtures/routing-eval): the product router,
  *    the router before issue 13 ("today") and plain BM25 over the same fields and tokenizer, on
  *    the held-out half, the tuning half (constants were chosen on it) and the whole (split.yaml),
- *    and the second held-out set (held-out-2.yaml, ADR 0096), and the product router without the
- *    manifests' routing hints.
+ *    and the second and third held-out sets (held-out-2.yaml, ADR 0096; held-out-3.yaml, written
+ *    blind, ADR 0197), and the product router without the manifests' routing hints. With
+ *    BENCH_EMBEDDINGS=use (and the USE-lite packages installed, test/support/routing-eval/
+ *    local-embeddings.ts) also the semantic router (EmbeddingsClassifier over a local
+ *    OpenAI-compatible server) and its agreement with the lexical router (measurement only).
  * 2. Latency of one route() decision over a 2,000-capability router index (the eval set's 25
  *    capabilities plus 1,975 generated ones), today's classifier and the new one interleaved in
  *    one run, with plain BM25 as the bare baseline doing the same ranking work.
  */
 import { LexicalClassifier, route, routingTestIndex, type Classifier, type CapabilityManifest, type RouterIndex } from '@cp/capabilities';
 import { LegacyLexicalClassifier } from '../support/routing-eval/legacy-classifier';
+import { EmbeddingsClassifier } from '../../libs/node-sdk/src/routing/embeddings-classifier';
+import { agreement, precomputed, startLocalEmbeddings, useClassifier } from '../support/routing-eval/local-embeddings';
 import { PlainBm25Classifier } from '../support/routing-eval/plain-bm25';
 import {
   evaluate,
   half,
   loadEvalSet,
   loadSecondHeldOut,
+  loadThirdHeldOut,
   renderTable,
+  type EvalFigures,
   withoutHints,
   type EvalSet,
 } from '../support/routing-eval/routing-eval';
@@ -41,75 +48,107 @@ const views: [string, EvalSet][] = [
   ['tuning half', half(set, 'tuning')],
   ['whole set', set],
   ['second held-out set', loadSecondHeldOut()],
+  ['third held-out set', loadThirdHeldOut()],
 ];
-for (const [title, view] of views) {
-  console.log(`## Quality on the ${title} (${view.suite.tests.length} messages)\n`);
-  console.log(
-    renderTable({
-      'route() today': evaluate(view, new LegacyLexicalClassifier()),
-      'plain BM25': evaluate(view, new PlainBm25Classifier()),
-      'route() now': evaluate(view, new LexicalClassifier()),
-      'route() now, no routing hints': evaluate(withoutHints(view), new LexicalClassifier()),
-    }),
-  );
-  console.log();
-}
 
-// A 2,000-capability registry: the eval set plus generated capabilities drawing on a shared vocabulary.
-const r = rng(7);
-const WORDS =
-  'invoice payment order supplier vendor contract expense report travel hotel flight booking budget ledger account tax payroll asset lease refund credit debit approval request status schedule reconcile export import audit policy claim receipt card statement customer reminder rate currency close journal accrual forecast'.split(
-    ' ',
-  );
-const pick = () => WORDS[Math.floor(r() * WORDS.length)];
-const generated: CapabilityManifest[] = Array.from({ length: CAPABILITIES - set.snapshot.manifests.length }, (_, i) => ({
-  ...set.snapshot.manifests[i % set.snapshot.manifests.length],
-  id: `generated-${String(i).padStart(4, '0')}`,
-  handler: `generated.v1.h${i}`,
-  skill: {
-    name: `${pick()} ${pick()} ${pick()}`,
-    description: `Handles the ${pick()} and ${pick()} of a ${pick()} for the ${pick()} team, returning the ${pick()}.`,
-    tags: [pick(), pick()].filter((t, k, a) => a.indexOf(t) === k),
-    examples: [`Please ${pick()} the ${pick()} for ${pick()} INV-${i}.`],
-  },
-}));
-const big = { ...set.snapshot, manifests: [...set.snapshot.manifests, ...generated] };
-const index: RouterIndex = routingTestIndex(big, {});
-const messages = set.suite.tests.map((t) => ({ messageId: 'bench', role: 'ROLE_USER', parts: [{ text: t.text ?? '' }] }));
-const caller = { principal: 'bench', tenant: 'routing-test', scopes: [] };
-
-function timeAll(classifier: Classifier): number[] {
-  const samples: number[] = [];
-  for (const m of messages) {
-    const t0 = process.hrtime.bigint();
-    route(m, caller, index, { classifier });
-    samples.push(Number(process.hrtime.bigint() - t0) / 1e6);
+async function quality(): Promise<void> {
+  // BENCH_EMBEDDINGS=use: USE-lite served locally; BENCH_EMBEDDINGS_URL (+ _MODEL, _API_KEY): any
+  // OpenAI-compatible endpoint, e.g. the model a deployment would configure as EMBEDDINGS_URL.
+  const local = process.env.BENCH_EMBEDDINGS === 'use' ? await startLocalEmbeddings() : undefined;
+  const endpoint = process.env.BENCH_EMBEDDINGS_URL ?? local?.url;
+  try {
+    for (const [title, view] of views) {
+      console.log(`## Quality on the ${title} (${view.suite.tests.length} messages)\n`);
+      const columns: Record<string, EvalFigures> = {
+        'route() today': evaluate(view, new LegacyLexicalClassifier()),
+        'plain BM25': evaluate(view, new PlainBm25Classifier()),
+        'route() now': evaluate(view, new LexicalClassifier()),
+        'route() now, no routing hints': evaluate(withoutHints(view), new LexicalClassifier()),
+      };
+      if (endpoint) {
+        const entries = routingTestIndex(view.snapshot, {}).entries;
+        const semantic = await precomputed(
+          local
+            ? useClassifier(endpoint)
+            : new EmbeddingsClassifier({
+                url: endpoint,
+                model: process.env.BENCH_EMBEDDINGS_MODEL ?? 'text-embedding-3-small',
+                apiKey: process.env.BENCH_EMBEDDINGS_API_KEY,
+                timeoutMs: 60_000,
+              }),
+          view.suite.tests.map((t) => t.text ?? ''),
+          entries,
+        );
+        columns[local ? 'semantic (USE-lite)' : 'semantic'] = evaluate(view, semantic);
+        columns['lexical + semantic agreement'] = evaluate(view, agreement(new LexicalClassifier(), semantic, 0.1));
+      }
+      console.log(renderTable(columns));
+      console.log();
+    }
+  } finally {
+    local?.server.close();
   }
-  return samples;
 }
 
-const columns: [string, Classifier][] = [
-  ['route() today', new LegacyLexicalClassifier()],
-  ['route() now', new LexicalClassifier()],
-  ['plain BM25 (bare baseline)', new PlainBm25Classifier()],
-];
-const samples = new Map<string, number[]>(columns.map(([n]) => [n, []]));
-for (const [, c] of columns) for (let i = 0; i < WARMUP; i++) route(messages[i % messages.length], caller, index, { classifier: c });
-// Interleaved rounds: the VM's fast and slow phases hit every column alike.
-for (let round = 0; round < ROUNDS; round++) for (const [name, c] of columns) samples.get(name)?.push(...timeAll(c));
-const q = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor(s.length * p))];
-};
-const today = q(samples.get('route() today') ?? [], 0.5);
-console.log(
-  `\n## Latency per decision, ${index.entries.length}-capability index, ${messages.length} messages × ${ROUNDS} rounds (Node ${process.version})\n`,
-);
-console.log('| router | p50 ms | p90 ms | p99 ms | p50 vs today |');
-console.log('|---|--:|--:|--:|--:|');
-for (const [name] of columns) {
-  const xs = samples.get(name) ?? [];
+function latency(): void {
+  // A 2,000-capability registry: the eval set plus generated capabilities drawing on a shared vocabulary.
+  const r = rng(7);
+  const WORDS =
+    'invoice payment order supplier vendor contract expense report travel hotel flight booking budget ledger account tax payroll asset lease refund credit debit approval request status schedule reconcile export import audit policy claim receipt card statement customer reminder rate currency close journal accrual forecast'.split(
+      ' ',
+    );
+  const pick = () => WORDS[Math.floor(r() * WORDS.length)];
+  const generated: CapabilityManifest[] = Array.from({ length: CAPABILITIES - set.snapshot.manifests.length }, (_, i) => ({
+    ...set.snapshot.manifests[i % set.snapshot.manifests.length],
+    id: `generated-${String(i).padStart(4, '0')}`,
+    handler: `generated.v1.h${i}`,
+    skill: {
+      name: `${pick()} ${pick()} ${pick()}`,
+      description: `Handles the ${pick()} and ${pick()} of a ${pick()} for the ${pick()} team, returning the ${pick()}.`,
+      tags: [pick(), pick()].filter((t, k, a) => a.indexOf(t) === k),
+      examples: [`Please ${pick()} the ${pick()} for ${pick()} INV-${i}.`],
+    },
+  }));
+  const big = { ...set.snapshot, manifests: [...set.snapshot.manifests, ...generated] };
+  const index: RouterIndex = routingTestIndex(big, {});
+  const messages = set.suite.tests.map((t) => ({ messageId: 'bench', role: 'ROLE_USER', parts: [{ text: t.text ?? '' }] }));
+  const caller = { principal: 'bench', tenant: 'routing-test', scopes: [] };
+
+  function timeAll(classifier: Classifier): number[] {
+    const samples: number[] = [];
+    for (const m of messages) {
+      const t0 = process.hrtime.bigint();
+      route(m, caller, index, { classifier });
+      samples.push(Number(process.hrtime.bigint() - t0) / 1e6);
+    }
+    return samples;
+  }
+
+  const columns: [string, Classifier][] = [
+    ['route() today', new LegacyLexicalClassifier()],
+    ['route() now', new LexicalClassifier()],
+    ['plain BM25 (bare baseline)', new PlainBm25Classifier()],
+  ];
+  const samples = new Map<string, number[]>(columns.map(([n]) => [n, []]));
+  for (const [, c] of columns) for (let i = 0; i < WARMUP; i++) route(messages[i % messages.length], caller, index, { classifier: c });
+  // Interleaved rounds: the VM's fast and slow phases hit every column alike.
+  for (let round = 0; round < ROUNDS; round++) for (const [name, c] of columns) samples.get(name)?.push(...timeAll(c));
+  const q = (xs: number[], p: number) => {
+    const s = [...xs].sort((a, b) => a - b);
+    return s[Math.min(s.length - 1, Math.floor(s.length * p))];
+  };
+  const today = q(samples.get('route() today') ?? [], 0.5);
   console.log(
-    `| ${name} | ${q(xs, 0.5).toFixed(3)} | ${q(xs, 0.9).toFixed(3)} | ${q(xs, 0.99).toFixed(3)} | ${(q(xs, 0.5) / today).toFixed(2)}× |`,
+    `\n## Latency per decision, ${index.entries.length}-capability index, ${messages.length} messages × ${ROUNDS} rounds (Node ${process.version})\n`,
   );
+  console.log('| router | p50 ms | p90 ms | p99 ms | p50 vs today |');
+  console.log('|---|--:|--:|--:|--:|');
+  for (const [name] of columns) {
+    const xs = samples.get(name) ?? [];
+    console.log(
+      `| ${name} | ${q(xs, 0.5).toFixed(3)} | ${q(xs, 0.9).toFixed(3)} | ${q(xs, 0.99).toFixed(3)} | ${(q(xs, 0.5) / today).toFixed(2)}× |`,
+    );
+  }
 }
+
+void quality().then(latency);

@@ -47,17 +47,24 @@ export function loadEvalSet(dir = EVAL_DIR): EvalSet {
 }
 
 /**
- * The second held-out set (held-out-2.yaml): 100 messages written after the first held-out half had
- * been looked at, over the same manifests. Never tuned on (ADR 0096).
+ * A held-out set in its own file over the same manifests, never tuned on: held-out-2.yaml (ADR
+ * 0096) and held-out-3.yaml (written blind from the manifests only, ADR 0197).
  */
-export function loadSecondHeldOut(dir = EVAL_DIR): EvalSet {
+export function loadHeldOutFile(file: 'held-out-2.yaml' | 'held-out-3.yaml', dir = EVAL_DIR): EvalSet {
   const base = loadEvalSet(dir);
-  const parsed = parseRoutingTests(
-    parse(readFileSync(join(dir, 'held-out-2.yaml'), 'utf8')),
-    new Set(base.snapshot.manifests.map((m) => m.id)),
-  );
-  if (!parsed.ok) throw new Error(`routing eval second held-out set: ${JSON.stringify(parsed.errors)}`);
+  const parsed = parseRoutingTests(parse(readFileSync(join(dir, file), 'utf8')), new Set(base.snapshot.manifests.map((m) => m.id)));
+  if (!parsed.ok) throw new Error(`routing eval ${file}: ${JSON.stringify(parsed.errors)}`);
   return { snapshot: base.snapshot, suite: parsed.suite, heldOut: new Set(parsed.suite.tests.map((t) => t.text ?? '')) };
+}
+
+/** The second held-out set (held-out-2.yaml): 100 messages written after the first held-out half had been looked at. */
+export function loadSecondHeldOut(dir = EVAL_DIR): EvalSet {
+  return loadHeldOutFile('held-out-2.yaml', dir);
+}
+
+/** The third held-out set (held-out-3.yaml): 100 messages written blind from the manifests only. */
+export function loadThirdHeldOut(dir = EVAL_DIR): EvalSet {
+  return loadHeldOutFile('held-out-3.yaml', dir);
 }
 
 /** Word-set Jaccard similarity of two messages (lowercase letters and digits): how close a paraphrase is. */
