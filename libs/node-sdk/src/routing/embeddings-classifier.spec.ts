@@ -43,13 +43,17 @@ async function fakeEmbeddings(): Promise<Fake> {
       if (fake.mode === 'error') return send(503, { error: 'overloaded' });
       const data = input.map((text, index) => ({ index, embedding: fake.mode === 'nan' ? [NaN] : vector(text) }));
       const payload = { object: 'list', data: fake.mode === 'short' ? data.slice(1) : data };
-      if (fake.mode === 'slow') setTimeout(() => send(200, payload), 500);
+      if (fake.mode === 'slow') setTimeout(() => send(200, payload), 5_000).unref();
       else send(200, payload);
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   fake.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
-  fake.close = () => new Promise<void>((r) => server.close(() => r()));
+  fake.close = () =>
+    new Promise<void>((r) => {
+      server.close(() => r());
+      server.closeAllConnections();
+    });
   return fake;
 }
 
@@ -78,7 +82,8 @@ const msg = (text: string) => ({ messageId: 'm', role: 'ROLE_USER', parts: [{ te
 describe('EmbeddingsClassifier', () => {
   let fake: Fake;
   let clock = 0;
-  const make = (timeoutMs = 300) =>
+  // Timeouts far from both the fake's answer time on a loaded machine and its 'slow' delay (5 s).
+  const make = (timeoutMs = 2_000) =>
     new EmbeddingsClassifier({ url: fake.url, model: 'test-embed', apiKey: 'k', timeoutMs, coolDownMs: 1000, now: () => clock });
   beforeEach(async () => {
     fake = await fakeEmbeddings();
@@ -107,7 +112,7 @@ describe('EmbeddingsClassifier', () => {
     'falls back to the lexical router when the endpoint answers %s, then cools down',
     async (mode) => {
       fake.mode = mode;
-      const c = make(100);
+      const c = make(1_000);
       const r = await c.classifyAsync('book a hotel room, I need accommodation', entries);
       expect(r.id).toBe('book-hotel');
       expect(r.reason).toMatch(/lexical fallback/);
