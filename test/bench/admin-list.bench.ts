@@ -224,6 +224,32 @@ async function main(): Promise<void> {
     });
     children.push(cp);
     await waitForHttp(`http://127.0.0.1:${port}/healthz`);
+    // BENCH_VARIANT_ENV="NAME=value ...": a second control plane with these settings, measured in the
+    // same rounds (e.g. GRAPHQL_JIT=false against the default), so the two compare within one run.
+    const variantEnv = Object.fromEntries(
+      (process.env.BENCH_VARIANT_ENV ?? '')
+        .split(' ')
+        .filter(Boolean)
+        .map((pair) => pair.split('=') as [string, string]),
+    );
+    const variantName = `admin GraphQL (${process.env.BENCH_VARIANT_ENV})`;
+    let variant: { port: number; pid: number } | undefined;
+    if (Object.keys(variantEnv).length) {
+      const variantPort = await freePort();
+      const child = spawn(process.execPath, [join('dist', 'apps', 'control-plane', 'src', 'main.js')], {
+        env: {
+          ...env,
+          ...variantEnv,
+          CONTROL_PLANE_PORT: String(variantPort),
+          CONTROL_PLANE_METRICS_PORT: String(await freePort()),
+          REDIS_KEY_PREFIX: `${env.REDIS_KEY_PREFIX}variant:`,
+        },
+        stdio: ['ignore', 'inherit', 'inherit'],
+      });
+      children.push(child);
+      await waitForHttp(`http://127.0.0.1:${variantPort}/healthz`);
+      variant = { port: variantPort, pid: child.pid! };
+    }
     const baseline = await start(
       process.execPath,
       [require.resolve('tsx/cli'), __filename, '--baseline-server', databaseUrl],
@@ -245,10 +271,17 @@ async function main(): Promise<void> {
     };
     if (probe.data?.manifests.nodes.length !== 100 || !(probe.data.manifests.nodes[1].usage.calls > 0))
       throw new Error(`unexpected answer: ${JSON.stringify(probe).slice(0, 500)}`);
+    // A repeated document may run compiled (ADR 196): later answers must be the first's, byte for byte.
+    const answer = (url: string) => fetch(url, { method: 'POST', headers: product.headers, body: product.body }).then((r) => r.text());
+    const first = await answer(product.url);
+    for (let i = 0; i < 3; i++) if ((await answer(product.url)) !== first) throw new Error('a repeated answer differs from the first');
     const bare = { url: `http://127.0.0.1:${baselinePort}/`, headers: { 'content-type': 'application/json' }, body: '{}' };
 
     await load(bare.url, bare.headers, bare.body, baselinePid); // warm-up both, discarded
     await load(product.url, product.headers, product.body, cp.pid!);
+    const variantUrl = variant && `http://127.0.0.1:${variant.port}/graphql`;
+    if (variantUrl && (await answer(variantUrl)) !== first) throw new Error('the variant answers differently');
+    if (variant && variantUrl) await load(variantUrl, product.headers, product.body, variant.pid);
     const results: {
       round: number;
       which: string;
@@ -261,6 +294,8 @@ async function main(): Promise<void> {
     for (let round = 1; round <= ROUNDS; round++) {
       results.push({ round, which: 'baseline (pg + JSON)', ...(await load(bare.url, bare.headers, bare.body, baselinePid)) });
       results.push({ round, which: 'admin GraphQL', ...(await load(product.url, product.headers, product.body, cp.pid!)) });
+      if (variant && variantUrl)
+        results.push({ round, which: variantName, ...(await load(variantUrl, product.headers, product.body, variant.pid)) });
     }
     console.table(results);
     const avg = (which: string, key: 'p50' | 'p99' | 'rps' | 'cpuMsPerRequest') => {
@@ -285,6 +320,13 @@ async function main(): Promise<void> {
     console.log(
       `| ratio product / baseline | ${(p.p50 / b.p50).toFixed(2)}× | ${(p.p99 / b.p99).toFixed(2)}× | ${(p.rps / b.rps).toFixed(2)}× | ${(p.cpu / b.cpu).toFixed(2)}× |`,
     );
+    if (variant) {
+      const v = summary(variantName);
+      console.log(`| ${variantName} | ${row(v)} |`);
+      console.log(
+        `| ratio variant / baseline | ${(v.p50 / b.p50).toFixed(2)}× | ${(v.p99 / b.p99).toFixed(2)}× | ${(v.rps / b.rps).toFixed(2)}× | ${(v.cpu / b.cpu).toFixed(2)}× |`,
+      );
+    }
   } finally {
     for (const child of children) child.kill('SIGTERM');
     await new Promise((r) => setTimeout(r, 500));
