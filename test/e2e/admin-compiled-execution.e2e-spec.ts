@@ -144,7 +144,27 @@ describe('compiled execution answers as graphql-js does (HTTP)', () => {
       input: { id: red.id, expectedRevision: red.revision + 7, name: 'X' },
     });
     expect(stale.body).toMatchObject({ errors: [{ extensions: { code: 'CONFLICT' } }] });
+    // Mutations stay on graphql-js (their inputs are objects: see the next test).
+    expect(compiledRuns(stale)).toBe(0);
     expect(await given.revisionOf(red.id)).toBe(red.revision);
+  });
+
+  it('a query with an input-object variable stays on graphql-js; an omitted variable inside a written object is coerced the same', async () => {
+    // graphql-jit does not apply an input field's default to a variable's object (ADR 196).
+    const byFilter = await sameEverywhere(
+      token(['viewer']),
+      'query($f: ManifestFilter!) { manifests(filter: $f, page: {first: 3}) { nodes { id } } }',
+      { f: { agentId: red.id } },
+    );
+    expect(compiledRuns(byFilter)).toBe(0);
+    expect((byFilter.body as { data: { manifests: { nodes: unknown[] } } }).data.manifests.nodes).toHaveLength(3);
+    const omitted = await sameEverywhere(
+      token(['viewer']),
+      'query($agentId: String!, $first: Int) { manifests(filter: {agentId: $agentId}, page: {first: $first}) { nodes { id } } }',
+      { agentId: red.id },
+    );
+    expect(compiledRuns(omitted)).toBe(2);
+    expect((omitted.body as { data: { manifests: { nodes: unknown[] } } }).data.manifests.nodes).toHaveLength(30);
   });
 
   it('ill-typed variables and an unknown operation name are refused before execution, the same way', async () => {

@@ -1,4 +1,15 @@
-import { execute, GraphQLError, printSchema, type DocumentNode, type ExecutionResult, type GraphQLSchema } from 'graphql';
+import {
+  execute,
+  getNamedType,
+  getOperationAST,
+  GraphQLError,
+  isInputObjectType,
+  printSchema,
+  typeFromAST,
+  type DocumentNode,
+  type ExecutionResult,
+  type GraphQLSchema,
+} from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import type { ApolloServerOptionsWithGateway } from '@apollo/server';
 
@@ -81,11 +92,31 @@ export class CompiledExecutor {
     if (!entry) operations.set(key, (entry = { runs: 0 }));
     if (entry.compiled !== undefined) return entry.compiled ?? undefined;
     if (++entry.runs < this.compileAfter) return undefined;
+    if (!compilable(schema, document, operationName)) {
+      entry.compiled = null;
+      return undefined;
+    }
     // Compiling costs more than one interpreted run; Apollo has already validated the document.
     const result = compileQuery(schema, document, operationName, { disablingCapturingStackErrors: false });
     entry.compiled = isCompiledQuery(result) ? result : null;
     return entry.compiled ?? undefined;
   }
+}
+
+/**
+ * Queries whose variables are scalars or enums (or lists of them). graphql-jit coerces variables
+ * itself and does not apply an input object field's default value (`dryRun: Boolean! = false`
+ * given as a variable was refused as "not provided"), so an operation with an input-object
+ * variable, and every mutation (their inputs are objects), stays on graphql-js. Input objects
+ * written in the document (`filter: {agentId: $agentId}`) are coerced as graphql-js does.
+ */
+function compilable(schema: GraphQLSchema, document: DocumentNode, operationName: string | undefined): boolean {
+  const operation = getOperationAST(document, operationName);
+  if (operation?.operation !== 'query') return false;
+  return (operation.variableDefinitions ?? []).every((variable) => {
+    const type = typeFromAST(schema, variable.type);
+    return type !== undefined && !isInputObjectType(getNamedType(type));
+  });
 }
 
 /**
