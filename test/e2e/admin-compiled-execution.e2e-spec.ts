@@ -180,7 +180,7 @@ describe('compiled execution answers as graphql-js does (HTTP)', () => {
             method: 'POST',
             headers: { 'content-type': 'application/json', authorization: `Bearer ${token(['viewer'])}` },
             body: JSON.stringify({ query: twoOps, operationName }),
-          }).then(async (r) => ({ status: r.status, body: (await r.json()) as unknown })),
+          }).then(async (r) => ({ status: r.status, body: await r.json() })),
         ),
       );
       for (const answer of res.slice(1)) expect(answer).toEqual(res[0]);

@@ -86,7 +86,7 @@ export class CompiledExecutor {
 
   private compiledFor(schema: GraphQLSchema, document: DocumentNode, operationName: string | undefined): CompiledQuery | undefined {
     let operations = this.documents.get(document);
-    if (!operations) this.documents.set(document, (operations = new Map()));
+    if (!operations) this.documents.set(document, (operations = new Map<string, Entry>()));
     const key = operationName ?? '';
     let entry = operations.get(key);
     if (!entry) operations.set(key, (entry = { runs: 0 }));
