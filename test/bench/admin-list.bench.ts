@@ -5,6 +5,8 @@
  *   npx nest build control-plane && npx tsx test/bench/admin-list.bench.ts
  *   (or `npm run bench admin-list`, which builds first)
  *   BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the control plane under the load.
+ *   BENCH_VARIANT_ENV="NAME=value ..." also starts a control plane with those settings and measures
+ *   it in the same rounds (baseline, product, variant), for an experiment behind a switch.
  *
  * It creates its own database (dropped at the end): 1 agent × 1,000 manifests, 30 days of usage
  * for every manifest (30,000 buckets). It starts `node dist/apps/control-plane/src/main.js` on a
@@ -225,7 +227,7 @@ async function main(): Promise<void> {
     children.push(cp);
     await waitForHttp(`http://127.0.0.1:${port}/healthz`);
     // BENCH_VARIANT_ENV="NAME=value ...": a second control plane with these settings, measured in the
-    // same rounds (e.g. GRAPHQL_JIT=false against the default), so the two compare within one run.
+    // same rounds (an experiment's switch against the default, as for ADR 196), so the two compare within one run.
     const variantEnv = Object.fromEntries(
       (process.env.BENCH_VARIANT_ENV ?? '')
         .split(' ')
@@ -271,7 +273,7 @@ async function main(): Promise<void> {
     };
     if (probe.data?.manifests.nodes.length !== 100 || !(probe.data.manifests.nodes[1].usage.calls > 0))
       throw new Error(`unexpected answer: ${JSON.stringify(probe).slice(0, 500)}`);
-    // A repeated document may run compiled (ADR 196): later answers must be the first's, byte for byte.
+    // Later answers must be the first's, byte for byte (an executor that changes with repetition, ADR 196, must not show).
     const answer = (url: string) => fetch(url, { method: 'POST', headers: product.headers, body: product.body }).then((r) => r.text());
     const first = await answer(product.url);
     for (let i = 0; i < 3; i++) if ((await answer(product.url)) !== first) throw new Error('a repeated answer differs from the first');

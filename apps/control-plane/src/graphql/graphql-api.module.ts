@@ -16,7 +16,6 @@ import { operationShapeRule } from '../common/graphql/operation-shape.rule';
 import { unavailableStatusPlugin } from '../common/graphql/unavailable-status.plugin';
 import { RequestLoaders } from '../common/graphql/request-loaders';
 import { prefetchedFields } from './prefetched-fields';
-import { CompiledExecutor } from './compiled-executor';
 
 /** The committed, sorted schema (a test regenerates it and fails on drift). */
 export const SCHEMA_FILE = join(process.cwd(), 'apps/control-plane/schema.graphql');
@@ -37,70 +36,50 @@ export function schemaFileFor(config: Pick<AppConfig, 'GRAPHQL_SCHEMA_FILE'>): s
   return config.GRAPHQL_SCHEMA_FILE ?? true;
 }
 
-/** The executor of repeated documents (one per app; tests read its counters). */
-@Module({
-  providers: [
-    {
-      provide: CompiledExecutor,
-      inject: [AppConfigToken],
-      useFactory: (config: AppConfig) => new CompiledExecutor(config.GRAPHQL_JIT_AFTER),
-    },
-  ],
-  exports: [CompiledExecutor],
-})
-export class CompiledExecutionModule {}
-
 /** The admin GraphQL API: Apollo Server 5 on the app's Fastify instance, at /graphql. */
 @Module({
   imports: [
     GraphQLModule.forRootAsync<ApolloDriverConfig>({
       driver: ApolloDriver,
-      imports: [CompiledExecutionModule],
-      inject: [AppConfigToken, CompiledExecutor, { token: MetricsRegistryToken, optional: true }],
-      useFactory: (config: AppConfig, executor: CompiledExecutor, registry?: Registry): ApolloDriverConfig => {
-        // Repeated documents run compiled (graphql-jit), ADR 196; GRAPHQL_JIT=false keeps graphql-js.
-        const compiled = config.GRAPHQL_JIT ? executor : undefined;
-        const prefetched = prefetchedFields([['CapabilityManifest', 'usage']]);
-        return {
-          path: '/graphql',
-          autoSchemaFile: schemaFileFor(config),
-          sortSchema: true,
-          // Guards also run on @ResolveField entry points; AdminGuard verifies the token once per request.
-          fieldResolverEnhancers: ['guards'],
-          // Fields a list resolver may fill in for its whole page (setPrefetched).
-          transformSchema: compiled ? (schema) => compiled.captureSchema(prefetched(schema)) : prefetched,
-          ...(compiled ? { gateway: compiled.gateway() } : {}),
-          context: (req: FastifyRequest, reply: FastifyReply): GraphQLRequestContext => ({ req, reply, loaders: new RequestLoaders() }),
-          // The parser stops at GRAPHQL_MAX_TOKENS, so no document is large enough to make validation slow.
-          parseOptions: { maxTokens: config.GRAPHQL_MAX_TOKENS },
-          validationRules: [
-            depthLimitRule(config.GRAPHQL_MAX_DEPTH),
-            operationShapeRule({
-              maxAliases: config.GRAPHQL_MAX_ALIASES,
-              maxRootFields: config.GRAPHQL_MAX_ROOT_FIELDS,
-              // Every field costs at least 1, so more fields than the complexity limit can never pass it.
-              maxNodes: config.GRAPHQL_MAX_COMPLEXITY,
-            }),
-          ],
-          // @apollo/server ships ESM and CJS typings; Nest's config names the ESM ones.
-          plugins: [
-            complexityLimitPlugin(config.GRAPHQL_MAX_COMPLEXITY) as NonNullable<ApolloDriverConfig['plugins']>[number],
-            unavailableStatusPlugin() as NonNullable<ApolloDriverConfig['plugins']>[number],
-            graphqlMetricsPlugin(registry) as NonNullable<ApolloDriverConfig['plugins']>[number],
-            // No cache hints are used (no CDN in front of /graphql): without this, Apollo's default
-            // cache-control plugin wraps every field resolver to read hints (a list of 100 items
-            // with ten fields each pays it a thousand times; docs/performance.md).
-            ApolloServerPluginCacheControlDisabled() as NonNullable<ApolloDriverConfig['plugins']>[number],
-          ],
-          // Nest's own plugin would reset every execution-error response to 200 after ours ran;
-          // the only non-200 status an execution error gets is unavailableStatusPlugin's 503.
-          preserveHttpStatusForExecutionErrors: false,
-          formatError: createErrorFormatter(new Logger('GraphQL')),
-          includeStacktraceInErrorResponses: false,
-          playground: false,
-          introspection: config.NODE_ENV !== 'production',
-        };
-      },
+      inject: [AppConfigToken, { token: MetricsRegistryToken, optional: true }],
+      useFactory: (config: AppConfig, registry?: Registry): ApolloDriverConfig => ({
+        path: '/graphql',
+        autoSchemaFile: schemaFileFor(config),
+        sortSchema: true,
+        // Guards also run on @ResolveField entry points; AdminGuard verifies the token once per request.
+        fieldResolverEnhancers: ['guards'],
+        // Fields a list resolver may fill in for its whole page (setPrefetched).
+        transformSchema: prefetchedFields([['CapabilityManifest', 'usage']]),
+        context: (req: FastifyRequest, reply: FastifyReply): GraphQLRequestContext => ({ req, reply, loaders: new RequestLoaders() }),
+        // The parser stops at GRAPHQL_MAX_TOKENS, so no document is large enough to make validation slow.
+        parseOptions: { maxTokens: config.GRAPHQL_MAX_TOKENS },
+        validationRules: [
+          depthLimitRule(config.GRAPHQL_MAX_DEPTH),
+          operationShapeRule({
+            maxAliases: config.GRAPHQL_MAX_ALIASES,
+            maxRootFields: config.GRAPHQL_MAX_ROOT_FIELDS,
+            // Every field costs at least 1, so more fields than the complexity limit can never pass it.
+            maxNodes: config.GRAPHQL_MAX_COMPLEXITY,
+          }),
+        ],
+        // @apollo/server ships ESM and CJS typings; Nest's config names the ESM ones.
+        plugins: [
+          complexityLimitPlugin(config.GRAPHQL_MAX_COMPLEXITY) as NonNullable<ApolloDriverConfig['plugins']>[number],
+          unavailableStatusPlugin() as NonNullable<ApolloDriverConfig['plugins']>[number],
+          graphqlMetricsPlugin(registry) as NonNullable<ApolloDriverConfig['plugins']>[number],
+          // No cache hints are used (no CDN in front of /graphql): without this, Apollo's default
+          // cache-control plugin wraps every field resolver to read hints (a list of 100 items
+          // with ten fields each pays it a thousand times; docs/performance.md).
+          ApolloServerPluginCacheControlDisabled() as NonNullable<ApolloDriverConfig['plugins']>[number],
+        ],
+        // Nest's own plugin would reset every execution-error response to 200 after ours ran;
+        // the only non-200 status an execution error gets is unavailableStatusPlugin's 503.
+        preserveHttpStatusForExecutionErrors: false,
+        formatError: createErrorFormatter(new Logger('GraphQL')),
+        includeStacktraceInErrorResponses: false,
+        playground: false,
+        introspection: config.NODE_ENV !== 'production',
+      }),
     }),
   ],
   providers: [

@@ -149,12 +149,6 @@ const configFields = z.object({
   GRAPHQL_MAX_ROOT_FIELDS: z.coerce.number().int().min(1).default(20),
   GRAPHQL_MAX_TOKENS: z.coerce.number().int().min(1000).default(5000),
   GRAPHQL_SCHEMA_FILE: z.string().optional(),
-  /**
-   * Run repeated documents compiled (graphql-jit) instead of through graphql-js (ADR 196): from a
-   * document's GRAPHQL_JIT_AFTER-th run on. false keeps graphql-js for every request.
-   */
-  GRAPHQL_JIT: bool.default(true),
-  GRAPHQL_JIT_AFTER: z.coerce.number().int().min(1).max(1000).default(2),
   /** Agent node settings. */
   AGENT_ID: z
     .string()
