@@ -5,6 +5,8 @@
  *   npx nest build control-plane && npx tsx test/bench/admin-list.bench.ts
  *   (or `npm run bench admin-list`, which builds first)
  *   BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the control plane under the load.
+ *   BENCH_VARIANT_ENV="NAME=value ..." also starts a control plane with those settings and measures
+ *   it in the same rounds (baseline, product, variant), for an experiment behind a switch.
  *
  * It creates its own database (dropped at the end): 1 agent × 1,000 manifests, 30 days of usage
  * for every manifest (30,000 buckets). It starts `node dist/apps/control-plane/src/main.js` on a
@@ -224,6 +226,32 @@ async function main(): Promise<void> {
     });
     children.push(cp);
     await waitForHttp(`http://127.0.0.1:${port}/healthz`);
+    // BENCH_VARIANT_ENV="NAME=value ...": a second control plane with these settings, measured in the
+    // same rounds (an experiment's switch against the default, as for ADR 196), so the two compare within one run.
+    const variantEnv = Object.fromEntries(
+      (process.env.BENCH_VARIANT_ENV ?? '')
+        .split(' ')
+        .filter(Boolean)
+        .map((pair) => pair.split('=') as [string, string]),
+    );
+    const variantName = `admin GraphQL (${process.env.BENCH_VARIANT_ENV})`;
+    let variant: { port: number; pid: number } | undefined;
+    if (Object.keys(variantEnv).length) {
+      const variantPort = await freePort();
+      const child = spawn(process.execPath, [join('dist', 'apps', 'control-plane', 'src', 'main.js')], {
+        env: {
+          ...env,
+          ...variantEnv,
+          CONTROL_PLANE_PORT: String(variantPort),
+          CONTROL_PLANE_METRICS_PORT: String(await freePort()),
+          REDIS_KEY_PREFIX: `${env.REDIS_KEY_PREFIX}variant:`,
+        },
+        stdio: ['ignore', 'inherit', 'inherit'],
+      });
+      children.push(child);
+      await waitForHttp(`http://127.0.0.1:${variantPort}/healthz`);
+      variant = { port: variantPort, pid: child.pid! };
+    }
     const baseline = await start(
       process.execPath,
       [require.resolve('tsx/cli'), __filename, '--baseline-server', databaseUrl],
@@ -245,10 +273,17 @@ async function main(): Promise<void> {
     };
     if (probe.data?.manifests.nodes.length !== 100 || !(probe.data.manifests.nodes[1].usage.calls > 0))
       throw new Error(`unexpected answer: ${JSON.stringify(probe).slice(0, 500)}`);
+    // Later answers must be the first's, byte for byte (an executor that changes with repetition, ADR 196, must not show).
+    const answer = (url: string) => fetch(url, { method: 'POST', headers: product.headers, body: product.body }).then((r) => r.text());
+    const first = await answer(product.url);
+    for (let i = 0; i < 3; i++) if ((await answer(product.url)) !== first) throw new Error('a repeated answer differs from the first');
     const bare = { url: `http://127.0.0.1:${baselinePort}/`, headers: { 'content-type': 'application/json' }, body: '{}' };
 
     await load(bare.url, bare.headers, bare.body, baselinePid); // warm-up both, discarded
     await load(product.url, product.headers, product.body, cp.pid!);
+    const variantUrl = variant && `http://127.0.0.1:${variant.port}/graphql`;
+    if (variantUrl && (await answer(variantUrl)) !== first) throw new Error('the variant answers differently');
+    if (variant && variantUrl) await load(variantUrl, product.headers, product.body, variant.pid);
     const results: {
       round: number;
       which: string;
@@ -260,7 +295,21 @@ async function main(): Promise<void> {
     }[] = [];
     for (let round = 1; round <= ROUNDS; round++) {
       results.push({ round, which: 'baseline (pg + JSON)', ...(await load(bare.url, bare.headers, bare.body, baselinePid)) });
-      results.push({ round, which: 'admin GraphQL', ...(await load(product.url, product.headers, product.body, cp.pid!)) });
+      const measureProduct = async () =>
+        results.push({ round, which: 'admin GraphQL', ...(await load(product.url, product.headers, product.body, cp.pid!)) });
+      const measureVariant = async () => {
+        if (variant && variantUrl)
+          results.push({ round, which: variantName, ...(await load(variantUrl, product.headers, product.body, variant.pid)) });
+      };
+      // The one measured first after the baseline did ~6 % better with identical settings
+      // (docs/performance.md, ADR 196): product and variant take turns being first.
+      if (round % 2 === 1) {
+        await measureProduct();
+        await measureVariant();
+      } else {
+        await measureVariant();
+        await measureProduct();
+      }
     }
     console.table(results);
     const avg = (which: string, key: 'p50' | 'p99' | 'rps' | 'cpuMsPerRequest') => {
@@ -285,6 +334,13 @@ async function main(): Promise<void> {
     console.log(
       `| ratio product / baseline | ${(p.p50 / b.p50).toFixed(2)}× | ${(p.p99 / b.p99).toFixed(2)}× | ${(p.rps / b.rps).toFixed(2)}× | ${(p.cpu / b.cpu).toFixed(2)}× |`,
     );
+    if (variant) {
+      const v = summary(variantName);
+      console.log(`| ${variantName} | ${row(v)} |`);
+      console.log(
+        `| ratio variant / baseline | ${(v.p50 / b.p50).toFixed(2)}× | ${(v.p99 / b.p99).toFixed(2)}× | ${(v.rps / b.rps).toFixed(2)}× | ${(v.cpu / b.cpu).toFixed(2)}× |`,
+      );
+    }
   } finally {
     for (const child of children) child.kill('SIGTERM');
     await new Promise((r) => setTimeout(r, 500));
