@@ -27,7 +27,7 @@ import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Cluster, Redis } from 'ioredis';
 import { openInvalidationConnection } from './invalidation-connection';
-import { checkNodeBundle, type HandlerDeclaration } from '@cp/capabilities';
+import { checkNodeBundle, sealNodeBundle, type HandlerDeclaration } from '@cp/capabilities';
 import { ActiveBundle, type LazyCardSigning } from './active-bundle';
 import {
   applyNodeBundleDelta,
@@ -354,10 +354,11 @@ export class NodeSync {
 
   /**
    * Checks and applies a bundle (JSON text or object). Used for what the control plane sends and
-   * what is on disk; exposed so a team can feed bundles from elsewhere (and for tests).
+   * what is on disk; exposed so a team can feed bundles from elsewhere (and for tests). An object
+   * is deep-frozen first (sealNodeBundle): what is checked is what is served, and cannot change.
    */
   async offer(value: unknown, source: BundleSource = 'control-plane'): Promise<RefreshOutcome> {
-    const check = checkNodeBundle(value, this.active, { classSample: this.options.classSample });
+    const check = checkNodeBundle(sealNodeBundle(value), this.active, { classSample: this.options.classSample });
     let refusal: string | null = check.ok ? null : check.error;
     if (check.ok && check.bundle.agentId !== this.options.agentId) {
       refusal = `bundle is for agent "${check.bundle.agentId}", this node serves "${this.options.agentId}"`;
