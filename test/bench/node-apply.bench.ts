@@ -42,6 +42,7 @@ const cpuMs = () => {
   const u = process.cpuUsage();
   return (u.user + u.system) / 1000;
 };
+const sysMs = () => process.cpuUsage().system / 1000;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const quantile = (xs: number[], q: number) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -196,11 +197,14 @@ async function main(): Promise<void> {
       }
       throw new Error(`revision ${target} not acked by every node`);
     };
+    const productSys: number[] = [];
     const productChange = async (i: number) => {
       const c0 = cpuMs();
+      const s0 = sysMs();
       await mutate(i);
       await allServe(revision);
       const perNode = (cpuMs() - c0) / NODES;
+      productSys.push((sysMs() - s0) / NODES);
       await everyAck(revision);
       return perNode;
     };
@@ -253,6 +257,7 @@ async function main(): Promise<void> {
     console.log(
       `| baseline (one fetch GET of the full bundle) | ${f2(quantile(floor, 0.5))} | ${f2(quantile(floor, 0.9))} | ${f2(mean(floor))} |`,
     );
+    console.log(`product: of which system (kernel) CPU p50 ${f2(quantile(productSys.slice(2), 0.5))} ms`);
     console.log(`ratio p50: ${(quantile(product, 0.5) / quantile(floor, 0.5)).toFixed(2)}`);
     console.log(`load average before/after: ${loadBefore} / ${readFileSync('/proc/loadavg', 'utf8').trim()}`);
     await bare.close();

@@ -179,6 +179,8 @@ export class NodeSync {
   private readonly keys: VerificationKeys;
   /** Keep-alive HTTP to the control plane (ADR 0194): the bundle GET, the ack and the other POSTs. */
   private readonly http: ControlPlaneHttp;
+  /** cacheDir was created (mkdir once, not per bundle; again after a write failed). */
+  private cacheDirMade = false;
 
   constructor(private readonly options: NodeSyncOptions) {
     // The control plane's rule (one rule, @cp/node-protocol): refuse here rather than at every register.
@@ -512,7 +514,8 @@ export class NodeSync {
   private async persist(text: string): Promise<void> {
     const tmp = `${this.file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
     try {
-      await mkdir(this.options.cacheDir, { recursive: true });
+      if (!this.cacheDirMade) await mkdir(this.options.cacheDir, { recursive: true });
+      this.cacheDirMade = true;
       const handle = await open(tmp, 'w');
       try {
         await handle.writeFile(text, 'utf8');
@@ -522,6 +525,7 @@ export class NodeSync {
       }
       await rename(tmp, this.file);
     } catch (error) {
+      this.cacheDirMade = false;
       this.log.warn(`cannot persist the bundle to ${this.file}: ${describeError(error)}`);
       await rm(tmp, { force: true }).catch(() => undefined);
     }
