@@ -39,6 +39,8 @@ export {
   buildNodeBundle,
   checkNodeBundle,
   bundleContentHash,
+  nodeBundleContentHash,
+  sealNodeBundle,
   representativeCaller,
   NODE_BUNDLE_FORMAT,
   DEFAULT_BUNDLE_CLASS_LIMIT,

@@ -4,7 +4,15 @@ import { buildExtendedCard, buildPublicCard } from './cards';
 import { canonicalJson } from './canonical-json';
 import { enumerateEntitlementClasses } from './entitlement-classes';
 import { financeAgentExample } from './fixtures/finance-agent';
-import { buildNodeBundle, bundleContentHash, checkNodeBundle, representativeCaller, type NodeBundle } from './node-bundle';
+import {
+  buildNodeBundle,
+  bundleContentHash,
+  checkNodeBundle,
+  nodeBundleContentHash,
+  representativeCaller,
+  sealNodeBundle,
+  type NodeBundle,
+} from './node-bundle';
 import { EntitlementClassIndex } from './entitlement-classes';
 import { buildRouterIndex } from './router-index';
 import { callerArb, snapshotArb } from './testing/arbitraries';
@@ -168,5 +176,32 @@ describe('checkNodeBundle', () => {
     );
     // Most runs must reach the comparison, or the property proves nothing.
     expect(compared).toBeGreaterThan(40);
+  });
+});
+
+describe('sealNodeBundle and nodeBundleContentHash (ADR 0194)', () => {
+  it('deep-freezes a bundle, whose hash is then computed once and cannot go stale', () => {
+    const bundle = sealNodeBundle(clone(buildNodeBundle(snapshot())));
+    expect(Object.isFrozen(bundle) && Object.isFrozen(bundle.snapshot.agent) && Object.isFrozen(bundle.classes[0].extendedCard)).toBe(true);
+    expect(() => {
+      (bundle.snapshot.agent as { description: string }).description = 'changed';
+    }).toThrow(TypeError);
+    const hash = nodeBundleContentHash(bundle);
+    expect(hash).toBe(bundleContentHash(bundle));
+    expect(hash).toBe(bundle.contentHash);
+    expect(checkNodeBundle(bundle)).toMatchObject({ ok: true });
+  });
+
+  it('recomputes every time for a bundle that is not sealed: a change after a check is seen', () => {
+    const bundle = clone(buildNodeBundle(snapshot()));
+    expect(nodeBundleContentHash(bundle)).toBe(bundle.contentHash);
+    bundle.snapshot.agent.description = 'changed after the first hash';
+    expect(nodeBundleContentHash(bundle)).not.toBe(bundle.contentHash);
+    expect(checkNodeBundle(bundle)).toMatchObject({ ok: false, error: expect.stringMatching(/contentHash mismatch/) });
+  });
+
+  it('checkNodeBundle seals what it parses from JSON text', () => {
+    const check = checkNodeBundle(JSON.stringify(buildNodeBundle(snapshot())));
+    expect(check.ok && Object.isFrozen(check.bundle.snapshot.manifests)).toBe(true);
   });
 });

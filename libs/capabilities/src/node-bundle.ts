@@ -66,6 +66,40 @@ export function bundleContentHash(
   return createHash('sha256').update(canonicalJson(content), 'utf8').digest('hex');
 }
 
+/**
+ * Bundles sealed by sealNodeBundle (deep-frozen), with their content hash once computed (null
+ * before). Only a sealed bundle's hash is remembered: it cannot change after it was computed.
+ */
+const sealed = new WeakMap<object, string | null>();
+
+/**
+ * Deep-freezes a bundle a node is about to check and serve, so its content can no longer change
+ * (ADR 0194): its content hash is then computed once, by nodeBundleContentHash, for the delta's
+ * result check, checkNodeBundle, the signature check and the served hash alike. Parts already
+ * frozen (shared with the bundle a delta was applied to) are not walked again. Returns `bundle`.
+ */
+export function sealNodeBundle<T>(bundle: T): T {
+  if (typeof bundle !== 'object' || bundle === null) return bundle;
+  deepFreeze(bundle);
+  if (!sealed.has(bundle)) sealed.set(bundle, null);
+  return bundle;
+}
+
+/** bundleContentHash, computed once per sealed bundle (every time for any other object). */
+export function nodeBundleContentHash(bundle: NodeBundle): string {
+  const known = sealed.get(bundle);
+  if (known) return known;
+  const hash = bundleContentHash(bundle);
+  if (known === null) sealed.set(bundle, hash);
+  return hash;
+}
+
+function deepFreeze(value: object): void {
+  if (Object.isFrozen(value)) return;
+  Object.freeze(value);
+  for (const v of Object.values(value)) if (typeof v === 'object' && v !== null) deepFreeze(v as object);
+}
+
 /** A caller that falls in the class named by this key (the key holds tenant, scopes, preview). */
 export function representativeCaller(index: EntitlementClassIndex, key: string): Caller {
   if (key === ANONYMOUS_CLASS) return null;
@@ -172,7 +206,8 @@ export function checkNodeBundle(
   let parsed: unknown = value;
   if (typeof value === 'string') {
     try {
-      parsed = JSON.parse(value);
+      // Parsed here, so nothing else holds it: sealed, its content hash is computed once (ADR 0194).
+      parsed = sealNodeBundle(JSON.parse(value) as unknown);
     } catch (error) {
       return fail(`not JSON: ${(error as Error).message}`);
     }
@@ -185,7 +220,7 @@ export function checkNodeBundle(
     return fail(`revision ${bundle.revision} is older than the applied revision ${current.revision}`);
   }
   try {
-    const hash = bundleContentHash(bundle);
+    const hash = nodeBundleContentHash(bundle);
     if (hash !== bundle.contentHash) return fail(`contentHash mismatch: content hashes to ${hash}, bundle says ${bundle.contentHash}`);
     const snapshot = bundle.snapshot;
     // Cards are compared without their signatures (which verifyNodeBundle checks, with the keys).

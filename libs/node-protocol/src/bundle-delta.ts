@@ -13,7 +13,7 @@
  * The node applies it to its current bundle, recomputes the content hash, refuses the result
  * unless it equals the target's contentHash, and then checks it like any full bundle.
  */
-import { bundleContentHash, type NodeBundle } from '@cp/capabilities';
+import { nodeBundleContentHash, sealNodeBundle, type NodeBundle } from '@cp/capabilities';
 
 /** Request header: the ETag of the bundle the node serves, asking for a delta from it. */
 export const BUNDLE_DELTA_BASE_HEADER = 'bundle-delta-base';
@@ -260,16 +260,19 @@ export function applyNodeBundleDelta(base: NodeBundle, value: unknown): DeltaApp
     return { ok: false, error: `delta: does not apply: ${(error as Error).message}` };
   }
   if (!isObject(rebuilt)) return { ok: false, error: 'delta: the result is not an object' };
+  const result = { ...rebuilt, generatedAt: d.generatedAt, contentHash: d.contentHash } as Record<string, unknown>;
+  if (d.signature !== undefined) result.signature = d.signature;
+  // Sealed (deep-frozen; the parts shared with base already are): its content hash, computed
+  // here once, is the one checkNodeBundle, the signature check and the node reuse (ADR 0194).
+  const bundle = sealNodeBundle(result) as unknown as NodeBundle;
   let hash: string;
   try {
-    hash = bundleContentHash(rebuilt as unknown as NodeBundle);
+    hash = nodeBundleContentHash(bundle);
   } catch (error) {
     return { ok: false, error: `delta: the result cannot be hashed: ${(error as Error).message}` };
   }
   if (hash !== d.contentHash) return { ok: false, error: `delta: the result hashes to ${hash}, the target is ${d.contentHash}` };
-  const bundle = { ...rebuilt, generatedAt: d.generatedAt, contentHash: d.contentHash } as Record<string, unknown>;
-  if (d.signature !== undefined) bundle.signature = d.signature;
-  return { ok: true, bundle: bundle as unknown as NodeBundle };
+  return { ok: true, bundle };
 }
 
 const HASH = /^[0-9a-f]{64}$/;

@@ -4,7 +4,7 @@
  */
 import {
   ANONYMOUS_CLASS,
-  bundleContentHash,
+  nodeBundleContentHash,
   ProjectionCache,
   type Caller,
   type CostBudgets,
@@ -70,7 +70,7 @@ export class ActiveBundle {
     this.publicCard = bundle.publicCard;
     this.policy = bundle.executionPolicy;
     this.entitlementContext = { previewTenants: new Set(bundle.executionPolicy.previewTenants) };
-    this.servedHash = bundleContentHash(bundle);
+    this.servedHash = nodeBundleContentHash(bundle);
     this.appliedAt = new Date();
     this.costBudgets = bundle.snapshot.costBudgets;
     this.webhookAllow = bundle.snapshot.agent.protocol.webhookAllow ?? [];

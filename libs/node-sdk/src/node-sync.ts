@@ -27,7 +27,7 @@ import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Cluster, Redis } from 'ioredis';
 import { openInvalidationConnection } from './invalidation-connection';
-import { checkNodeBundle, type HandlerDeclaration } from '@cp/capabilities';
+import { checkNodeBundle, sealNodeBundle, type HandlerDeclaration } from '@cp/capabilities';
 import { ActiveBundle, type LazyCardSigning } from './active-bundle';
 import {
   applyNodeBundleDelta,
@@ -44,6 +44,7 @@ import {
   type VerificationKeys,
 } from '@cp/node-protocol';
 import { PinnedJwks } from './pinned-jwks';
+import { ControlPlaneHttp, ControlPlaneRequestError, type ControlPlaneAnswer } from './control-plane-http';
 import { contextFromTraceparent, injectTraceHeaders, inSpan, SpanKind, tracingOn } from '@cp/common';
 
 export interface NodeSyncLogger {
@@ -73,8 +74,10 @@ export interface NodeSyncOptions {
   pollIntervalMs?: number;
   /** Heartbeat, and retry of an ack that could not be delivered (default 10 s). */
   heartbeatIntervalMs?: number;
-  /** Per HTTP request to the control plane (default 5 s). */
+  /** Per HTTP request to the control plane: connect, headers and the whole body (default 5 s). */
   requestTimeoutMs?: number;
+  /** Largest answer read from the control plane (default 256 MiB); a larger one is a failed fetch, nothing is applied. */
+  maxResponseBytes?: number;
   /** Redis reconnect backoff: base and cap of the exponential delay (defaults 50 ms and 2 s). */
   reconnectBaseMs?: number;
   reconnectMaxMs?: number;
@@ -174,12 +177,20 @@ export class NodeSync {
   private readonly channel: string;
   private readonly pinned?: PinnedJwks;
   private readonly keys: VerificationKeys;
+  /** Keep-alive HTTP to the control plane (ADR 0194): the bundle GET, the ack and the other POSTs. */
+  private readonly http: ControlPlaneHttp;
+  /** cacheDir was created (mkdir once, not per bundle; again after a write failed). */
+  private cacheDirMade = false;
 
   constructor(private readonly options: NodeSyncOptions) {
     // The control plane's rule (one rule, @cp/node-protocol): refuse here rather than at every register.
     const nodeId = nodeIdSchema.safeParse(options.nodeId);
     if (!nodeId.success) throw new Error(`nodeId "${options.nodeId}" ${nodeId.error.issues[0]?.message ?? 'is invalid'}`);
     this.log = options.logger ?? silent;
+    this.http = new ControlPlaneHttp(options.controlPlaneUrl, {
+      timeoutMs: options.requestTimeoutMs,
+      maxBodyBytes: options.maxResponseBytes,
+    });
     this.file = join(options.cacheDir, `${options.agentId}.bundle.json`);
     this.channel = syncKeys(options.redisKeyPrefix ?? 'cp:', options.agentId).channel;
     this.handlers = options.handlers;
@@ -286,6 +297,7 @@ export class NodeSync {
     await this.inFlight?.catch(() => undefined);
     // No longer a live node of the agent: plans stop waiting for (or refusing because of) its code.
     await this.post(nodeApiPaths.heartbeat, { nodeId: this.options.nodeId, handlers: this.inventory(), stopping: true });
+    this.http.close();
   }
 
   /**
@@ -344,10 +356,11 @@ export class NodeSync {
 
   /**
    * Checks and applies a bundle (JSON text or object). Used for what the control plane sends and
-   * what is on disk; exposed so a team can feed bundles from elsewhere (and for tests).
+   * what is on disk; exposed so a team can feed bundles from elsewhere (and for tests). An object
+   * is deep-frozen first (sealNodeBundle): what is checked is what is served, and cannot change.
    */
   async offer(value: unknown, source: BundleSource = 'control-plane'): Promise<RefreshOutcome> {
-    const check = checkNodeBundle(value, this.active, { classSample: this.options.classSample });
+    const check = checkNodeBundle(sealNodeBundle(value), this.active, { classSample: this.options.classSample });
     let refusal: string | null = check.ok ? null : check.error;
     if (check.ok && check.bundle.agentId !== this.options.agentId) {
       refusal = `bundle is for agent "${check.bundle.agentId}", this node serves "${this.options.agentId}"`;
@@ -413,14 +426,12 @@ export class NodeSync {
 
   /** POST card-signatures: the signatures of one class's card at this revision (ADR 0132). */
   private async cardSignatures(revision: number, classKey: string): Promise<unknown[] | null> {
-    const response = await fetch(this.url(nodeApiPaths.cardSignatures), {
-      method: 'POST',
-      headers: injectTraceHeaders({ authorization: `Bearer ${this.options.nodeToken}`, 'content-type': 'application/json' }),
-      body: JSON.stringify({ revision, classKey }),
-      signal: AbortSignal.timeout(this.options.requestTimeoutMs ?? 5000),
-    });
-    const text = await response.text();
-    if (!response.ok) throw new Error(`POST ${nodeApiPaths.cardSignatures} answered ${response.status}: ${text.slice(0, 300)}`);
+    const { status, text } = await this.http
+      .send('POST', nodeApiPaths.cardSignatures, this.postHeaders(), JSON.stringify({ revision, classKey }))
+      .catch((error: unknown) => {
+        throw new Error(`POST ${nodeApiPaths.cardSignatures} failed: ${describeError(error)}`);
+      });
+    if (status < 200 || status > 299) throw new Error(`POST ${nodeApiPaths.cardSignatures} answered ${status}: ${text.slice(0, 300)}`);
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);
@@ -442,14 +453,9 @@ export class NodeSync {
     if (this.etag) headers['if-none-match'] = this.etag;
     const base = this.active;
     if (!full && base && this.options.deltas !== false) headers[BUNDLE_DELTA_BASE_HEADER] = nodeBundleEtag(base.revision, base.servedHash);
-    let response: Response;
-    let text: string;
+    let response: ControlPlaneAnswer;
     try {
-      response = await fetch(this.url(nodeApiPaths.bundle), {
-        headers,
-        signal: AbortSignal.timeout(this.options.requestTimeoutMs ?? 5000),
-      });
-      text = await response.text();
+      response = await this.http.send('GET', nodeApiPaths.bundle, headers);
     } catch (error) {
       this.fetches.unanswered++;
       return this.unreachable(`control plane unreachable: ${describeError(error)}`);
@@ -463,15 +469,17 @@ export class NodeSync {
       this.lastFetchError = null;
       return 'not-modified';
     }
+    const text = response.text;
     if (response.status === 503 || response.status === 429) {
       this.fetches.throttled++;
-      const seconds = Number(response.headers.get('retry-after'));
+      const seconds = Number(response.headers['retry-after']);
       // A bounded wait: a wrong or hostile header must not park the node past its poll interval.
       if (Number.isFinite(seconds) && seconds > 0) this.retryAfterMs = Math.min(seconds * 1000, this.options.pollIntervalMs ?? 30_000);
     }
+    // Redirects are not followed (ADR 0194): a 3xx is a failed fetch like any other status.
     if (response.status !== 200) return this.unreachable(`GET bundle answered ${response.status}: ${text.slice(0, 300)}`);
     this.lastFetchError = null;
-    if (base && response.headers.get('content-type')?.startsWith(NODE_BUNDLE_DELTA_TYPE)) {
+    if (base && response.headers['content-type']?.startsWith(NODE_BUNDLE_DELTA_TYPE)) {
       const rebuilt = applyNodeBundleDelta(base.bundle, text);
       if (!rebuilt.ok) {
         this.fetches.deltaRefused++;
@@ -506,7 +514,8 @@ export class NodeSync {
   private async persist(text: string): Promise<void> {
     const tmp = `${this.file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
     try {
-      await mkdir(this.options.cacheDir, { recursive: true });
+      if (!this.cacheDirMade) await mkdir(this.options.cacheDir, { recursive: true });
+      this.cacheDirMade = true;
       const handle = await open(tmp, 'w');
       try {
         await handle.writeFile(text, 'utf8');
@@ -516,6 +525,7 @@ export class NodeSync {
       }
       await rename(tmp, this.file);
     } catch (error) {
+      this.cacheDirMade = false;
       this.log.warn(`cannot persist the bundle to ${this.file}: ${describeError(error)}`);
       await rm(tmp, { force: true }).catch(() => undefined);
     }
@@ -628,21 +638,15 @@ export class NodeSync {
   /** One POST; `status` is undefined when there was no answer (unreachable, timeout). */
   private async send(path: string, body: unknown): Promise<{ ok: boolean; status?: number; detail: string }> {
     try {
-      const response = await fetch(this.url(path), {
-        method: 'POST',
-        headers: injectTraceHeaders({ authorization: `Bearer ${this.options.nodeToken}`, 'content-type': 'application/json' }),
-        body: JSON.stringify(body),
-        signal: AbortSignal.timeout(this.options.requestTimeoutMs ?? 5000),
-      });
-      const text = await response.text();
-      return { ok: response.ok, status: response.status, detail: text.slice(0, 300) };
+      const { status, text } = await this.http.send('POST', path, this.postHeaders(), JSON.stringify(body));
+      return { ok: status >= 200 && status <= 299, status, detail: text.slice(0, 300) };
     } catch (error) {
       return { ok: false, detail: describeError(error) };
     }
   }
 
-  private url(path: string): string {
-    return `${this.options.controlPlaneUrl.replace(/\/+$/, '')}${path}`;
+  private postHeaders(): Record<string, string> {
+    return injectTraceHeaders({ authorization: `Bearer ${this.options.nodeToken}`, 'content-type': 'application/json' });
   }
 }
 
@@ -657,6 +661,7 @@ function claimedRevision(value: unknown): number | undefined {
 }
 
 function describeError(error: unknown): string {
+  if (error instanceof ControlPlaneRequestError) return error.message;
   const e = error as Error & { cause?: { code?: string; message?: string } };
   return e.cause?.code ?? e.cause?.message ?? e.message ?? String(error);
 }

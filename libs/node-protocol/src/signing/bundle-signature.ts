@@ -13,6 +13,7 @@
 import { CompactSign, compactVerify, decodeProtectedHeader } from 'jose';
 import {
   bundleContentHash,
+  nodeBundleContentHash,
   serializeCardWithSignatures,
   type NodeBundle,
   type NodeBundleClass,
@@ -121,7 +122,8 @@ export async function verifyBundleSignature(bundle: NodeBundle, keys: Verificati
     }[code as string];
     return fail(code, reason ?? 'the bundle signature is malformed');
   }
-  const hash = bundleContentHash(bundle);
+  // Recomputed from the bundle (once per sealed bundle, ADR 0194), never taken from it.
+  const hash = nodeBundleContentHash(bundle);
   if (claims.contentHash !== hash)
     return fail(CardVerifyCode.BadSignature, 'the bundle content is not what was signed (contentHash differs)');
   if (claims.agentId !== bundle.agentId || claims.revision !== bundle.revision || claims.epoch !== (bundle.snapshot.epoch ?? '')) {
