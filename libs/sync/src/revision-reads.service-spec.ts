@@ -37,9 +37,10 @@ describe.each([
   ['plain', false],
 ])('RevisionReads on a %s connection', (_name, autoPipelining) => {
   const prefix = `test:revision-reads:${process.pid}:${autoPipelining ? 'p' : 'n'}:`;
-  const writer = connectRedis(config, 'revision-reads-writer');
+  let writer: RedisClient;
   let reads: RevisionReads;
   beforeAll(async () => {
+    writer = connectRedis(config, 'revision-reads-writer');
     reads = new RevisionReads(connectRedis(config, 'revision-reads', { autoPipelining }));
     await ready(writer);
   });
