@@ -18,7 +18,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import Fastify from 'fastify';
@@ -95,7 +95,16 @@ const median = (xs: number[]) => quantile(xs, 0.5);
 const ms = (x: number) => x.toFixed(1);
 const progress = (message: string) => process.stderr.write(`[sync bench] ${message}\n`);
 
+/** Redis's count of GET commands served since it started (INFO commandstats). */
+async function redisGets(redis: Redis): Promise<number> {
+  const info = await redis.info('commandstats');
+  return Number(/cmdstat_get:calls=(\d+)/.exec(info)?.[1] ?? 0);
+}
+
 async function main(): Promise<void> {
+  const loadAtStart = loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
   const db = await createTestDatabase('bench_sync');
   const prefix = `bench:sync:${process.pid}:`;
   const env = { ...process.env, NODE_ENV: 'test', LOG_LEVEL: 'warn', DATABASE_URL: db.url, REDIS_KEY_PREFIX: prefix };
@@ -210,7 +219,7 @@ async function main(): Promise<void> {
     await Promise.all(nodes.map((n) => n.stop()));
     progress('baselines up; load runs');
 
-    const runs: Record<'bare' | 'bareRedis' | 'product', { rps: number; p50: number; p99: number; cpuUs: number }[]> = {
+    const runs: Record<'bare' | 'bareRedis' | 'product', { rps: number; p50: number; p99: number; cpuUs: number; gets: number }[]> = {
       bare: [],
       bareRedis: [],
       product: [],
@@ -223,13 +232,17 @@ async function main(): Promise<void> {
     for (let round = 0; round < ROUNDS; round++) {
       for (const name of Object.keys(targets) as (keyof typeof targets)[]) {
         const cpu0 = processCpuSeconds(pids[name]);
+        const gets0 = await redisGets(redis);
         const r = await autocannon({ url: `${targets[name]}/node/v1/bundle`, connections: 50, duration: DURATION, headers });
         const cpu = processCpuSeconds(pids[name]) - cpu0;
+        const gets = (await redisGets(redis)) - gets0;
         const notModified = r.statusCodeStats?.['304']?.count;
         if (notModified !== undefined && notModified < r.non2xx) throw new Error(`${name}: answers other than 304`);
         const answered = r.non2xx + r['2xx'];
         const cpuUs = answered > 0 ? Math.round((cpu / answered) * 1e7) / 10 : 0;
-        runs[name].push({ rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, cpuUs });
+        // Redis GETs per answer (server-wide INFO: anything else using this Redis adds to it).
+        const getsPerAnswer = answered > 0 ? Math.round((gets / answered) * 100) / 100 : 0;
+        runs[name].push({ rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, cpuUs, gets: getsPerAnswer });
       }
     }
 
@@ -246,18 +259,23 @@ async function main(): Promise<void> {
     }
     console.log(`\nRevalidation (304), ${ROUNDS} rounds × ${DURATION} s, 50 connections`);
     console.log(
-      '| server | req/s (median of rounds) | p50 ms | p99 ms | CPU µs/req | ratio to bare | ratio to bare+Redis (per round, median) |',
+      '| server | req/s (median of rounds) | p50 ms | p99 ms | CPU µs/req | Redis GETs/req | ratio to bare | ratio to bare+Redis (per round, median) |',
     );
-    console.log('|---|---:|---:|---:|---:|---:|---:|');
+    console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
     const bareRps = median(runs.bare.map((r) => r.rps));
     for (const name of ['bare', 'bareRedis', 'product'] as const) {
       const rps = median(runs[name].map((r) => r.rps));
       const toFloor = median(runs[name].map((r, i) => r.rps / runs.bareRedis[i].rps));
       console.log(
-        `| ${name} | ${Math.round(rps)} | ${median(runs[name].map((r) => r.p50))} | ${median(runs[name].map((r) => r.p99))} | ${median(runs[name].map((r) => r.cpuUs))} | ${(rps / bareRps).toFixed(2)} | ${toFloor.toFixed(2)} |`,
+        `| ${name} | ${Math.round(rps)} | ${median(runs[name].map((r) => r.p50))} | ${median(runs[name].map((r) => r.p99))} | ${median(runs[name].map((r) => r.cpuUs))} | ${median(runs[name].map((r) => r.gets))} | ${(rps / bareRps).toFixed(2)} | ${toFloor.toFixed(2)} |`,
       );
     }
     console.log(`rounds: ${JSON.stringify(runs)}`);
+    console.log(
+      `load average at start / end: ${loadAtStart} / ${loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')}`,
+    );
   } finally {
     await Promise.all(nodes.map((n) => n.stop()));
     // The control plane first gets to exit on its own (a --cpu-prof profile is written at exit).

@@ -109,4 +109,29 @@ describe('acks written in batches', () => {
     expect((await post('/node/v1/ack', { nodeId: 'inv-1', revision: 5, servedHash: hash(5), unservable: [] })).status).toBe(204);
     expect(await inventory('inv-1')).toEqual({ unservable: [], unservableRevision: 5 });
   });
+
+  it('an ack without a report leaves the inventory as it was; beside a refused ack (written row by row) a report still lands', async () => {
+    const handlers = [{ id: 'finance.v1.lookup_invoice', limits: {}, outputModes: ['application/json'] }];
+    expect((await post('/node/v1/register', { nodeId: 'inv-4', handlers })).status).toBe(204);
+    const inventory = async (nodeId: string) =>
+      prisma.nodeInventory.findUnique({
+        where: { agentId_nodeId: { agentId: AGENT, nodeId } },
+        select: { unservable: true, unservableRevision: true },
+      });
+    expect((await post('/node/v1/ack', { nodeId: 'inv-4', revision: 6, servedHash: hash(6), unservable: ['delta'] })).status).toBe(204);
+    expect((await post('/node/v1/ack', { nodeId: 'inv-4', revision: 7, servedHash: hash(7) })).status).toBe(204);
+    expect(await inventory('inv-4')).toEqual({ unservable: ['delta'], unservableRevision: 6 });
+    // The ghost's foreign-key violation fails the batch: each ack is then written on its own.
+    const [gone, good] = await Promise.all([
+      post('/node/v1/ack', { nodeId: 'ghost-2', revision: 1, servedHash: hash(1) }, 'no-such-agent'),
+      post('/node/v1/ack', { nodeId: 'inv-4', revision: 8, servedHash: hash(8), unservable: ['omega', 'epsilon'] }),
+    ]);
+    expect([gone.status, good.status]).toEqual([404, 204]);
+    expect(await inventory('inv-4')).toEqual({ unservable: ['epsilon', 'omega'], unservableRevision: 8 });
+    expect(
+      await prisma.node.findUnique({ where: { agentId_id: { agentId: AGENT, id: 'inv-4' } }, select: { appliedRevision: true } }),
+    ).toEqual({
+      appliedRevision: 8,
+    });
+  });
 });

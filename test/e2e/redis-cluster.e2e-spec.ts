@@ -13,6 +13,7 @@ import { mintAdminToken, mintNodeToken } from '@cp/auth';
 import { connectRedis, type AppConfig, type RedisClient } from '@cp/common';
 import { PrismaService, seedWhenEmpty } from '@cp/db';
 import { nodeApiPaths, NodeSync, RedisBudgetStore, RedisTaskStore, syncKeys } from '@cp/node-sdk';
+import { RevisionReads } from '@cp/sync';
 import type { TaskRecord } from '../../libs/node-sdk/src/a2a/task-store';
 import { AppModule } from '../../apps/control-plane/src/app.module';
 import { WorkerModule } from '../../apps/worker/src/worker.module';
@@ -116,6 +117,29 @@ describe('Redis Cluster (REDIS_CLUSTER_NODES): a real three-master cluster with 
     expect(await cluster.slotOf(keys.channel)).toBe(slot);
     expect(await cluster.slotOf(keys.bundle(rev, 'e'))).toBe(slot);
     expect(await redis.get(keys.revision)).toMatch(new RegExp(`^${rev}\\|`));
+  });
+
+  it('node revalidation reads the revision key on a pipelined cluster connection of its own (ADR 0195): 304s share GETs, a change is seen at once', async () => {
+    const reads = cp.get(RevisionReads);
+    expect(reads.connected()).toBe(true);
+    const token = mintNodeToken(config, AGENT);
+    const get = (etag?: string) =>
+      fetch(`${url}${nodeApiPaths.bundle}`, { headers: { authorization: `Bearer ${token}`, ...(etag ? { 'if-none-match': etag } : {}) } });
+    const first = await get();
+    const etag = first.headers.get('etag')!;
+    await first.text();
+    const burst = () => Promise.all(Array.from({ length: 50 }, () => get(etag)));
+    await burst(); // opens the client's connections
+    const before = { ...reads.stats };
+    expect((await burst()).map((r) => r.status)).toEqual(Array(50).fill(304));
+    expect(reads.stats.reads - before.reads).toBe(50);
+    expect(reads.stats.gets - before.gets).toBeLessThan(50);
+    const rev = await mutate('Finance Agent, revalidated on a cluster');
+    const after = await get(etag);
+    expect(after.status).toBe(200);
+    expect(after.headers.get('etag')).toMatch(new RegExp(`^"r${rev}-`));
+    await after.text();
+    await until(`the node on revision ${rev}`, () => node.status().revision === rev, 10_000);
   });
 
   it("the task store's scripts and ListTasks stay in one owner's slot; budgets and BullMQ work on the cluster", async () => {

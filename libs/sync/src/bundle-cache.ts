@@ -15,6 +15,7 @@ import {
 } from '@cp/common';
 import { RegistrySnapshotRepository } from '@cp/db';
 import { nodeBundleEtag, parseRevisionStamp, revisionAnnouncement, signNodeBundle, syncKeys } from '@cp/node-protocol';
+import type { RevisionReader } from './revision-reads';
 import { SigningKeys } from './signing-keys';
 import { SyncError, SyncErrorCode } from './sync.errors';
 import { SYNC_OPTIONS, type SyncPublisherOptions } from './sync.options';
@@ -119,9 +120,12 @@ export class BundleCache {
     return syncKeys(this.prefix, agentId);
   }
 
-  /** The bundle of the agent's current revision; null when the agent does not exist. */
-  async current(agentId: string): Promise<CachedBundle | null> {
-    const raw = await this.redis.get(this.keys(agentId).revision);
+  /**
+   * The bundle of the agent's current revision; null when the agent does not exist. `reads`: what
+   * reads the revision key (the node bundle route's RevisionReads, ADR 0195); this connection if none.
+   */
+  async current(agentId: string, reads: RevisionReader = this.redis): Promise<CachedBundle | null> {
+    const raw = await reads.get(this.keys(agentId).revision);
     let stamp = raw === null ? undefined : parseRevisionStamp(raw);
     if (!stamp) {
       // Cold (Redis restarted or never announced): PostgreSQL knows the revision.

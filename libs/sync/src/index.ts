@@ -2,6 +2,7 @@
 export { SyncPublisherModule } from './sync-publisher.module';
 export { BundleCache, type CachedBundle } from './bundle-cache';
 export { BundleDeltas } from './bundle-deltas';
+export { RevisionReads, type RevisionReader } from './revision-reads';
 export { RevisionPublisher } from './revision-publisher';
 export { SigningKeys } from './signing-keys';
 export { OutboxRelay, relayLeaseKey } from './outbox-relay';

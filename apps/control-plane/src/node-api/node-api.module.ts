@@ -8,6 +8,7 @@ import { CardSignaturesService } from './card-signatures.service';
 import { NodeBundleRoute } from './node-bundle.route';
 import { NodeRepository } from './node.repository';
 import { AckWriter } from './ack-writer';
+import { revisionReadsProvider, RevisionReadsCloser } from './revision-reads.provider';
 
 /**
  * The API agent nodes sync from (/node/v1) and the JWKS they (and tools, and A2A clients) verify
@@ -16,7 +17,16 @@ import { AckWriter } from './ack-writer';
 @Module({
   imports: [NodeAuthModule, NodeInventoryModule],
   controllers: [NodeApiController],
-  providers: [NodeApiService, NodeRepository, AckWriter, NodeBundleRoute, JwksRoute, CardSignaturesService],
+  providers: [
+    NodeApiService,
+    NodeRepository,
+    AckWriter,
+    revisionReadsProvider,
+    RevisionReadsCloser,
+    NodeBundleRoute,
+    JwksRoute,
+    CardSignaturesService,
+  ],
   exports: [CardSignaturesService],
 })
 export class NodeApiModule {}

@@ -3,7 +3,7 @@ import { HttpAdapterHost } from '@nestjs/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { answerOnArrival, InjectConfig, recordPrincipal, type AppConfig } from '@cp/common';
 import { BUNDLE_DELTA_BASE_HEADER, NODE_BUNDLE_DELTA_TYPE, nodeApiPaths, parseBundleEtag } from '@cp/node-protocol';
-import { BundleCache, BundleDeltas, SyncError } from '@cp/sync';
+import { BundleCache, BundleDeltas, RevisionReads, SyncError } from '@cp/sync';
 import { AuthError } from '@cp/auth';
 import { NodeApiError, NodeApiErrorCode } from './node-api.errors';
 import { NodeHttpError } from '../node-auth/node-http-error';
@@ -14,7 +14,8 @@ import { NodeAuthenticator } from '../node-auth/node-authenticator';
  * GET /node/v1/bundle: the bundle of the token's agent, at its current revision. Every node
  * revalidates here (invalidations and polls), so it is a bare Fastify route answered on arrival,
  * outside Nest's hooks, middleware and guard/interceptor/pipe pipeline (ADR 0193): a warm 304 costs
- * a memoized token check, one Redis GET and a string compare (see docs/performance.md).
+ * a memoized token check, a share of one Redis GET (concurrent revalidations of an agent share it,
+ * on a pipelined connection of the route's own, ADR 0195) and a string compare (docs/performance.md).
  *
  * A node that names the bundle it serves (`bundle-delta-base: <its ETag>`) gets a delta to the
  * current one when that is available and smaller (ADR 0155); any other node gets the full bundle.
@@ -36,6 +37,7 @@ export class NodeBundleRoute implements OnModuleInit {
     private readonly auth: NodeAuthenticator,
     private readonly bundles: BundleCache,
     private readonly deltas: BundleDeltas,
+    private readonly reads: RevisionReads,
     @InjectConfig() config: AppConfig,
   ) {
     this.maxInFlight = config.NODE_BUNDLE_MAX_IN_FLIGHT;
@@ -60,8 +62,9 @@ export class NodeBundleRoute implements OnModuleInit {
           `${BUNDLE_DELTA_BASE_HEADER}: expected the ETag of a bundle ("r<revision>-<64 hex>")`,
         );
       }
-      if (!this.bundles.connected()) return await this.shed(reply, 'the sync store (Redis) is reconnecting');
-      const bundle = await this.bundles.current(node.agentId);
+      if (!this.storeConnected()) return await this.shed(reply, 'the sync store (Redis) is reconnecting');
+      // The revision key is read on the route's own pipelined connection, shared by concurrent reads (ADR 0195).
+      const bundle = await this.bundles.current(node.agentId, this.reads);
       if (!bundle) throw new NodeApiError(NodeApiErrorCode.AgentNotFound, `agent "${node.agentId}" not found`);
       reply.header('etag', bundle.etag).header('cache-control', 'no-cache');
       if (matches(request.headers['if-none-match'], bundle.etag)) return await reply.code(304).send();
@@ -79,7 +82,7 @@ export class NodeBundleRoute implements OnModuleInit {
       return await reply.code(200).type('application/json; charset=utf-8').send(bundle.body);
     } catch (error) {
       // Redis went away mid-request (a command failed while it reconnects): the same 503 as before it.
-      if (!(error instanceof NodeHttpError) && !(error instanceof AuthError) && redisAway(error, this.bundles)) {
+      if (!(error instanceof NodeHttpError) && !(error instanceof AuthError) && redisAway(error, this.storeConnected())) {
         return this.shed(reply, 'the sync store (Redis) is reconnecting');
       }
       const mapped = error instanceof SyncError ? new NodeApiError(NodeApiErrorCode.BundleUnavailable, error.message) : error;
@@ -87,6 +90,11 @@ export class NodeBundleRoute implements OnModuleInit {
       if (answer.status === 503 && !answer.headers['retry-after']) answer.headers['retry-after'] = this.jitteredRetryAfter();
       return sendNodeApiAnswer(reply, answer);
     }
+  }
+
+  /** Both connections this route reads through are ready: the shared one and the revision reads'. */
+  private storeConnected(): boolean {
+    return this.bundles.connected() && this.reads.connected();
   }
 
   /** 503 + Retry-After between RETRY_AFTER and twice it, so the retries of a storm spread out. */
@@ -102,8 +110,8 @@ export class NodeBundleRoute implements OnModuleInit {
 }
 
 /** ioredis's errors while the connection is down (commands past maxRetriesPerRequest, closed or refused sockets). */
-function redisAway(error: unknown, bundles: BundleCache): boolean {
-  if (!bundles.connected()) return true;
+function redisAway(error: unknown, connected: boolean): boolean {
+  if (!connected) return true;
   const e = error as Error | undefined;
   return (
     e?.name === 'MaxRetriesPerRequestError' ||

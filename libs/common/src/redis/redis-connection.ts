@@ -38,9 +38,14 @@ const backoff = (attempt: number) => Math.min(50 * 2 ** Math.min(attempt, 16), 2
  * follows MOVED/ASK redirections, refreshes the slot map when a master fails over, and retries a
  * command that met a failover (TRYAGAIN, CLUSTERDOWN, a closed node) after a short delay.
  * `sharded`: the connection will SSUBSCRIBE (one subscriber per shard, Redis ≥ 7). `blocking`: for
- * BullMQ, whose commands wait out a disconnection.
+ * BullMQ, whose commands wait out a disconnection. `autoPipelining`: commands issued in one
+ * event-loop turn go out in one write (per cluster node), ADR 0195; for a connection of its own.
  */
-export function connectRedis(config: RedisConfig, name: string, options: { sharded?: boolean; blocking?: boolean } = {}): RedisClient {
+export function connectRedis(
+  config: RedisConfig,
+  name: string,
+  options: { sharded?: boolean; blocking?: boolean; autoPipelining?: boolean } = {},
+): RedisClient {
   const { host, port, db, ...auth } = redisUrlOptions(config.REDIS_URL);
   const common = {
     connectionName: name,
@@ -49,7 +54,8 @@ export function connectRedis(config: RedisConfig, name: string, options: { shard
     maxRetriesPerRequest: options.blocking ? null : 2,
     lazyConnect: false,
   } satisfies RedisOptions;
-  if (!isRedisCluster(config)) return new Redis({ host, port, db, ...auth, ...common, retryStrategy: backoff });
+  const enableAutoPipelining = options.autoPipelining ?? false;
+  if (!isRedisCluster(config)) return new Redis({ host, port, db, ...auth, ...common, enableAutoPipelining, retryStrategy: backoff });
   return new Cluster(clusterNodes(config.REDIS_CLUSTER_NODES!), {
     redisOptions: { ...auth, ...common },
     clusterRetryStrategy: backoff,
@@ -60,5 +66,6 @@ export function connectRedis(config: RedisConfig, name: string, options: { shard
     maxRedirections: 32,
     scaleReads: 'master',
     shardedSubscribers: options.sharded ?? false,
+    enableAutoPipelining,
   });
 }
