@@ -29,6 +29,7 @@ import { NodeSync } from '@cp/node-sdk';
 import { PrismaClient } from '../../prisma/generated/client';
 import { createTestDatabase } from '../support/test-database';
 import { freePort } from '../support/free-port';
+import { until } from '../support/until';
 import { startPrivateRedis } from '../support/redis-server';
 
 const ROOT = join(__dirname, '..', '..');
@@ -115,15 +116,7 @@ async function main(): Promise<void> {
     });
     children.push(cp);
     const url = `http://127.0.0.1:${cpPort}`;
-    for (let i = 0; ; i++) {
-      try {
-        if ((await fetch(`${url}/healthz`)).ok) break;
-      } catch {
-        /* not up yet */
-      }
-      if (i > 1200) throw new Error('control plane did not start');
-      await sleep(100);
-    }
+    await until('the control plane to answer /healthz', async () => (await fetch(`${url}/healthz`).catch(() => undefined))?.ok, 120_000);
     const token = mintNodeToken(config, AGENT);
     const admin = mintAdminToken(config, 'bench', ['platform-admin']);
     let revision = (await prisma.agent.findUniqueOrThrow({ where: { id: AGENT } })).revision;

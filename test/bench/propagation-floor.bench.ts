@@ -33,6 +33,7 @@ import { BUNDLE_DELTA_BASE_HEADER, syncKeys } from '@cp/node-protocol';
 import { PrismaClient } from '../../prisma/generated/client';
 import { createTestDatabase } from '../support/test-database';
 import { freePort } from '../support/free-port';
+import { until } from '../support/until';
 import { processCpuSeconds } from '../support/process-cpu';
 import { startPrivateRedis } from '../support/redis-server';
 
@@ -236,15 +237,7 @@ async function main(): Promise<void> {
     });
     children.push(cp);
     const url = `http://127.0.0.1:${cpPort}`;
-    for (let i = 0; ; i++) {
-      try {
-        if ((await fetch(`${url}/healthz`)).ok) break;
-      } catch {
-        /* not up yet */
-      }
-      if (i > 1200) throw new Error('control plane did not start');
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await until('the control plane to answer /healthz', async () => (await fetch(`${url}/healthz`).catch(() => undefined))?.ok, 120_000);
     const token = mintNodeToken(config, AGENT);
     const admin = mintAdminToken(config, 'bench', ['platform-admin']);
     let revision = (await prisma.agent.findUniqueOrThrow({ where: { id: AGENT } })).revision;
