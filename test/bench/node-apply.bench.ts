@@ -30,6 +30,7 @@ import { PrismaClient } from '../../prisma/generated/client';
 import { createTestDatabase } from '../support/test-database';
 import { freePort } from '../support/free-port';
 import { until } from '../support/until';
+import { updateAgentDescription } from '../support/bench-mutations';
 import { startPrivateRedis } from '../support/redis-server';
 
 const ROOT = join(__dirname, '..', '..');
@@ -121,17 +122,11 @@ async function main(): Promise<void> {
     const admin = mintAdminToken(config, 'bench', ['platform-admin']);
     let revision = (await prisma.agent.findUniqueOrThrow({ where: { id: AGENT } })).revision;
     const mutate = async (i: number): Promise<void> => {
-      const res = await fetch(`${url}/graphql`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${admin}` },
-        body: JSON.stringify({
-          query: 'mutation($input: UpdateAgentInput!) { updateAgent(input: $input) { revision } }',
-          variables: { input: { id: AGENT, expectedRevision: revision, description: `Change number ${i} of the bench.` } },
-        }),
+      revision = await updateAgentDescription(url, admin, {
+        agentId: AGENT,
+        expectedRevision: revision,
+        description: `Change number ${i} of the bench.`,
       });
-      const body = (await res.json()) as { data?: { updateAgent: { revision: number } }; errors?: unknown };
-      if (!body.data) throw new Error(`mutation failed: ${JSON.stringify(body.errors)}`);
-      revision = body.data.updateAgent.revision;
     };
 
     // The bare baseline's server and subscribers.

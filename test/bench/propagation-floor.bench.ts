@@ -34,6 +34,7 @@ import { PrismaClient } from '../../prisma/generated/client';
 import { createTestDatabase } from '../support/test-database';
 import { freePort } from '../support/free-port';
 import { until } from '../support/until';
+import { updateAgentDescription } from '../support/bench-mutations';
 import { processCpuSeconds } from '../support/process-cpu';
 import { startPrivateRedis } from '../support/redis-server';
 
@@ -243,23 +244,13 @@ async function main(): Promise<void> {
     let revision = (await prisma.agent.findUniqueOrThrow({ where: { id: AGENT } })).revision;
     // Retried: on this loaded machine PostgreSQL sometimes cannot start the transaction in time
     // while a fleet registers (Prisma's "Unable to start a transaction"); nothing was committed then.
-    const mutate = async (i: number, attempt = 0): Promise<void> => {
-      const res = await fetch(`${url}/graphql`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${admin}` },
-        body: JSON.stringify({
-          query: 'mutation($input: UpdateAgentInput!) { updateAgent(input: $input) { revision } }',
-          variables: { input: { id: AGENT, expectedRevision: revision, description: `Change number ${i} of the bench.` } },
-        }),
-      });
-      const body = (await res.json()) as { data?: { updateAgent: { revision: number } }; errors?: unknown };
-      if (!body.data && attempt < 5) {
-        progress(`mutation failed (${JSON.stringify(body.errors).slice(0, 120)}); retrying`);
-        await new Promise((r) => setTimeout(r, 500));
-        return mutate(i, attempt + 1);
-      }
-      if (!body.data) throw new Error(`mutation failed: ${JSON.stringify(body.errors)}`);
-      revision = body.data.updateAgent.revision;
+    const mutate = async (i: number): Promise<void> => {
+      revision = await updateAgentDescription(
+        url,
+        admin,
+        { agentId: AGENT, expectedRevision: revision, description: `Change number ${i} of the bench.` },
+        { attempts: 5, onRetry: (why) => progress(`mutation failed (${why}); retrying`) },
+      );
     };
     const spread = (n: number, procs: number) =>
       Array.from({ length: procs }, (_, p) => Math.floor(n / procs) + (p < n % procs ? 1 : 0)).filter((c) => c > 0);
