@@ -13,6 +13,25 @@ import type { AgentModel, CapabilityManifestModel } from '../../../prisma/genera
 
 /** Row <-> domain conversions shared by every repository that reads or writes the registry. */
 
+/** Every column of a manifest row that manifestFromRow reads besides the key (agentId, capabilityId). */
+export const MANIFEST_ROW_COLUMNS = [
+  'state',
+  'visibility',
+  'skill',
+  'requiresScopes',
+  'tenantsAll',
+  'tenants',
+  'handler',
+  'tools',
+  'limits',
+  'ownerTeamId',
+  'replacedBy',
+  'deprecationReason',
+  'sunsetAt',
+  'deprecatedAt',
+  'routing',
+] as const satisfies readonly (keyof CapabilityManifestModel)[];
+
 export function manifestFromRow(row: CapabilityManifestModel): CapabilityManifest {
   const manifest: CapabilityManifest = {
     id: row.capabilityId,

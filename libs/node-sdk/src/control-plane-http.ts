@@ -46,7 +46,6 @@ export class ControlPlaneHttp {
   private readonly hostname: string;
   private readonly port: string;
   private readonly prefix: string;
-  private readonly origin: string;
   private readonly agent: HttpAgent;
   private readonly request: typeof httpRequest;
   private readonly timeoutMs: number;
@@ -62,17 +61,11 @@ export class ControlPlaneHttp {
     this.hostname = base.hostname.replace(/^\[(.*)\]$/, '$1');
     this.port = base.port;
     this.prefix = base.pathname.replace(/\/+$/, '');
-    this.origin = base.origin;
     const https = base.protocol === 'https:';
     this.agent = https ? new HttpsAgent({ keepAlive: true }) : new HttpAgent({ keepAlive: true });
     this.request = https ? httpsRequest : httpRequest;
     this.timeoutMs = options.timeoutMs ?? 5000;
     this.maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-  }
-
-  /** The base URL's path followed by `path` (which starts with /). */
-  url(path: string): string {
-    return `${this.origin}${this.prefix}${path}`;
   }
 
   async send(method: 'GET' | 'POST', path: string, headers: Record<string, string>, body?: string): Promise<ControlPlaneAnswer> {

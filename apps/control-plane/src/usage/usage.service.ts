@@ -22,6 +22,9 @@ const windowSchema = z
 
 const NO_WINDOW: UsageWindow = Object.freeze({ from: undefined, to: undefined });
 
+/** A key's total from a batch's answer; a key without buckets has no row there: no calls. */
+const totalOf = (found: Map<string, UsageTotal>, key: UsageKey): UsageTotal => found.get(usageKey(key)) ?? { calls: 0, lastCallAt: null };
+
 @Injectable()
 export class UsageService {
   constructor(
@@ -59,7 +62,7 @@ export class UsageService {
     }
     const loader = this.loader(loaders, NO_WINDOW);
     return keys.map((key) => {
-      const total = found.get(usageKey(key)) ?? { calls: 0, lastCallAt: null };
+      const total = totalOf(found, key);
       loader.prime(key, total);
       return total;
     });
@@ -70,7 +73,7 @@ export class UsageService {
       `usage-totals:${window.from ?? ''}:${window.to ?? ''}`,
       async (keys) => {
         const totals = await this.usage.totals(keys, window);
-        return keys.map((k) => totals.get(usageKey(k)) ?? { calls: 0, lastCallAt: null });
+        return keys.map((k) => totalOf(totals, k));
       },
       { cacheKeyFn: usageKey },
     );

@@ -1,5 +1,5 @@
 import { toManifestDocument, type ManifestLimits, type RoutingHintsBlock, type SkillBlock } from '@cp/capabilities';
-import { manifestFromRow } from '@cp/db';
+import { MANIFEST_ROW_COLUMNS, manifestFromRow } from '@cp/db';
 import type { ManifestColumn, ManifestListRow, ManifestRecord, ManifestRow } from '../manifests.repository';
 import type { ManifestModel } from './manifest.model';
 
@@ -32,25 +32,6 @@ export function toManifestModel(r: Omit<ManifestRecord, 'agentTeamId'>): Manifes
 const routingModel = (routing: RoutingHintsBlock | undefined) =>
   routing ? { terms: routing.terms, negativeTerms: routing.negativeTerms } : null;
 
-/** Every column manifestFromRow reads (the document is the whole manifest). */
-const MANIFEST_COLUMNS: ManifestColumn[] = [
-  'state',
-  'visibility',
-  'skill',
-  'requiresScopes',
-  'tenantsAll',
-  'tenants',
-  'handler',
-  'tools',
-  'limits',
-  'ownerTeamId',
-  'replacedBy',
-  'deprecationReason',
-  'sunsetAt',
-  'deprecatedAt',
-  'routing',
-];
-
 type Row = ManifestListRow;
 type FieldSource<F extends keyof ManifestModel> = { columns: ManifestColumn[]; value: (row: Row) => ManifestModel[F] };
 
@@ -80,7 +61,8 @@ const FIELDS: { [F in keyof ManifestModel]-?: FieldSource<F> } = {
     value: (row) =>
       routingModel(row.routing !== null && typeof row.routing === 'object' ? (row.routing as unknown as RoutingHintsBlock) : undefined),
   },
-  document: { columns: MANIFEST_COLUMNS, value: (row) => toManifestDocument(manifestFromRow(row as ManifestRow)) },
+  // The document is the whole manifest: every column manifestFromRow reads.
+  document: { columns: [...MANIFEST_ROW_COLUMNS], value: (row) => toManifestDocument(manifestFromRow(row as ManifestRow)) },
   createdAt: { columns: ['createdAt'], value: (row) => row.createdAt! },
   updatedAt: { columns: ['updatedAt'], value: (row) => row.updatedAt! },
   deprecatedAt: { columns: ['deprecatedAt'], value: (row) => row.deprecatedAt ?? null },
