@@ -14,7 +14,7 @@
  * in this process, each doing the propagation floor's work per PUBLISH (one `fetch` GET of the
  * agent's full bundle bytes from a bare Fastify).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
@@ -29,7 +29,7 @@ import { NodeSync } from '@cp/node-sdk';
 import { PrismaClient } from '../../prisma/generated/client';
 import { createTestDatabase } from '../support/test-database';
 import { freePort } from '../support/free-port';
-import { until } from '../support/until';
+import { startBuiltControlPlane } from '../support/bench-control-plane';
 import { updateAgentDescription } from '../support/bench-mutations';
 import { startPrivateRedis } from '../support/redis-server';
 
@@ -102,22 +102,10 @@ async function main(): Promise<void> {
   const subs: Redis[] = [];
   try {
     await seedWhenEmpty(prisma);
-    const cpPort = await freePort();
-    const cp = spawn(process.execPath, [join(ROOT, 'dist/apps/control-plane/src/main.js')], {
-      env: {
-        ...process.env,
-        NODE_ENV: 'test',
-        LOG_LEVEL: 'warn',
-        DATABASE_URL: db.url,
-        REDIS_URL: redisServer.url,
-        REDIS_KEY_PREFIX: prefix,
-        CONTROL_PLANE_PORT: String(cpPort),
-      },
-      stdio: ['ignore', 'ignore', 'inherit'],
-    });
-    children.push(cp);
-    const url = `http://127.0.0.1:${cpPort}`;
-    await until('the control plane to answer /healthz', async () => (await fetch(`${url}/healthz`).catch(() => undefined))?.ok, 120_000);
+    const { url } = await startBuiltControlPlane(
+      { NODE_ENV: 'test', LOG_LEVEL: 'warn', DATABASE_URL: db.url, REDIS_URL: redisServer.url, REDIS_KEY_PREFIX: prefix },
+      children,
+    );
     const token = mintNodeToken(config, AGENT);
     const admin = mintAdminToken(config, 'bench', ['platform-admin']);
     let revision = (await prisma.agent.findUniqueOrThrow({ where: { id: AGENT } })).revision;

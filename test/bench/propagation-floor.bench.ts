@@ -18,7 +18,7 @@
  *    memory, and the bytes a node receives per change with and without delta.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -33,12 +33,11 @@ import { BUNDLE_DELTA_BASE_HEADER, syncKeys } from '@cp/node-protocol';
 import { PrismaClient } from '../../prisma/generated/client';
 import { createTestDatabase } from '../support/test-database';
 import { freePort } from '../support/free-port';
-import { until } from '../support/until';
+import { startBuiltControlPlane } from '../support/bench-control-plane';
 import { updateAgentDescription } from '../support/bench-mutations';
 import { processCpuSeconds } from '../support/process-cpu';
 import { startPrivateRedis } from '../support/redis-server';
 
-const ROOT = join(__dirname, '..', '..');
 const AGENT = 'finance-agent';
 const list = (v: string | undefined, d: number[]) => (v ? v.split(',').map(Number) : d);
 const NODES = list(process.env.BENCH_NODES, [50, 200, 1000]);
@@ -195,7 +194,6 @@ async function main(): Promise<void> {
   const db = await createTestDatabase('bench_propagation');
   const prefix = 'bench:prop:';
   const env = {
-    ...process.env,
     NODE_ENV: 'test',
     LOG_LEVEL: 'warn',
     DATABASE_URL: db.url,
@@ -231,14 +229,7 @@ async function main(): Promise<void> {
         progress(`seed failed (${(error as Error).message.slice(-120)}); retrying`);
       }
     }
-    const cpPort = await freePort();
-    const cp = spawn(process.execPath, [join(ROOT, 'dist/apps/control-plane/src/main.js')], {
-      env: { ...env, CONTROL_PLANE_PORT: String(cpPort) },
-      stdio: ['ignore', openSync(process.env.BENCH_CP_LOG ?? '/dev/null', 'w'), 'inherit'],
-    });
-    children.push(cp);
-    const url = `http://127.0.0.1:${cpPort}`;
-    await until('the control plane to answer /healthz', async () => (await fetch(`${url}/healthz`).catch(() => undefined))?.ok, 120_000);
+    const { url, child: cp } = await startBuiltControlPlane(env, children, { log: process.env.BENCH_CP_LOG });
     const token = mintNodeToken(config, AGENT);
     const admin = mintAdminToken(config, 'bench', ['platform-admin']);
     let revision = (await prisma.agent.findUniqueOrThrow({ where: { id: AGENT } })).revision;

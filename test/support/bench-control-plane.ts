@@ -1,0 +1,29 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { openSync } from 'node:fs';
+import { join } from 'node:path';
+import { freePort } from './free-port';
+import { until } from './until';
+
+const MAIN = join(__dirname, '..', '..', 'dist/apps/control-plane/src/main.js');
+
+/**
+ * The BUILT control plane (`npm run build` first) in a process of its own, on a free port, for the
+ * benchmarks: `env` on top of this process's, `log` a file for its stdout (else discarded). The
+ * child is pushed to `children` before it is awaited, so the caller's cleanup kills it whatever
+ * happens. Resolves with its URL and process once /healthz answers.
+ */
+export async function startBuiltControlPlane(
+  env: Record<string, string>,
+  children: ChildProcess[],
+  options: { log?: string; nodeArgs?: string[] } = {},
+): Promise<{ url: string; child: ChildProcess }> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), MAIN], {
+    env: { ...process.env, ...env, CONTROL_PLANE_PORT: String(port) },
+    stdio: ['ignore', options.log ? openSync(options.log, 'w') : 'ignore', 'inherit'],
+  });
+  children.push(child);
+  const url = `http://127.0.0.1:${port}`;
+  await until('the control plane to answer /healthz', async () => (await fetch(`${url}/healthz`).catch(() => undefined))?.ok, 120_000);
+  return { url, child };
+}
