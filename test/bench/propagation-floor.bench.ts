@@ -9,7 +9,8 @@
  * NodeSync instances per host process; the floor, N/PROCS bare subscribers per process.
  *
  * 1. Propagation with a floor, for each N: the product (GraphQL updateAgent → commit → publish →
- *    every node fetches with its base (a delta), rebuilds, checks, swaps, writes disk, acks)
+ *    every node applies the delta pushed with the announcement (ADR 0199; or fetches it with its
+ *    base), rebuilds, checks, swaps, writes disk, acks)
  *    against the floor: one PUBLISH to N ioredis subscribers, each doing one HTTP GET of the same
  *    agent's full bundle bytes from a bare Fastify. Per change: the time until the LAST node has
  *    it (product: from sending the mutation; floor: from the PUBLISH). p50/p99 over changes.
@@ -108,6 +109,7 @@ async function nodeHost(a: NodeHostArgs): Promise<void> {
       stats: {
         full: f.reduce((s, x) => s + x.full, 0),
         delta: f.reduce((s, x) => s + x.delta, 0),
+        pushed: f.reduce((s, x) => s + x.pushed, 0),
         throttled: f.reduce((s, x) => s + x.throttled, 0),
       },
     });
@@ -307,11 +309,15 @@ async function main(): Promise<void> {
       const fetchStats = await (async () => {
         const p = collect(hosts, (m) => (m as { stats?: Record<string, number> }).stats);
         hosts.forEach((h) => h.send({ stats: true }));
-        return (await p).reduce((s, x) => ({ full: s.full + x.full, delta: s.delta + x.delta, throttled: s.throttled + x.throttled }), {
-          full: 0,
-          delta: 0,
-          throttled: 0,
-        });
+        return (await p).reduce(
+          (s, x) => ({
+            full: s.full + x.full,
+            delta: s.delta + x.delta,
+            pushed: s.pushed + x.pushed,
+            throttled: s.throttled + x.throttled,
+          }),
+          { full: 0, delta: 0, pushed: 0, throttled: 0 },
+        );
       })();
       stopHosts(hosts);
 
@@ -431,7 +437,7 @@ async function main(): Promise<void> {
       `\nPropagation (ms until the last node serves the change; ${CHANGES} changes after ${WARMUP} warm-up; nodes over ${PROCS} processes)`,
     );
     console.log(
-      '| nodes | product p50 | product p99 | floor p50 | floor p99 | p99 ratio | per-node p50/p99 product | per-node p50/p99 floor | mutation answered p50 | CP CPU ms/change | node CPU ms/apply | Redis used_memory | fetches full/delta/503 |',
+      '| nodes | product p50 | product p99 | floor p50 | floor p99 | p99 ratio | per-node p50/p99 product | per-node p50/p99 floor | mutation answered p50 | CP CPU ms/change | node CPU ms/apply | Redis used_memory | fetches full/delta/503, deltas pushed |',
     );
     console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
     for (const [n, r] of Object.entries(byN) as [
@@ -447,7 +453,7 @@ async function main(): Promise<void> {
       },
     ][]) {
       console.log(
-        `| ${n} | ${f1(r.product.p50)} | ${f1(r.product.p99)} | ${f1(r.floor.p50)} | ${f1(r.floor.p99)} | ${(r.product.p99 / r.floor.p99).toFixed(2)} | ${f1(r.product.eachP50)}/${f1(r.product.eachP99)} | ${f1(r.floor.eachP50)}/${f1(r.floor.eachP99)} | ${f1(r.mutationAnsweredP50)} | ${f1(r.cpuMsPerChange)} | ${f1(r.nodeCpuMsPerApply)} | ${(r.redisUsedMemory / 1e6).toFixed(1)} MB | ${r.fetches.full}/${r.fetches.delta}/${r.fetches.throttled} |`,
+        `| ${n} | ${f1(r.product.p50)} | ${f1(r.product.p99)} | ${f1(r.floor.p50)} | ${f1(r.floor.p99)} | ${(r.product.p99 / r.floor.p99).toFixed(2)} | ${f1(r.product.eachP50)}/${f1(r.product.eachP99)} | ${f1(r.floor.eachP50)}/${f1(r.floor.eachP99)} | ${f1(r.mutationAnsweredP50)} | ${f1(r.cpuMsPerChange)} | ${f1(r.nodeCpuMsPerApply)} | ${(r.redisUsedMemory / 1e6).toFixed(1)} MB | ${r.fetches.full}/${r.fetches.delta}/${r.fetches.throttled}, ${r.fetches.pushed} |`,
       );
     }
     console.log(`\nOne agent growing (${GROWTH_NODES} nodes, ${GROWTH_CHANGES} changes each)`);

@@ -265,6 +265,10 @@ describe('observability of the worked example (metrics, traces, audit trail)', (
     expect(
       value(cp1, 'cp_sync_publishes_total', { outcome: 'published' }) - value(cp0, 'cp_sync_publishes_total', { outcome: 'published' }),
     ).toBe(1);
+    // The change rode to the node with its announcement (ADR 0199).
+    expect(
+      value(cp1, 'cp_sync_pushed_deltas_total', { outcome: 'pushed' }) - value(cp0, 'cp_sync_pushed_deltas_total', { outcome: 'pushed' }),
+    ).toBe(1);
     expect(value(cp1, 'cp_bundle_build_duration_seconds_count') - value(cp0, 'cp_bundle_build_duration_seconds_count')).toBe(1);
     expect(
       value(node1, 'node_sync_fetches_total', { outcome: 'applied' }) - value(node0, 'node_sync_fetches_total', { outcome: 'applied' }),

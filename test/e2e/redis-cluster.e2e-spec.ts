@@ -115,6 +115,9 @@ describe('Redis Cluster (REDIS_CLUSTER_NODES): a real three-master cluster with 
     const keys = syncKeys(config.REDIS_KEY_PREFIX, AGENT);
     const slot = await cluster.slotOf(keys.revision);
     expect(await cluster.slotOf(keys.channel)).toBe(slot);
+    expect(await cluster.slotOf(keys.changes)).toBe(slot);
+    // It came pushed on the shard channel with the announcement (ADR 0199), not fetched.
+    expect(node.status().fetches.pushed).toBeGreaterThanOrEqual(1);
     expect(await cluster.slotOf(keys.bundle(rev, 'e'))).toBe(slot);
     expect(await redis.get(keys.revision)).toMatch(new RegExp(`^${rev}\\|`));
   });

@@ -221,17 +221,18 @@ describe('delta sync and reconnect storms (real PostgreSQL, Redis, HTTP)', () =>
       await describeAgent('Looks up invoices in bulk.');
     }, 60_000);
 
-    it('a node serving a revision gets a delta for a one-manifest change, rebuilds the full bundle and serves its hash', async () => {
+    it('a node serving a revision gets the delta of a one-manifest change (pushed with the announcement, ADR 0199), rebuilds the full bundle and serves its hash', async () => {
       const n = node('delta-node');
       await n.start();
       const before = await current();
       expect(n.current()!.revision).toBe(before.revision);
       await describeSkill('bulk-00042', 'Handles bulk requests, now faster.');
-      const after = await until('the new revision at the node', async () => {
+      const after = await until('the new revision at the node, its apply counted', async () => {
         const c = await current();
-        return n.current()!.revision === c.revision && c.revision > before.revision ? c : null;
+        const { delta, pushed } = n.status().fetches;
+        return n.current()!.revision === c.revision && c.revision > before.revision && delta + pushed === 1 ? c : null;
       });
-      expect(n.status().fetches).toMatchObject({ full: 1, delta: 1, deltaRefused: 0 });
+      expect(n.status().fetches).toMatchObject({ full: 1, pushed: 1, delta: 0, deltaRefused: 0 });
       expect(n.current()!.servedHash).toBe(JSON.parse(after.body).contentHash);
       expect(n.current()!.publicCard.body).toBe(JSON.parse(after.body).publicCard.body);
       expect(n.status().lastRefusal).toBeNull();
@@ -314,7 +315,8 @@ describe('delta sync and reconnect storms (real PostgreSQL, Redis, HTTP)', () =>
         const cur = await current();
         return n.current()!.revision === next && cur.revision === next ? cur : null;
       });
-      expect(n.status().fetches).toMatchObject({ deltaRefused: 1, delta: 0, full: 2 });
+      // The publisher pushed the planted delta too: it did not rebuild the target there either.
+      expect(n.status().fetches).toMatchObject({ pushUnused: 1, deltaRefused: 1, delta: 0, full: 2 });
       expect(n.current()!.servedHash).toBe(JSON.parse(c.body).contentHash);
     });
 

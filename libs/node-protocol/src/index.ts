@@ -4,7 +4,17 @@
  * Imports only zod and the pure core; both sides import it, neither imports the other.
  */
 export { NODE_API_PREFIX, nodeApiPaths } from './paths';
-export { syncKeys, revisionStamp, parseRevisionStamp, nodeBundleEtag, revisionAnnouncement, parseRevisionAnnouncement } from './sync-keys';
+export {
+  syncKeys,
+  revisionStamp,
+  parseRevisionStamp,
+  nodeBundleEtag,
+  revisionAnnouncement,
+  parseRevisionAnnouncement,
+  changeMessage,
+  parseChangeMessage,
+  MAX_PUSHED_DELTA_LENGTH,
+} from './sync-keys';
 export { NODE_ID_PATTERN, nodeIdSchema } from './node-id';
 export { reportedText } from './text';
 export { registerNodeBodySchema, heartbeatBodySchema, ackBodySchema } from './sync-bodies';

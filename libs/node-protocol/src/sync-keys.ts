@@ -14,8 +14,13 @@ export const syncKeys = (prefix: string, agentId: string) => ({
     `${prefix}sync:{${agentId}}:delta:${baseRevision}-${baseHash}:${revision}:${epoch}`,
   /** Held while one process computes the bundle of a revision. */
   lock: (revision: number) => `${prefix}sync:{${agentId}}:lock:${revision}`,
-  /** Pub/sub channel: each message is the agent's latest revision stamp. */
+  /** Pub/sub channel: each message is the agent's latest revision stamp (revisionAnnouncement). */
   channel: `${prefix}sync:{${agentId}}:revisions`,
+  /**
+   * Pub/sub channel of the same announcements, each followed by the delta from the previous
+   * revision when it is small enough (changeMessage, ADR 0199): what nodes subscribe to.
+   */
+  changes: `${prefix}sync:{${agentId}}:changes`,
 });
 
 /**
@@ -29,8 +34,10 @@ export function revisionStamp(revision: number, epoch: string | undefined): stri
 
 export function parseRevisionStamp(value: string): { revision: number; epoch: string } | undefined {
   const bar = value.indexOf('|');
-  const revision = Number(bar === -1 ? value : value.slice(0, bar));
-  if (!Number.isInteger(revision) || revision < 0) return undefined;
+  const digits = bar === -1 ? value : value.slice(0, bar);
+  // Digits only: Number('') is 0, and '1e3' or ' 5' are not what the Lua script writes.
+  if (!/^\d{1,15}$/.test(digits)) return undefined;
+  const revision = Number(digits);
   return { revision, epoch: bar === -1 ? '' : value.slice(bar + 1) };
 }
 
@@ -63,4 +70,27 @@ export function parseRevisionAnnouncement(message: string): {
  */
 export function nodeBundleEtag(revision: number, contentHash: string): string {
   return `"r${revision}-${contentHash}"`;
+}
+
+/** A delta pushed on the changes channel longer than this (characters) is ignored: the node fetches instead. */
+export const MAX_PUSHED_DELTA_LENGTH = 1024 * 1024;
+
+/**
+ * What the control plane publishes on the changes channel (ADR 0199): the announcement, then, when
+ * the publisher had one within its size limit, a newline and the delta (JSON, bundle-delta.ts) from
+ * the revision announced before. The delta names its own base; the node applies it only to that
+ * base, and the result is verified like any fetched bundle.
+ */
+export function changeMessage(announcement: string, delta: string | null | undefined): string {
+  return delta ? `${announcement}\n${delta}` : announcement;
+}
+
+export function parseChangeMessage(message: string): ReturnType<typeof parseRevisionAnnouncement> & { delta: string | undefined } {
+  const newline = message.indexOf('\n');
+  const head = newline === -1 ? message : message.slice(0, newline);
+  // Only a head of the announcement's size is parsed; a longer one is not an announcement.
+  const parsed = head.length <= 256 ? parseRevisionAnnouncement(head) : { stamp: undefined, traceparent: undefined };
+  // A delta comes only after an announcement, and only within the limit.
+  const delta = newline === -1 || !parsed.stamp ? undefined : message.slice(newline + 1);
+  return { ...parsed, delta: delta && delta.length <= MAX_PUSHED_DELTA_LENGTH ? delta : undefined };
 }

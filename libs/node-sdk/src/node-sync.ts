@@ -16,6 +16,10 @@
  * - A node that serves a bundle asks for a delta from it (`bundle-delta-base`); the delta is
  *   applied to a copy, the result must hash to the target's contentHash, and is then checked like
  *   a full bundle; a delta that does not apply is followed by one full fetch (ADR 0155).
+ * - Announcements arrive on the agent's changes channel, most with the delta from the revision
+ *   announced before (ADR 0199): a node serving that revision applies it without a request, with
+ *   the same checks and signature verification; a pushed delta it cannot use (another base, does
+ *   not apply, refused) costs nothing but the fetch it would have made anyway.
  * - Storms (ADR 0156): retries back off exponentially with full jitter, a 503/429 is retried after
  *   its Retry-After (jittered), and the catch-up fetch after an invalidation reconnect is spread
  *   over `reconnectSpreadMs`, so a fleet does not come back in lockstep.
@@ -37,7 +41,7 @@ import {
   nodeApiPaths,
   nodeBundleEtag,
   nodeIdSchema,
-  parseRevisionAnnouncement,
+  parseChangeMessage,
   syncKeys,
   verifyNodeBundle,
   type AckBody,
@@ -83,7 +87,7 @@ export interface NodeSyncOptions {
   reconnectMaxMs?: number;
   /** After invalidations reconnect, the catch-up fetch waits a random delay up to this (default 1 s). */
   reconnectSpreadMs?: number;
-  /** Ask for deltas from the served bundle (default true; false: always the full bundle). */
+  /** Ask for deltas from the served bundle, and apply those pushed with announcements (default true; false: always the full bundle). */
   deltas?: boolean;
   /** How many classes checkNodeBundle recomputes (default: its own default). */
   classSample?: number;
@@ -133,9 +137,22 @@ export interface NodeSyncStatus {
   registration: RegistrationStatus;
   /** Capabilities of the served bundle whose handler this node lacks (served as temporarily unavailable). */
   unservable: string[];
-  /** Answers of GET bundle since start: full bundles, deltas applied, deltas refused (then fetched full), 304s, 503/429s. */
-  /** Bundle fetches by outcome; `unanswered`: no answer read (timed out, refused, reset). */
-  fetches: { full: number; delta: number; deltaRefused: number; notModified: number; throttled: number; unanswered: number };
+  /**
+   * Bundle fetches by outcome (full bundles, deltas applied, deltas refused and then fetched full,
+   * 304s, 503/429s; `unanswered`: no answer read: timed out, refused, reset), and deltas pushed with
+   * announcements: `pushed` applied without a request, `pushUnused` not usable here (another base,
+   * did not apply or was refused), so the node fetched instead.
+   */
+  fetches: {
+    full: number;
+    delta: number;
+    deltaRefused: number;
+    notModified: number;
+    throttled: number;
+    unanswered: number;
+    pushed: number;
+    pushUnused: number;
+  };
 }
 
 export interface RegistrationStatus {
@@ -166,7 +183,9 @@ export class NodeSync {
   private lastRefusal: string | null = null;
   private registration: RegistrationStatus = { ok: false, refused: false, error: 'not registered yet' };
   private unservable: string[] = [];
-  private readonly fetches = { full: 0, delta: 0, deltaRefused: 0, notModified: 0, throttled: 0, unanswered: 0 };
+  private readonly fetches = { full: 0, delta: 0, deltaRefused: 0, notModified: 0, throttled: 0, unanswered: 0, pushed: 0, pushUnused: 0 };
+  /** The delta that came with the latest announcement, not tried yet (ADR 0199). */
+  private pushedDelta?: string;
   /** Set by a 503/429 answer: the next retry waits this long (Retry-After, jittered). */
   private retryAfterMs?: number;
   private spreadTimer?: NodeJS.Timeout;
@@ -192,7 +211,7 @@ export class NodeSync {
       maxBodyBytes: options.maxResponseBytes,
     });
     this.file = join(options.cacheDir, `${options.agentId}.bundle.json`);
-    this.channel = syncKeys(options.redisKeyPrefix ?? 'cp:', options.agentId).channel;
+    this.channel = syncKeys(options.redisKeyPrefix ?? 'cp:', options.agentId).changes;
     this.handlers = options.handlers;
     if (options.jwks) this.keys = options.jwks;
     else {
@@ -303,9 +322,12 @@ export class NodeSync {
   /**
    * Fetches now (If-None-Match). Concurrent calls coalesce: while a fetch runs, later calls make
    * exactly one more run after it, so an invalidation that arrives mid-fetch is never lost.
+   * `pushed`: the delta an announcement carried; the run tries it before fetching. Only the latest
+   * announcement's is kept: one without a delta means the next run fetches.
    */
-  refresh(): Promise<RefreshOutcome> {
+  refresh(pushed?: string): Promise<RefreshOutcome> {
     if (!this.running) return Promise.resolve('stopped');
+    this.pushedDelta = pushed;
     if (this.inFlight) {
       this.again = true;
       return this.inFlight;
@@ -315,7 +337,7 @@ export class NodeSync {
       try {
         do {
           this.again = false;
-          outcome = await this.fetchOnce();
+          outcome = (await this.applyPushed()) ?? (await this.fetchOnce());
           this.fetched?.(outcome);
         } while (this.again && this.running);
       } finally {
@@ -359,7 +381,38 @@ export class NodeSync {
    * what is on disk; exposed so a team can feed bundles from elsewhere (and for tests). An object
    * is deep-frozen first (sealNodeBundle): what is checked is what is served, and cannot change.
    */
-  async offer(value: unknown, source: BundleSource = 'control-plane'): Promise<RefreshOutcome> {
+  offer(value: unknown, source: BundleSource = 'control-plane'): Promise<RefreshOutcome> {
+    return this.take(value, source, true);
+  }
+
+  /**
+   * The pushed delta, when there is one and it leads from the served bundle (ADR 0199): rebuilt,
+   * checked and verified exactly as a fetched one. Undefined: not used, so the caller fetches; a
+   * refused result is not reported (whoever can publish on the channel could send it), the fetch
+   * that follows gets the control plane's answer.
+   */
+  private async applyPushed(): Promise<RefreshOutcome | undefined> {
+    const text = this.pushedDelta;
+    this.pushedDelta = undefined;
+    const base = this.active;
+    if (text === undefined || !base || this.options.deltas === false) return undefined;
+    const rebuilt = applyNodeBundleDelta(base.bundle, text);
+    if (!rebuilt.ok) {
+      this.fetches.pushUnused++;
+      this.log.debug?.(`not applying the pushed delta (${rebuilt.error}); fetching`);
+      return undefined;
+    }
+    const outcome = await this.take(rebuilt.bundle, 'control-plane', false);
+    if (outcome === 'refused') {
+      this.fetches.pushUnused++;
+      return undefined;
+    }
+    this.fetches.pushed++;
+    return outcome;
+  }
+
+  /** offer(); `report`: a refusal is acked to the control plane (false: only logged, for pushed deltas). */
+  private async take(value: unknown, source: BundleSource, report: boolean): Promise<RefreshOutcome> {
     const check = checkNodeBundle(sealNodeBundle(value), this.active, { classSample: this.options.classSample });
     let refusal: string | null = check.ok ? null : check.error;
     if (check.ok && check.bundle.agentId !== this.options.agentId) {
@@ -371,9 +424,10 @@ export class NodeSync {
       if (!verified.ok) refusal = `signature ${verified.code}: ${verified.reason}`;
     }
     if (!check.ok || refusal !== null) {
-      this.lastRefusal = refusal;
-      this.log.warn(`refused a bundle from ${source} (keeping revision ${this.active?.revision ?? 'none'}): ${refusal}`);
-      if (source === 'control-plane') {
+      const from = report ? source : 'a pushed delta';
+      if (report) this.lastRefusal = refusal;
+      this.log.warn(`refused a bundle from ${from} (keeping revision ${this.active?.revision ?? 'none'}): ${refusal}`);
+      if (source === 'control-plane' && report) {
         await this.ack({
           nodeId: this.options.nodeId,
           revision: claimedRevision(value) ?? this.active?.revision ?? 0,
@@ -546,12 +600,12 @@ export class NodeSync {
     this.subscriber = sub;
     sub.on(invalidations.messageEvent, (_channel: string, message: string) => {
       // Skip only what cannot be news: an older or equal revision of the registry epoch we serve.
-      const { stamp, traceparent } = parseRevisionAnnouncement(message);
+      const { stamp, traceparent, delta } = parseChangeMessage(message);
       const active = this.active;
       const known = stamp && active && stamp.revision <= active.revision && (stamp.epoch === '' || stamp.epoch === (active.epoch ?? ''));
       if (known) return;
       if (!tracingOn() || !traceparent) {
-        void this.refresh();
+        void this.refresh(delta);
         return;
       }
       // The change's trace continues here: this node's fetch and apply of that revision.
@@ -559,7 +613,7 @@ export class NodeSync {
         'node.sync.apply',
         { 'cp.agent.id': this.options.agentId, 'cp.node.id': this.options.nodeId, 'cp.revision': stamp?.revision ?? -1 },
         async (span) => {
-          const outcome = await this.refresh();
+          const outcome = await this.refresh(delta);
           span?.setAttribute('cp.sync.outcome', outcome);
           span?.setAttribute('cp.revision.applied', this.active?.revision ?? -1);
         },

@@ -37,7 +37,10 @@ export interface CachedBundle {
  * epoch (ARGV[3], the registry was recreated) replaces it whatever its revision; '' = same epoch.
  * When ARGV[2] is '1', announces the result, followed by `|<traceparent>` when ARGV[4] has one (ADR 0142):
  * PUBLISH, or on Redis Cluster (ARGV[5] 's') SPUBLISH to the agent's shard channel, which shares the
- * revision key's slot (ADR 0151). Returns the stamp held afterwards.
+ * revision key's slot (ADR 0151). It is announced twice: on KEYS[2] as it is, then on KEYS[3] (the
+ * changes channel, ADR 0199) followed by a newline and ARGV[6], the delta to ARGV[1], only when the
+ * key now holds ARGV[1] (a newer revision raced past: the delta would not lead to it).
+ * Returns the stamp held afterwards.
  */
 const RAISE_REVISION = `
 local held = redis.call('GET', KEYS[1])
@@ -57,7 +60,10 @@ local stamp = tostring(cur) .. '|' .. epoch
 if ARGV[2] == '1' then
   local message = stamp
   if ARGV[4] and ARGV[4] ~= '' then message = stamp .. '|' .. ARGV[4] end
-  redis.call(ARGV[5] == 's' and 'SPUBLISH' or 'PUBLISH', KEYS[2], message)
+  local publish = ARGV[5] == 's' and 'SPUBLISH' or 'PUBLISH'
+  redis.call(publish, KEYS[2], message)
+  if ARGV[6] and ARGV[6] ~= '' and cur == rev then message = message .. '\\n' .. ARGV[6] end
+  redis.call(publish, KEYS[3], message)
 end
 return stamp`;
 
@@ -153,9 +159,18 @@ export class BundleCache {
     return pending;
   }
 
-  /** Raises the agent's revision key and optionally announces it; returns the revision it holds. */
-  async raise(agentId: string, revision: number, announce: boolean, epoch = ''): Promise<number> {
-    return (await this.raiseStamp(agentId, revision, announce, epoch)).revision;
+  /**
+   * Raises the agent's revision key and optionally announces it; returns the revision it holds.
+   * `delta`: pushed with the announcement on the changes channel when the key ends at `revision`.
+   */
+  async raise(agentId: string, revision: number, announce: boolean, epoch = '', delta?: string | null): Promise<number> {
+    return (await this.raiseStamp(agentId, revision, announce, epoch, delta)).revision;
+  }
+
+  /** The stamp the revision key holds now (undefined: none, or not one). */
+  async heldStamp(agentId: string): Promise<{ revision: number; epoch: string } | undefined> {
+    const raw = await this.redis.get(this.keys(agentId).revision);
+    return raw === null ? undefined : parseRevisionStamp(raw);
   }
 
   private async raiseStamp(
@@ -163,6 +178,7 @@ export class BundleCache {
     revision: number,
     announce: boolean,
     epoch: string,
+    delta?: string | null,
   ): Promise<{ revision: number; epoch: string }> {
     const keys = this.keys(agentId);
     // Only a well-formed traceparent is appended (revisionAnnouncement checks it); '' otherwise.
@@ -170,14 +186,16 @@ export class BundleCache {
     const held = String(
       await this.redis.eval(
         RAISE_REVISION,
-        2,
+        3,
         keys.revision,
         keys.channel,
+        keys.changes,
         String(revision),
         announce ? '1' : '0',
         epoch,
         traceparent,
         this.sharded ? 's' : '',
+        announce && delta ? delta : '',
       ),
     );
     return parseRevisionStamp(held) ?? { revision, epoch };

@@ -47,6 +47,20 @@ export class BundleDeltas {
     return pending;
   }
 
+  /**
+   * The delta to `target` from the bundle of an earlier revision of the same epoch, as Redis holds
+   * it (the publisher's base: the revision announced before, ADR 0199); null as for `from`.
+   */
+  async fromRevision(base: { revision: number; epoch: string }, target: CachedBundle): Promise<string | null> {
+    if (base.epoch !== target.epoch || base.revision >= target.revision) return null;
+    const etag = await this.redis.hget(syncKeys(this.prefix, target.agentId).bundle(base.revision, base.epoch), 'etag');
+    if (etag === null) {
+      this.stats.unavailable++;
+      return null;
+    }
+    return this.from(etag, target);
+  }
+
   private async fetchOrCompute(key: string, baseRevision: number, baseEtag: string, target: CachedBundle): Promise<string | null> {
     const stored = await this.redis.get(key);
     if (stored !== null) return stored === '' ? null : stored;

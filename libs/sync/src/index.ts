@@ -7,4 +7,4 @@ export { RevisionPublisher } from './revision-publisher';
 export { SigningKeys } from './signing-keys';
 export { OutboxRelay, relayLeaseKey } from './outbox-relay';
 export { SyncError, SyncErrorCode } from './sync.errors';
-export { DEFAULT_SYNC_OPTIONS, type SyncPublisherOptions } from './sync.options';
+export { DEFAULT_SYNC_OPTIONS, SYNC_OPTIONS, type SyncPublisherOptions } from './sync.options';

@@ -2,9 +2,11 @@ import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import type { Registry } from 'prom-client';
 import { inSpan, markSpanError, MetricsRegistryToken, serverCounter, SpanKind } from '@cp/common';
 import type { RevisionListener } from '@cp/db';
-import { BundleCache } from './bundle-cache';
+import { BundleCache, type CachedBundle } from './bundle-cache';
+import { BundleDeltas } from './bundle-deltas';
 import { OutboxRepository } from './outbox.repository';
 import { SyncError, SyncErrorCode } from './sync.errors';
+import { SYNC_OPTIONS, type SyncPublisherOptions } from './sync.options';
 
 /**
  * Told by RegistryWriter after every commit. Warms the bundle first (so the nodes' refetch is a
@@ -18,6 +20,8 @@ export class RevisionPublisher implements RevisionListener {
   constructor(
     private readonly bundles: BundleCache,
     private readonly outbox: OutboxRepository,
+    private readonly deltas: BundleDeltas,
+    @Inject(SYNC_OPTIONS) private readonly options: SyncPublisherOptions,
     @Optional() @Inject(MetricsRegistryToken) private readonly metrics?: Registry,
   ) {}
 
@@ -46,15 +50,33 @@ export class RevisionPublisher implements RevisionListener {
     if (!this.bundles.connected())
       throw new SyncError(SyncErrorCode.RedisUnavailable, `Redis is not connected; ${agentId}@${revision} stays in the outbox`);
     let epoch = '';
+    let delta: string | null = null;
     try {
-      epoch = (await this.bundles.ensure(agentId, revision))?.epoch ?? '';
+      const before = await this.bundles.heldStamp(agentId);
+      const bundle = await this.bundles.ensure(agentId, revision);
+      epoch = bundle?.epoch ?? '';
+      if (bundle && before && this.options.pushDeltaMaxLength > 0) delta = await this.pushedDelta(before, bundle);
     } catch (error) {
       // Nodes will compute it through the lock on their fetch; announcing matters more.
       this.logger.warn(`could not warm the bundle of ${agentId}@${revision}: ${(error as Error).message}`);
     }
     // With the epoch, a registry recreated from scratch replaces the old registry's stamp.
-    const announced = await this.bundles.raise(agentId, revision, true, epoch);
+    const announced = await this.bundles.raise(agentId, revision, true, epoch, delta);
     await this.outbox.markPublished(agentId, revision);
     return announced;
+  }
+
+  /**
+   * The delta from the revision announced before to this one, pushed to nodes with the
+   * announcement (ADR 0199) so that a node serving that revision needs no request; null when there
+   * is none or it is longer than `pushDeltaMaxLength` (those nodes fetch it, as before).
+   */
+  private async pushedDelta(before: { revision: number; epoch: string }, bundle: CachedBundle): Promise<string | null> {
+    const delta = await this.deltas.fromRevision(before, bundle);
+    if (this.metrics)
+      serverCounter(this.metrics, 'pushedDeltas')
+        .labels(delta !== null && delta.length <= this.options.pushDeltaMaxLength ? 'pushed' : 'none')
+        .inc();
+    return delta !== null && delta.length <= this.options.pushDeltaMaxLength ? delta : null;
   }
 }

@@ -49,5 +49,6 @@ export function syncOptionsFromConfig(config: AppConfig): SyncPublisherOptions {
     outboxIntervalMs: config.SYNC_OUTBOX_INTERVAL_MS,
     reannounceIntervalMs: config.SYNC_REANNOUNCE_INTERVAL_MS,
     reannounceWindowMs: config.SYNC_REANNOUNCE_WINDOW_MS,
+    pushDeltaMaxLength: config.SYNC_PUSH_DELTA_MAX_LENGTH,
   };
 }

@@ -9,6 +9,8 @@ export interface SyncPublisherOptions {
   reannounceWindowMs: number;
   /** How long a bundle stays cached in Redis per (agent, revision). */
   bundleTtlSeconds: number;
+  /** Longest delta pushed with an announcement on the changes channel, in characters (0: never push; ADR 0199). */
+  pushDeltaMaxLength: number;
 }
 
 export const DEFAULT_SYNC_OPTIONS: SyncPublisherOptions = {
@@ -17,6 +19,7 @@ export const DEFAULT_SYNC_OPTIONS: SyncPublisherOptions = {
   reannounceIntervalMs: 30_000,
   reannounceWindowMs: 10 * 60_000,
   bundleTtlSeconds: 24 * 3600,
+  pushDeltaMaxLength: 64 * 1024,
 };
 
 export const SYNC_OPTIONS = Symbol('SYNC_OPTIONS');

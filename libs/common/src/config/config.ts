@@ -69,6 +69,13 @@ const configFields = z.object({
   SYNC_OUTBOX_INTERVAL_MS: z.coerce.number().int().min(0).default(5_000),
   SYNC_REANNOUNCE_INTERVAL_MS: z.coerce.number().int().min(0).default(30_000),
   SYNC_REANNOUNCE_WINDOW_MS: z.coerce.number().int().min(1000).default(600_000),
+  /** Longest delta pushed to nodes with a revision's announcement, in characters (ADR 0199); 0: nodes always fetch. */
+  SYNC_PUSH_DELTA_MAX_LENGTH: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(1024 * 1024)
+    .default(64 * 1024),
   /** Interface every app listens on (0.0.0.0 in containers). */
   HOST: z.string().default('127.0.0.1'),
   CONTROL_PLANE_PORT: port.default(3000),

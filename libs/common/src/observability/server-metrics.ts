@@ -40,6 +40,12 @@ export const SERVER_METRICS = {
     type: 'counter',
     labels: ['outcome'],
   }),
+  pushedDeltas: def({
+    name: 'cp_sync_pushed_deltas_total',
+    help: 'Announcements of a new revision by whether a delta rode with them (pushed) or nodes fetch it (none: no base in Redis, too long, or not smaller than the bundle).',
+    type: 'counter',
+    labels: ['outcome'],
+  }),
   propagation: def({
     name: 'cp_sync_propagation_seconds',
     help: 'From a revision being published to a node acknowledging it applied, per agent.',
