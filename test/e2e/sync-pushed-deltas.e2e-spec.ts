@@ -19,7 +19,7 @@ import { AppConfigModule, AppConfigToken, createFastifyAdapter, RedisModule, typ
 import { DbModule, PrismaService, RegistryWriter, seedWhenEmpty } from '@cp/db';
 import { NodeSync, syncKeys } from '@cp/node-sdk';
 import { diffNodeBundles, parseChangeMessage, parseRevisionAnnouncement, MAX_PUSHED_DELTA_LENGTH } from '@cp/node-protocol';
-import { BundleCache, SYNC_OPTIONS, SyncPublisherModule, type SyncPublisherOptions } from '@cp/sync';
+import { BundleCache, RevisionPublisher, SYNC_OPTIONS, SyncPublisherModule, type SyncPublisherOptions } from '@cp/sync';
 import { NodeApiModule } from '../../apps/control-plane/src/node-api/node-api.module';
 import { testConfig } from '../support/config';
 import { startPrivateRedis, type PrivateRedis } from '../support/redis-server';
@@ -201,6 +201,16 @@ describe('deltas pushed with announcements (ADR 0199; real PostgreSQL, Redis, HT
     const pushed = parseChangeMessage(heard.find((h) => h.channel === keys().changes)!.message);
     expect(pushed.stamp).toEqual({ revision: held.revision, epoch: held.epoch });
     expect(pushed.delta).toBeUndefined();
+  });
+
+  it('a re-announce of the current revision (outbox relay, lease holder) goes without a delta', async () => {
+    const held = await current();
+    heard.length = 0;
+    expect(await app.get(RevisionPublisher).publish(AGENT, held.revision)).toBe(held.revision);
+    await until('both messages', () => heard.length >= 2);
+    const again = parseChangeMessage(heard.find((h) => h.channel === keys().changes)!.message);
+    expect(again.stamp).toEqual({ revision: held.revision, epoch: held.epoch });
+    expect(again.delta).toBeUndefined();
   });
 
   describe('a hostile writer on the changes channel: the node only fetches, keeps serving what the control plane signed, reports no refusal', () => {

@@ -55,7 +55,11 @@ export class RevisionPublisher implements RevisionListener {
       const before = await this.bundles.heldStamp(agentId);
       const bundle = await this.bundles.ensure(agentId, revision);
       epoch = bundle?.epoch ?? '';
-      if (bundle && before && this.options.pushDeltaMaxLength > 0) delta = await this.pushedDelta(before, bundle);
+      // Only for the revision announced, newer than the one announced before (not a re-announce,
+      // a late retry, or a bundle of a revision the registry moved on to meanwhile).
+      if (bundle?.revision === revision && before && before.revision < revision && this.options.pushDeltaMaxLength > 0) {
+        delta = await this.pushedDelta(before, bundle);
+      }
     } catch (error) {
       // Nodes will compute it through the lock on their fetch; announcing matters more.
       this.logger.warn(`could not warm the bundle of ${agentId}@${revision}: ${(error as Error).message}`);
@@ -72,11 +76,12 @@ export class RevisionPublisher implements RevisionListener {
    * is none or it is longer than `pushDeltaMaxLength` (those nodes fetch it, as before).
    */
   private async pushedDelta(before: { revision: number; epoch: string }, bundle: CachedBundle): Promise<string | null> {
-    const delta = await this.deltas.fromRevision(before, bundle);
+    const computed = await this.deltas.fromRevision(before, bundle);
+    const delta = computed !== null && computed.length <= this.options.pushDeltaMaxLength ? computed : null;
     if (this.metrics)
       serverCounter(this.metrics, 'pushedDeltas')
-        .labels(delta !== null && delta.length <= this.options.pushDeltaMaxLength ? 'pushed' : 'none')
+        .labels(delta === null ? 'none' : 'pushed')
         .inc();
-    return delta !== null && delta.length <= this.options.pushDeltaMaxLength ? delta : null;
+    return delta;
   }
 }
