@@ -47,15 +47,54 @@ function haystackOf(card: unknown): string {
   return parts.join('\n');
 }
 
+/** A three-code-unit window of a string as one number (exact: 3 × 16 bits fit a double). */
+const windowAt = (text: string, i: number) => text.charCodeAt(i) * 4_294_967_296 + text.charCodeAt(i + 1) * 65_536 + text.charCodeAt(i + 2);
+
+/**
+ * `haystack.includes`, answered from an index of where each three-character window of the
+ * haystack starts: a text is looked for only at the places of its rarest window (none: it occurs
+ * nowhere). Same answers as `includes`; at 10,000 manifests, 5,000 non-public skills each
+ * searching the whole public card took over a second per change (ADR 0200).
+ */
+export function substringSearcher(haystack: string): (folded: string) => boolean {
+  const starts = new Map<number, number[]>();
+  for (let i = 0; i + 3 <= haystack.length; i++) {
+    const w = windowAt(haystack, i);
+    const list = starts.get(w);
+    if (list) list.push(i);
+    else starts.set(w, [i]);
+  }
+  const common = 64 + haystack.length / 64;
+  return (folded) => {
+    if (folded.length < 3) return haystack.includes(folded);
+    let rarest: number[] = [];
+    let offset = -1;
+    for (let i = 0; i + 3 <= folded.length; i++) {
+      const list = starts.get(windowAt(folded, i));
+      if (!list) return false;
+      if (offset === -1 || list.length < rarest.length) {
+        rarest = list;
+        offset = i;
+      }
+    }
+    // Every window is everywhere (repetitive text): one scan is cheaper than that many probes.
+    if (rarest.length > common) return haystack.includes(folded);
+    for (const p of rarest) if (p >= offset && haystack.startsWith(folded, p - offset)) return true;
+    return false;
+  };
+}
+
 export function findLeaks(publicCard: AgentCard, manifests: readonly CapabilityManifest[], context: LeakContext = {}): Leak[] {
   const haystack = haystackOf(publicCard);
+  const occurs = substringSearcher(haystack);
   const publicSkills = manifests.filter(isPublicSkill);
   const publicTags = new Set(publicSkills.flatMap((m) => m.skill.tags.map(foldLeakText)));
   const publicScopes = new Set(publicSkills.flatMap((m) => m.requiresScopes.map(foldLeakText)));
   const leaks: Leak[] = [];
   const tokenLeaks = (skillId: string, field: string, text: string) => {
     const folded = foldLeakText(text).trim();
-    if (folded.length >= MIN_LEAK_TEXT && token(folded).test(haystack)) leaks.push({ skillId, field, text });
+    // A whole-token occurrence is an occurrence: the regular expression runs only where the text is.
+    if (folded.length >= MIN_LEAK_TEXT && occurs(folded) && token(folded).test(haystack)) leaks.push({ skillId, field, text });
   };
   for (const m of manifests) {
     if (m.state === 'removed' || isPublicSkill(m)) continue;
@@ -68,7 +107,7 @@ export function findLeaks(publicCard: AgentCard, manifests: readonly CapabilityM
     ];
     for (const [field, text] of texts) {
       const folded = foldLeakText(text).trim();
-      if (folded.length >= MIN_LEAK_TEXT && haystack.includes(folded)) leaks.push({ skillId: m.id, field, text });
+      if (folded.length >= MIN_LEAK_TEXT && occurs(folded)) leaks.push({ skillId: m.id, field, text });
     }
     m.requiresScopes.forEach((s, i) => !publicScopes.has(foldLeakText(s)) && tokenLeaks(m.id, `requires_scopes[${i}]`, s));
     if (m.tenants !== '*') m.tenants.forEach((t, i) => tokenLeaks(m.id, `tenants[${i}]`, t));
