@@ -2,7 +2,8 @@
  * Propagation against its floor, and cost growth (issue 18). Run: `npm run bench propagation`
  * (builds dist/ first), or `npm run build && npx tsx test/bench/propagation-floor.bench.ts`.
  * Env: BENCH_NODES (50,200,1000), BENCH_PROCS (4), BENCH_CHANGES (20), BENCH_MANIFESTS
- * (100,1000,10000), BENCH_GROWTH_NODES (5), BENCH_GROWTH_CHANGES (3), BENCH_OUT (JSON results).
+ * (100,1000,10000), BENCH_GROWTH_NODES (5), BENCH_GROWTH_CHANGES (3), BENCH_OUT (JSON results),
+ * BENCH_CP_PROFILE_DIR (the control plane writes a CPU profile there when the bench ends).
  *
  * Everything runs in separate OS processes: the REAL control plane (dist/apps/control-plane) on a
  * private redis-server (so its memory is ours to read) and a fresh database; the nodes, N/PROCS
@@ -211,6 +212,7 @@ async function main(): Promise<void> {
   const redis = new Redis(redisServer.url);
   const dir = mkdtempSync(join(tmpdir(), 'bench-prop-'));
   const children: ChildProcess[] = [];
+  let cpForProfile: ChildProcess | undefined;
   const results: Record<string, unknown> = {
     machine: { loadavg: readFileSync('/proc/loadavg', 'utf8').trim(), node: process.version },
     growthNodes: GROWTH_NODES,
@@ -231,7 +233,13 @@ async function main(): Promise<void> {
         progress(`seed failed (${(error as Error).message.slice(-120)}); retrying`);
       }
     }
-    const { url, child: cp } = await startBuiltControlPlane(env, children, { log: process.env.BENCH_CP_LOG });
+    // BENCH_CP_PROFILE_DIR: the control plane writes a V8 CPU profile there when the bench ends.
+    const profileDir = process.env.BENCH_CP_PROFILE_DIR;
+    const { url, child: cp } = await startBuiltControlPlane(env, children, {
+      log: process.env.BENCH_CP_LOG,
+      nodeArgs: profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
+    });
+    cpForProfile = profileDir ? cp : undefined;
     const token = mintNodeToken(config, AGENT);
     const admin = mintAdminToken(config, 'bench', ['platform-admin']);
     let revision = (await prisma.agent.findUniqueOrThrow({ where: { id: AGENT } })).revision;
@@ -470,6 +478,12 @@ async function main(): Promise<void> {
     if (process.env.BENCH_OUT) writeFileSync(process.env.BENCH_OUT, JSON.stringify(results, null, 2));
     console.log(`\nload average before/after: ${(results.machine as { loadavg: string }).loadavg} / ${results.loadavgAfter as string}`);
   } finally {
+    if (cpForProfile) {
+      // A graceful stop, so that --cpu-prof writes its file.
+      const exited = new Promise((resolve) => cpForProfile!.once('exit', resolve));
+      cpForProfile.kill('SIGTERM');
+      await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 30_000))]);
+    }
     for (const c of children) c.kill('SIGKILL');
     redis.disconnect();
     await prisma.$disconnect();
