@@ -74,7 +74,10 @@ ${panels.join('\n')}
   process.stdout.write(`wrote docs/${file} (${png.length} bytes)\n`);
 }
 
-const note = `one run, ${results.machine.node}, 2 shared cores, load average ${results.machine.loadavg.split(' ')[0]} → ${results.loadavgAfter.split(' ')[0]} (other sessions running): ratios count, not absolutes`;
+// `note` in the results (e.g. when two runs' parts were merged) replaces the one-run caption.
+const note =
+  results.note ??
+  `one run, ${results.machine.node}, 2 shared cores, load average ${results.machine.loadavg.split(' ')[0]} → ${results.loadavgAfter.split(' ')[0]} (other sessions running): ratios count, not absolutes`;
 const byN = results.byNodes;
 const ns = Object.keys(byN);
 render(
