@@ -13,7 +13,7 @@ import { Redis } from 'ioredis';
 import { mintNodeToken } from '@cp/auth';
 import { AppConfigModule, AppConfigToken, createFastifyAdapter, RedisModule, type AppConfig } from '@cp/common';
 import { DbModule, PrismaService, RegistryWriter, seedWhenEmpty } from '@cp/db';
-import { NodeSync, nodeBundleEtag, syncKeys, type NodeSyncOptions } from '@cp/node-sdk';
+import { NodeSync, nodeBundleEtag, syncKeys } from '@cp/node-sdk';
 import { BUNDLE_DELTA_BASE_HEADER, NODE_BUNDLE_DELTA_TYPE } from '@cp/node-protocol';
 import { BundleCache, BundleDeltas, SyncPublisherModule } from '@cp/sync';
 import { NodeApiModule } from '../../apps/control-plane/src/node-api/node-api.module';
@@ -21,6 +21,7 @@ import { NodeBundleRoute } from '../../apps/control-plane/src/node-api/node-bund
 import { testConfig } from '../support/config';
 import { startPrivateRedis, type PrivateRedis } from '../support/redis-server';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { syncNodeFactory } from '../support/sync-node';
 import { until } from '../support/until';
 
 const AGENT = 'finance-agent';
@@ -50,24 +51,7 @@ describe('delta sync and reconnect storms (real PostgreSQL, Redis, HTTP)', () =>
   const faults: string[] = [];
   const started: NodeSync[] = [];
 
-  const node = (nodeId: string, overrides: Partial<NodeSyncOptions> = {}) => {
-    const n = new NodeSync({
-      controlPlaneUrl: url,
-      nodeToken: mintNodeToken(config, AGENT),
-      agentId: AGENT,
-      nodeId,
-      cacheDir: join(dir, nodeId),
-      redisUrl: redis.url,
-      redisKeyPrefix: config.REDIS_KEY_PREFIX,
-      pollIntervalMs: 60_000,
-      heartbeatIntervalMs: 60_000,
-      requestTimeoutMs: 10_000,
-      reconnectMaxMs: 500,
-      ...overrides,
-    });
-    started.push(n);
-    return n;
-  };
+  const node = syncNodeFactory(() => ({ url, config, redisUrl: redis.url, dir }), AGENT, started, { reconnectMaxMs: 500 });
   const writer = () => app.get(RegistryWriter);
   const prisma = () => app.get(PrismaService);
   const describeSkill = (capabilityId: string, description: string) =>

@@ -13,7 +13,6 @@ import { Module } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Redis } from 'ioredis';
-import { mintNodeToken } from '@cp/auth';
 import { nodeBundleContentHash, type NodeBundle } from '@cp/capabilities';
 import { AppConfigModule, AppConfigToken, createFastifyAdapter, RedisModule, type AppConfig } from '@cp/common';
 import { DbModule, PrismaService, RegistryWriter, seedWhenEmpty } from '@cp/db';
@@ -24,6 +23,7 @@ import { NodeApiModule } from '../../apps/control-plane/src/node-api/node-api.mo
 import { testConfig } from '../support/config';
 import { startPrivateRedis, type PrivateRedis } from '../support/redis-server';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { syncNodeFactory } from '../support/sync-node';
 import { until } from '../support/until';
 
 const AGENT = 'finance-agent';
@@ -55,22 +55,7 @@ describe('deltas pushed with announcements (ADR 0199; real PostgreSQL, Redis, HT
   const started: NodeSync[] = [];
   let changes = 0;
 
-  const node = (nodeId: string) => {
-    const n = new NodeSync({
-      controlPlaneUrl: url,
-      nodeToken: mintNodeToken(config, AGENT),
-      agentId: AGENT,
-      nodeId,
-      cacheDir: join(dir, nodeId),
-      redisUrl: redis.url,
-      redisKeyPrefix: config.REDIS_KEY_PREFIX,
-      pollIntervalMs: 60_000,
-      heartbeatIntervalMs: 60_000,
-      requestTimeoutMs: 10_000,
-    });
-    started.push(n);
-    return n;
-  };
+  const node = syncNodeFactory(() => ({ url, config, redisUrl: redis.url, dir }), AGENT, started);
   const keys = () => syncKeys(config.REDIS_KEY_PREFIX, AGENT);
   const describeAgent = (agentId = AGENT) =>
     app.get(RegistryWriter).change({ agentId, actor: 'test', summary: 'describe the agent' }, async (tx) => {

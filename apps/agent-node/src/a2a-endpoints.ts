@@ -7,7 +7,7 @@ import { Inject, Injectable, Logger, Optional, type OnApplicationShutdown, type 
 import { HttpAdapterHost } from '@nestjs/core';
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
-import { createRedis, InjectConfig, InjectRedis, type AppConfig, type RedisClient } from '@cp/common';
+import { closeRedis, createRedis, InjectConfig, InjectRedis, type AppConfig, type RedisClient } from '@cp/common';
 import {
   EmbeddingsClassifier,
   HandlerRegistry,
@@ -84,7 +84,7 @@ export class A2AEndpoints implements OnModuleInit, OnApplicationShutdown {
 
   async onApplicationShutdown(): Promise<void> {
     await this.server?.push?.close();
-    await this.pushWorker?.quit().catch(() => this.pushWorker?.disconnect());
-    await this.subscriber?.quit().catch(() => this.subscriber?.disconnect());
+    if (this.pushWorker) await closeRedis(this.pushWorker);
+    if (this.subscriber) await closeRedis(this.subscriber);
   }
 }

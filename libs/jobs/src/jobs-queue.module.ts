@@ -1,6 +1,6 @@
 import { Injectable, Module, type OnApplicationShutdown } from '@nestjs/common';
 import { BullModule } from '@nestjs/bullmq';
-import { AppConfigToken, type AppConfig, type RedisClient } from '@cp/common';
+import { AppConfigToken, closeRedis, type AppConfig, type RedisClient } from '@cp/common';
 import { bullConnectionFor, bullPrefix, NOTICES_QUEUE, RETIREMENT_QUEUE } from './queues';
 
 /** BullMQ never closes a connection instance it was given (cluster mode): this does, at shutdown. */
@@ -15,7 +15,7 @@ export class BullClusterConnections implements OnApplicationShutdown {
   }
 
   async onApplicationShutdown(): Promise<void> {
-    await Promise.all(this.opened.map((c) => c.quit().catch(() => c.disconnect())));
+    await Promise.all(this.opened.map(closeRedis));
   }
 }
 

@@ -1,4 +1,4 @@
-import type { RedisClient } from '@cp/common';
+import { closeRedis, type RedisClient } from '@cp/common';
 
 /** What BundleCache.current reads an agent's revision key with. */
 export interface RevisionReader {
@@ -53,9 +53,7 @@ export class RevisionReads implements RevisionReader {
     return read;
   }
 
-  async close(): Promise<void> {
-    // QUIT waits for a connection; one that is not up is just dropped (and stops reconnecting).
-    if (this.redis.status === 'ready') await this.redis.quit().catch(() => this.redis.disconnect());
-    else this.redis.disconnect();
+  close(): Promise<void> {
+    return closeRedis(this.redis);
   }
 }

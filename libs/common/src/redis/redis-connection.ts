@@ -69,3 +69,13 @@ export function connectRedis(
     enableAutoPipelining,
   });
 }
+
+/**
+ * Closes a connection at shutdown: QUIT when it is up (pending replies are read first), else
+ * dropped at once. QUIT on a connection that is reconnecting would wait for it, forever for a
+ * BullMQ connection (maxRetriesPerRequest null).
+ */
+export async function closeRedis(client: Pick<RedisClient, 'status' | 'quit' | 'disconnect'>): Promise<void> {
+  if (client.status === 'ready') await client.quit().catch(() => client.disconnect());
+  else client.disconnect();
+}

@@ -2,7 +2,7 @@ import { Global, Inject, Module, type OnApplicationShutdown } from '@nestjs/comm
 import type { AppConfig } from '../config/config';
 import { AppConfigToken } from '../config/config.provider';
 import type { RedisClient } from './redis-client';
-import { connectRedis } from './redis-connection';
+import { closeRedis, connectRedis } from './redis-connection';
 
 export const RedisToken = Symbol('REDIS');
 export const InjectRedis = (): ParameterDecorator => Inject(RedisToken);
@@ -15,7 +15,7 @@ export function createRedis(config: Pick<AppConfig, 'REDIS_URL' | 'REDIS_CLUSTER
 class RedisCloser implements OnApplicationShutdown {
   constructor(@InjectRedis() private readonly redis: RedisClient) {}
   async onApplicationShutdown(): Promise<void> {
-    await this.redis.quit().catch(() => this.redis.disconnect());
+    await closeRedis(this.redis);
   }
 }
 
