@@ -55,6 +55,15 @@ describe('loadConfig', () => {
     }
   });
 
+  it('takes SYNC_PUSH_DELTA_MAX_LENGTH from 0 (off) to 1 MiB and refuses anything else, naming the variable', () => {
+    expect(loadConfig({}).SYNC_PUSH_DELTA_MAX_LENGTH).toBe(64 * 1024);
+    expect(loadConfig({ SYNC_PUSH_DELTA_MAX_LENGTH: '0' }).SYNC_PUSH_DELTA_MAX_LENGTH).toBe(0);
+    expect(loadConfig({ SYNC_PUSH_DELTA_MAX_LENGTH: String(1024 * 1024) }).SYNC_PUSH_DELTA_MAX_LENGTH).toBe(1024 * 1024);
+    for (const bad of ['-1', '1.5', 'lots', String(1024 * 1024 + 1), '1e400', '9'.repeat(5000)]) {
+      expect(() => loadConfig({ SYNC_PUSH_DELTA_MAX_LENGTH: bad })).toThrow(/SYNC_PUSH_DELTA_MAX_LENGTH/);
+    }
+  });
+
   it('treats empty variables as unset', () => {
     expect(loadConfig({ REDIS_URL: '' }).REDIS_URL).toBe('redis://127.0.0.1:6379');
   });
