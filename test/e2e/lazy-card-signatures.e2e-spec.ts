@@ -32,6 +32,7 @@ import { testConfig } from '../support/config';
 import { freePort } from '../support/free-port';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
 import { startPrivateRedis } from '../support/redis-server';
+import { startSlowTcpProxy } from '../support/slow-tcp-proxy';
 import { until } from '../support/until';
 
 const AGENT = 'finance-agent';
@@ -401,6 +402,33 @@ describe('extended cards of classes past the bundle limit are signed once per (r
     expect(await verifyCardSignature(card, jwks)).toMatchObject({ ok: true });
     expect(JSON.stringify(card)).not.toContain('evil.example');
   }, 60_000);
+
+  it('Redis slow to connect is not away: a request that arrives while the connection is still being made waits for it and is answered', async () => {
+    const redis = await startPrivateRedis();
+    // Every connection reaches Redis 1.5 s after it is made: the apps boot before theirs are ready.
+    const slow = await startSlowTcpProxy({ host: '127.0.0.1', port: redis.port }, 1_500);
+    const config = testConfig({
+      DATABASE_URL: db.url,
+      REDIS_URL: slow.url,
+      REDIS_KEY_PREFIX: `e2e-lazy-slow-${randomBytes(4).toString('hex')}:`,
+      SIGNING_KEYS_FILE: keyFile,
+    });
+    const other = await boot(ControlPlaneUnderTest, config);
+    try {
+      const { revision } = (await other.app.get(RegistrySnapshotRepository).stamp(AGENT))!;
+      const res = await fetch(`${other.url}${nodeApiPaths.cardSignatures}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${nodeToken}` },
+        body: JSON.stringify({ revision, classKey: 'anonymous' }),
+        signal: AbortSignal.timeout(60_000),
+      });
+      expect(res.status).toBe(200);
+    } finally {
+      await other.app.close();
+      await slow.close();
+      await redis.stop();
+    }
+  }, 90_000);
 
   it('Redis away: the route answers 503 at once (never a 5xx of its own, never a hang), and signs again once Redis is back', async () => {
     const redis = await startPrivateRedis();

@@ -5,7 +5,7 @@ export { RedisModule, RedisToken, InjectRedis, createRedis } from './redis/redis
 export { LoggingModule, LogDestinationToken, RootLoggerToken, logFormat } from './logging/logging.module';
 export { recordPrincipal, recordTraceId, principalOf, registerAccessLog, accessLogLine, type AccessLogSink } from './logging/access-log';
 export { type RedisClient } from './redis/redis-client';
-export { closeRedis, connectRedis, isRedisCluster, redisUrlOptions, clusterNodes } from './redis/redis-connection';
+export { closeRedis, connectRedis, isRedisCluster, redisAway, redisUrlOptions, clusterNodes } from './redis/redis-connection';
 export { RedisLease } from './redis/redis-lease';
 export { SECURITY_HEADERS } from './http/security-headers';
 export { HealthModule } from './health/health.module';

@@ -3,6 +3,7 @@ import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { Registry } from 'prom-client';
 import { buildNodeBundle } from '@cp/capabilities';
 import {
+  redisAway,
   currentTraceparent,
   inSpan,
   InjectConfig,
@@ -119,7 +120,7 @@ export class BundleCache {
 
   /** Whether Redis is connected now (commands would otherwise wait for a reconnection). */
   connected(): boolean {
-    return this.redis.status === 'ready';
+    return !redisAway(this.redis);
   }
 
   keys(agentId: string) {

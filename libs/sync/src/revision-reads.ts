@@ -1,4 +1,4 @@
-import { closeRedis, type RedisClient } from '@cp/common';
+import { closeRedis, redisAway, type RedisClient } from '@cp/common';
 
 /** What BundleCache.current reads an agent's revision key with. */
 export interface RevisionReader {
@@ -26,7 +26,7 @@ export class RevisionReads implements RevisionReader {
 
   /** Whether the connection is ready (commands would otherwise wait for a reconnection). */
   connected(): boolean {
-    return this.redis.status === 'ready';
+    return !redisAway(this.redis);
   }
 
   get(key: string): Promise<string | null> {

@@ -55,19 +55,52 @@ export function connectRedis(
     lazyConnect: false,
   } satisfies RedisOptions;
   const enableAutoPipelining = options.autoPipelining ?? false;
-  if (!isRedisCluster(config)) return new Redis({ host, port, db, ...auth, ...common, enableAutoPipelining, retryStrategy: backoff });
-  return new Cluster(clusterNodes(config.REDIS_CLUSTER_NODES!), {
-    redisOptions: { ...auth, ...common },
-    clusterRetryStrategy: backoff,
-    // A failed master's replica takes over within the cluster's node timeout: keep retrying.
-    retryDelayOnFailover: 100,
-    retryDelayOnClusterDown: 100,
-    retryDelayOnTryAgain: 100,
-    maxRedirections: 32,
-    scaleReads: 'master',
-    shardedSubscribers: options.sharded ?? false,
-    enableAutoPipelining,
-  });
+  if (!isRedisCluster(config))
+    return tracked(new Redis({ host, port, db, ...auth, ...common, enableAutoPipelining, retryStrategy: backoff }));
+  return tracked(
+    new Cluster(clusterNodes(config.REDIS_CLUSTER_NODES!), {
+      redisOptions: { ...auth, ...common },
+      clusterRetryStrategy: backoff,
+      // A failed master's replica takes over within the cluster's node timeout: keep retrying.
+      retryDelayOnFailover: 100,
+      retryDelayOnClusterDown: 100,
+      retryDelayOnTryAgain: 100,
+      maxRedirections: 32,
+      scaleReads: 'master',
+      shardedSubscribers: options.sharded ?? false,
+      enableAutoPipelining,
+    }),
+  );
+}
+
+/** Connections that lost (or never made) their connection and are not ready again since. */
+const lost = new WeakSet<object>();
+
+function tracked<T extends RedisClient>(client: T): T {
+  client.on('close', () => lost.add(client));
+  client.on('ready', () => lost.delete(client));
+  return client;
+}
+
+/**
+ * Whether Redis is away for this connection: commands would wait for a reconnection, so a caller
+ * that must answer now sheds instead. A connection still making its first connection is not away
+ * (a slow but present Redis, as on a loaded machine at boot): its commands wait in ioredis's
+ * offline queue, bounded by the connect timeout. A connection that lost its connection (or whose
+ * first attempt failed) is away until it is ready again. Connections not made by connectRedis are
+ * judged by their status alone.
+ */
+export function redisAway(client: Pick<RedisClient, 'status'>): boolean {
+  switch (client.status) {
+    case 'ready':
+      return false;
+    case 'wait':
+    case 'connecting':
+    case 'connect':
+      return lost.has(client);
+    default:
+      return true;
+  }
 }
 
 /**
