@@ -38,7 +38,7 @@ export async function receiver(host: string, answer?: (req: http.IncomingMessage
   });
   await new Promise<void>((resolve) => server.listen(0, host, resolve));
   return {
-    url: `http://${host}:${(server.address() as AddressInfo).port}`,
+    url: `http://${host.includes(':') ? `[${host}]` : host}:${(server.address() as AddressInfo).port}`,
     got,
     close: () => new Promise<void>((resolve) => server.close(() => resolve()).closeAllConnections()),
   };
