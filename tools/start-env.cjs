@@ -3,7 +3,10 @@
 // the configuration would accept it: not in production, HOST on loopback. Kept apart so a test
 // can load the config that `npm start` produces.
 const loopback = (host) => {
-  const h = String(host).trim().toLowerCase().replace(/^\[(.*)\]$/, '$1');
+  const h = String(host)
+    .trim()
+    .toLowerCase()
+    .replace(/^\[(.*)\]$/, '$1');
   return h === 'localhost' || h === '::1' || /^127(\.\d{1,3}){3}$/.test(h);
 };
 

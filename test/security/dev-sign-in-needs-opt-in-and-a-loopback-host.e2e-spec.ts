@@ -12,7 +12,7 @@ import { AppModule } from '../../apps/control-plane/src/app.module';
 import { bootApp } from '../support/boot';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports -- the launcher is plain CommonJS
+// The launcher is plain CommonJS.
 const { startEnv } = require('../../tools/start-env.cjs') as { startEnv: (env: Record<string, string>) => Record<string, string> };
 
 jest.setTimeout(180_000);
@@ -65,7 +65,10 @@ describe('the development sign-in needs an opt-in, a loopback Host and a same-ma
   it('is off by default with NODE_ENV unset, a loopback HOST and a real secret, whoever asks', async () => {
     expect(env().NODE_ENV).toBe('development');
     const port = new URL(defaultUrl).port;
-    for (const headers of [{}, { host: `rebind-1.attacker.example:${port}`, origin: `http://rebind-1.attacker.example:${port}` }]) {
+    for (const headers of [
+      {} as Record<string, string>,
+      { host: `rebind-1.attacker.example:${port}`, origin: `http://rebind-1.attacker.example:${port}` },
+    ]) {
       const res = await post(defaultUrl, headers);
       expect(res.status).toBe(404);
       expect(res.text).toMatch(/CONSOLE_DEV_SIGN_IN=true/);
@@ -94,7 +97,11 @@ describe('the development sign-in needs an opt-in, a loopback Host and a same-ma
 
   it('opted in, answers the console on this machine (loopback Host, same-machine Origin or none)', async () => {
     const port = new URL(optedInUrl).port;
-    for (const headers of [{}, { origin: `http://127.0.0.1:${port}`, 'sec-fetch-site': 'same-origin' }, { host: `localhost:${port}` }]) {
+    for (const headers of [
+      {} as Record<string, string>,
+      { origin: `http://127.0.0.1:${port}`, 'sec-fetch-site': 'same-origin' },
+      { host: `localhost:${port}` },
+    ]) {
       const res = await post(optedInUrl, headers);
       expect([headers, res.status]).toEqual([headers, 200]);
       expect(JSON.parse(res.text)).toMatchObject({ token: expect.stringMatching(/^eyJ/) });

@@ -76,7 +76,11 @@ describe('fuzz: push-config URLs never reach a private target or another origin'
       `HTTP://127.0.0.2:${p4()}/hook`,
     ];
     /** Where a redirect from the allowed webhook points: another origin (allowed by address) or a private address. */
-    const otherOrigins = () => [`${otherOrigin.url}/stolen`, `http://2130706433:${port(otherOrigin)}/stolen`, `//127.0.0.1:${port(otherOrigin)}/x`];
+    const otherOrigins = () => [
+      `${otherOrigin.url}/stolen`,
+      `http://2130706433:${port(otherOrigin)}/stolen`,
+      `//127.0.0.1:${port(otherOrigin)}/x`,
+    ];
     const redirectTarget = fc.oneof(fc.constantFrom(...otherOrigins()), fc.constantFrom(...privateForms(), `//127.0.0.2:${p4()}/x`));
 
     const url = fc.oneof(
@@ -89,7 +93,15 @@ describe('fuzz: push-config URLs never reach a private target or another origin'
       },
       fc.string({ maxLength: 60 }),
       fc.webUrl({ withQueryParameters: true, withFragments: true }),
-      fc.constantFrom('', ' ', 'http://', 'http://[::1', 'http://%31%32%37.0.0.2/', `http://127.0.0.2:${'9'.repeat(20)}/`, `http://${'a'.repeat(3000)}/`),
+      fc.constantFrom(
+        '',
+        ' ',
+        'http://',
+        'http://[::1',
+        'http://%31%32%37.0.0.2/',
+        `http://127.0.0.2:${'9'.repeat(20)}/`,
+        `http://${'a'.repeat(3000)}/`,
+      ),
       fc.jsonValue({ maxDepth: 2 }),
     );
 
@@ -104,7 +116,8 @@ describe('fuzz: push-config URLs never reach a private target or another origin'
         }
         tried.inputs++;
         const config: Json = { taskId: tasks.at(-1), url: u };
-        if (secret !== undefined) Object.assign(config, { token: 'tok-fuzz', authentication: { scheme: 'Bearer', credentials: 'cred-fuzz' } });
+        if (secret !== undefined)
+          Object.assign(config, { token: 'tok-fuzz', authentication: { scheme: 'Bearer', credentials: 'cred-fuzz' } });
         const r = await a2aRpc(stack.nodeUrl, 'CreateTaskPushNotificationConfig', config, bearer(token));
         expect([u, r.status]).toEqual([u, 200]);
         if (r.body.error) {

@@ -42,14 +42,25 @@ describe('push credentials never follow a redirect', () => {
     const created = await a2aRpc(
       stack.nodeUrl,
       'CreateTaskPushNotificationConfig',
-      { taskId, id: 'creds', url: `${hook.url}${path}`, token: 'tok-secret', authentication: { scheme: 'Bearer', credentials: 'cred-secret' } },
+      {
+        taskId,
+        id: 'creds',
+        url: `${hook.url}${path}`,
+        token: 'tok-secret',
+        authentication: { scheme: 'Bearer', credentials: 'cred-secret' },
+      },
       bearer(token),
     );
     expect(created.body.error).toBeUndefined();
     await a2aRpc(stack.nodeUrl, 'CancelTask', { id: taskId }, bearer(token));
     await until(`the delivery to ${path}`, () => hook.got.some((g) => g.path === path), 30_000);
     const barrier = await waitingTask(stack, token);
-    await a2aRpc(stack.nodeUrl, 'CreateTaskPushNotificationConfig', { taskId: barrier, id: 'b', url: `${hook.url}/barrier${path}` }, bearer(token));
+    await a2aRpc(
+      stack.nodeUrl,
+      'CreateTaskPushNotificationConfig',
+      { taskId: barrier, id: 'b', url: `${hook.url}/barrier${path}` },
+      bearer(token),
+    );
     await a2aRpc(stack.nodeUrl, 'CancelTask', { id: barrier }, bearer(token));
     await until('the barrier delivery', () => hook.got.some((g) => g.path === `/barrier${path}`), 30_000);
   }

@@ -80,7 +80,9 @@ describe('the webhook allow-list cannot open the SSRF guard', () => {
 
   it('a team admin may keep the list while changing something else, and may remove entries', async () => {
     const { revision } = await state();
-    const kept = await gql(stack.cpUrl, teamAdmin, UPDATE, { input: { id: AGENT, expectedRevision: revision, description: 'Finance agent, kept list' } });
+    const kept = await gql(stack.cpUrl, teamAdmin, UPDATE, {
+      input: { id: AGENT, expectedRevision: revision, description: 'Finance agent, kept list' },
+    });
     expect(codeOf(kept)).toBe('OK');
     const narrowed = await update(teamAdmin, ['hooks.corp.example']);
     expect(codeOf(narrowed)).toBe('OK');

@@ -56,7 +56,9 @@ export async function enablePush(stack: SecurityStack, webhookAllow: string[]): 
   await until(
     'the node to serve push notifications',
     async () => {
-      const card = (await (await fetch(`${stack.nodeUrl}/.well-known/agent-card.json`)).json()) as { capabilities?: { pushNotifications?: boolean } };
+      const card = (await (await fetch(`${stack.nodeUrl}/.well-known/agent-card.json`)).json()) as {
+        capabilities?: { pushNotifications?: boolean };
+      };
       return card.capabilities?.pushNotifications === true;
     },
     30_000,

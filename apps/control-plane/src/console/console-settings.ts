@@ -110,8 +110,10 @@ export function devSignInRefusal(headers: Headers): string | undefined {
     } catch {
       originHost = undefined;
     }
-    if (!originHost || !isLoopbackHost(originHost)) return 'the development sign-in answers only pages served from this machine (a cross-site Origin)';
+    if (!originHost || !isLoopbackHost(originHost))
+      return 'the development sign-in answers only pages served from this machine (a cross-site Origin)';
   }
-  if (headers['sec-fetch-site'] === 'cross-site') return 'the development sign-in answers only pages served from this machine (Sec-Fetch-Site: cross-site)';
+  if (headers['sec-fetch-site'] === 'cross-site')
+    return 'the development sign-in answers only pages served from this machine (Sec-Fetch-Site: cross-site)';
   return undefined;
 }

@@ -241,7 +241,7 @@ describe('safeFetch', () => {
     expect(hops).toBe(2);
   });
 
-  it('never carries the caller\'s headers to another origin, and does not bring them back', async () => {
+  it("never carries the caller's headers to another origin, and does not bring them back", async () => {
     const secrets = {
       authorization: 'Bearer cred-1',
       'x-a2a-notification-token': 'tok-1',
@@ -260,7 +260,11 @@ describe('safeFetch', () => {
       else if (req.url === '/away') res.writeHead(307, { location: `${other}/hop` }).end();
       else res.end('back');
     });
-    const response = await safeFetch(`${back}/same`, { method: 'POST', body: '{}', headers: secrets }, { allow: ['127.0.0.1', '127.0.0.2'] });
+    const response = await safeFetch(
+      `${back}/same`,
+      { method: 'POST', body: '{}', headers: secrets },
+      { allow: ['127.0.0.1', '127.0.0.2'] },
+    );
     expect(response.body.toString()).toBe('back');
     expect(received.map((r) => r.url)).toEqual(['/same', '/away', '/hop', '/final']);
     // Same origin: everything the caller sent.
