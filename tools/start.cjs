@@ -3,6 +3,7 @@
 // waits until each answers /readyz, prints their URLs, and stops them all on Ctrl-C.
 const { spawn } = require('node:child_process');
 const path = require('node:path');
+const { startEnv } = require('./start-env.cjs');
 
 const root = path.join(__dirname, '..');
 const port = (name, fallback) => Number(process.env[name] ?? fallback);
@@ -22,9 +23,8 @@ const apps = [
   },
 ];
 
-// The apps write to our pipes, not to the terminal: tell them to log for people when we are in one.
-const env = { ...process.env };
-if (process.stdout.isTTY && !env.LOG_FORMAT && env.NODE_ENV !== 'production') env.LOG_FORMAT = 'pretty';
+// Pretty logs in a terminal; the demo's console sign-in on loopback (tools/start-env.cjs).
+const env = startEnv(process.env, process.stdout.isTTY);
 
 const children = apps.map((app) => {
   const child = spawn(process.execPath, [app.entry], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env });

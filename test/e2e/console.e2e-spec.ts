@@ -90,7 +90,8 @@ describe('the admin console in Chromium (control plane, worker, agent node)', ()
     const nodePort = await freePort();
     nodeUrl = `http://127.0.0.1:${nodePort}`;
     await built;
-    cpConfig = testConfig({ DATABASE_URL: db.url, REDIS_KEY_PREFIX: prefix, CONSOLE_DIR: consoleDir });
+    // The one-click sign-in is opt-in (ADR 0210), as `npm start` opts in for the demo.
+    cpConfig = testConfig({ DATABASE_URL: db.url, REDIS_KEY_PREFIX: prefix, CONSOLE_DIR: consoleDir, CONSOLE_DEV_SIGN_IN: 'true' });
     ({ app: cp, url } = await bootApp(AppModule, cpConfig));
     await seedWhenEmpty(cp.get(PrismaService), { agentNodeUrl: nodeUrl });
     ({ app: worker } = await bootApp(

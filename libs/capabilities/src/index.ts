@@ -70,3 +70,11 @@ export { batchIdRetentionCutoff, isPastBatchIdRetention } from './usage/batch-re
 export { dueNotices, NoticeEvent, REMOVAL_IMMINENT_MS } from './deprecation-notices';
 export type { DueNotice, NoticePayload, NoticeSubject } from './deprecation-notices';
 export { protocolVersionsSchema } from './protocol-versions';
+export {
+  webhookAllowSchema,
+  webhookAllowEntryProblem,
+  webhookAllowProblems,
+  usableWebhookAllow,
+  addedWebhookAllow,
+  METADATA_ADDRESSES,
+} from './webhook-allow';

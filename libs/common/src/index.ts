@@ -1,4 +1,4 @@
-export { loadConfig, configSchema, ConfigError, JWKS_PATH, type AppConfig } from './config/config';
+export { loadConfig, configSchema, ConfigError, JWKS_PATH, isLoopbackHost, type AppConfig } from './config/config';
 export { AppConfigModule } from './config/config.module';
 export { AppConfigToken, InjectConfig, loadConfigOrExit } from './config/config.provider';
 export { RedisModule, RedisToken, InjectRedis, createRedis } from './redis/redis.module';

@@ -14,6 +14,7 @@ import {
   type RouterIndex,
   type SerializedProjection,
   serializeCardWithSignatures,
+  usableWebhookAllow,
 } from '@cp/capabilities';
 import { verifyCardSignature, type VerificationKeys } from '@cp/node-protocol';
 
@@ -48,7 +49,10 @@ export class ActiveBundle {
   readonly servedHash: string;
   readonly appliedAt: Date;
   readonly costBudgets?: CostBudgets;
-  /** Where push webhooks may reach although private (the agent's allow-list, ADR 0162). */
+  /**
+   * Where push webhooks may reach although private (the agent's allow-list, ADR 0162), minus any
+   * entry the admin API now refuses (ADR 0211): a list stored before the rule cannot open the guard.
+   */
   readonly webhookAllow: readonly string[];
   /** Classes past the bundle's cap are computed on first use with the core and memoized here. */
   private readonly lazy: ProjectionCache;
@@ -73,7 +77,7 @@ export class ActiveBundle {
     this.servedHash = nodeBundleContentHash(bundle);
     this.appliedAt = new Date();
     this.costBudgets = bundle.snapshot.costBudgets;
-    this.webhookAllow = bundle.snapshot.agent.protocol.webhookAllow ?? [];
+    this.webhookAllow = usableWebhookAllow(bundle.snapshot.agent.protocol.webhookAllow ?? []);
     this.lazy = new ProjectionCache(bundle.snapshot);
     this.classes = new Map(bundle.classes.map((c) => [c.key, c] as const));
   }

@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { protocolVersionsSchema, type AgentBase } from '@cp/capabilities';
-import { invalidAllowEntries } from '@cp/common';
+import { protocolVersionsSchema, webhookAllowSchema, type AgentBase } from '@cp/capabilities';
 
 /** Slug rule shared with config's AGENT_ID and the team ids the seed uses. */
 export const SLUG = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/;
@@ -41,15 +40,8 @@ export const agentBaseSchema = z.object({
     pushNotifications: z.boolean(),
     extendedAgentCard: z.boolean(),
     versions: protocolVersionsSchema.optional(),
-    webhookAllow: z
-      .array(z.string().max(253))
-      .max(50, 'at most 50 entries')
-      .superRefine((list, ctx) => {
-        for (const bad of invalidAllowEntries(list)) {
-          ctx.addIssue({ code: 'custom', message: `"${bad.slice(0, 80)}" is not a host name, *.domain, IP or CIDR` });
-        }
-      })
-      .optional(),
+    // Private hosts push webhooks may reach; never the whole internet or the metadata service (ADR 0211).
+    webhookAllow: webhookAllowSchema.optional(),
   }),
   extensions: z
     .array(

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { buildPublicCard, checkAgentCard, findLeaks, type AgentBase } from '@cp/capabilities';
+import { addedWebhookAllow, buildPublicCard, checkAgentCard, findLeaks, type AgentBase } from '@cp/capabilities';
 import type { AdminPrincipal } from '@cp/auth';
-import { Prisma, RegistrySnapshotRepository, RegistryWriter } from '@cp/db';
+import { Prisma, RegistrySnapshotRepository, RegistryWriter, type AuditEntry } from '@cp/db';
 import { AccessPolicy } from '../auth/access-policy';
 import { InputValidationError, notFound, validateInput } from '../common/errors';
 import { decodeCursor, pageSize, toPage, type Page, type PageInput } from '../common/graphql/pagination';
@@ -75,6 +75,7 @@ export class AgentsService {
     this.access.assertCanWrite(principal, input.teamId, { type: 'team', id: input.teamId });
     if (!(await this.agents.teamExists(input.teamId))) throw notFound('team', input.teamId);
     const base = this.validBase(merge({ extensions: [], protocol: DEFAULT_PROTOCOL }, input));
+    const widened = this.webhookAllowWidening(principal, input.id, [], base);
     // Agent ids are one namespace, so a taken id is refused, but with one answer whether the
     // holder is visible to the caller or not (agent(id) answers NOT_FOUND for the hidden one):
     // it names neither the holder nor its team, and a concurrent insert answers the same.
@@ -90,7 +91,10 @@ export class AgentsService {
         { agentId: input.id, expectedRevision: 0, actor: principal.subject, summary: `create agent ${input.id}` },
         async () => ({
           result: undefined,
-          audit: [{ action: 'agent.create', targetType: 'agent', targetId: input.id, after: { teamId: input.teamId, ...base } }],
+          audit: [
+            { action: 'agent.create', targetType: 'agent', targetId: input.id, after: { teamId: input.teamId, ...base } },
+            ...widened,
+          ],
         }),
       );
     } catch (error) {
@@ -104,15 +108,37 @@ export class AgentsService {
   async update(principal: AdminPrincipal, input: UpdateAgentInput): Promise<AgentRecord> {
     const current = await this.getForWrite(principal, input.id);
     const base = this.validBase(merge(current.base, input));
+    const widened = this.webhookAllowWidening(principal, input.id, current.base.protocol?.webhookAllow ?? [], base);
     await this.assertNoLeak(input.id, base);
     const { result } = await this.writer.change(
       { agentId: input.id, expectedRevision: input.expectedRevision, actor: principal.subject, summary: `update agent ${input.id}` },
       async (tx) => ({
         result: await this.agents.update(tx, input.id, base),
-        audit: [{ action: 'agent.update', targetType: 'agent', targetId: input.id, before: current.base, after: base }],
+        audit: [{ action: 'agent.update', targetType: 'agent', targetId: input.id, before: current.base, after: base }, ...widened],
       }),
     );
     return result;
+  }
+
+  /**
+   * Every entry added to `protocol.webhookAllow` lets anonymous callers' push URLs reach a private
+   * address, so only a platform admin may add one (ADR 0211); a team admin may keep or remove
+   * entries. The widening gets an audit event of its own, naming what was added.
+   */
+  private webhookAllowWidening(principal: AdminPrincipal, agentId: string, previous: readonly string[], base: AgentBase): AuditEntry[] {
+    const next = base.protocol.webhookAllow ?? [];
+    const added = addedWebhookAllow(previous, next);
+    if (added.length === 0) return [];
+    this.access.assertPlatformAdmin(principal, `add entries to protocol.webhookAllow (${added.map((e) => JSON.stringify(e)).join(', ')})`);
+    return [
+      {
+        action: 'agent.webhook-allow.widen',
+        targetType: 'agent',
+        targetId: agentId,
+        before: { webhookAllow: previous },
+        after: { webhookAllow: next, added },
+      },
+    ];
   }
 
   /** The agent's own card text is public text: it must not name its non-public skills, scopes or tenants. */

@@ -1,5 +1,5 @@
 import { ConfigError, loadConfig } from '@cp/common';
-import { cacheControlFor, consoleCsp, consoleSettings, parseDevSignIn } from './console-settings';
+import { cacheControlFor, consoleCsp, consoleSettings, devSignInRefusal, parseDevSignIn } from './console-settings';
 
 const SECRET = 'a-production-secret-that-is-long-enough-0123456789';
 
@@ -24,9 +24,13 @@ describe('console settings', () => {
     );
   });
 
-  it('the development sign-in is on by default only in development on loopback with HS256', () => {
-    expect(consoleSettings(loadConfig({ NODE_ENV: 'development' })).devSignIn).toBe(true);
-    expect(consoleSettings(loadConfig({ NODE_ENV: 'test' })).devSignIn).toBe(true);
+  it('the development sign-in is off unless CONSOLE_DEV_SIGN_IN=true asks for it (ADR 0210)', () => {
+    expect(consoleSettings(loadConfig({})).devSignIn).toBe(false);
+    expect(consoleSettings(loadConfig({ NODE_ENV: 'development' })).devSignIn).toBe(false);
+    expect(consoleSettings(loadConfig({ NODE_ENV: 'test' })).devSignIn).toBe(false);
+    expect(consoleSettings(loadConfig({ JWT_SECRET: SECRET })).devSignIn).toBe(false);
+    expect(consoleSettings(loadConfig({ CONSOLE_DEV_SIGN_IN: 'true' })).devSignIn).toBe(true);
+    expect(consoleSettings(loadConfig({ NODE_ENV: 'development', CONSOLE_DEV_SIGN_IN: 'true' })).devSignIn).toBe(true);
     expect(consoleSettings(loadConfig({ NODE_ENV: 'production', JWT_SECRET: SECRET })).devSignIn).toBe(false);
     expect(consoleSettings(loadConfig({ HOST: '0.0.0.0', JWT_SECRET: SECRET })).devSignIn).toBe(false);
     expect(consoleSettings(loadConfig({ NODE_ENV: 'development', CONSOLE_DEV_SIGN_IN: 'false' })).devSignIn).toBe(false);
@@ -85,5 +89,33 @@ describe('console settings', () => {
     for (const body of refused) expect([body, 'error' in parseDevSignIn(body)]).toEqual([body, true]);
     const long = parseDevSignIn({ ['x'.repeat(10_000)]: 1, kind: 'admin' });
     expect('error' in long && long.error.length).toBeLessThan(100);
+  });
+
+  it('answers the development sign-in only for a loopback Host and Origin, never through a proxy (ADR 0210)', () => {
+    for (const host of ['127.0.0.1:3000', 'localhost:3000', 'localhost', '[::1]:3000', '127.1.2.3']) {
+      expect([host, devSignInRefusal({ host })]).toEqual([host, undefined]);
+    }
+    expect(devSignInRefusal({ host: '127.0.0.1:3000', origin: 'http://127.0.0.1:3000', 'sec-fetch-site': 'same-origin' })).toBeUndefined();
+    expect(devSignInRefusal({ host: '127.0.0.1:3000', origin: 'http://localhost:5173', 'sec-fetch-site': 'same-site' })).toBeUndefined();
+    const refused: [Record<string, string | undefined>, RegExp][] = [
+      [{}, /loopback Host/],
+      [{ host: 'rebind-1.attacker.example:3000' }, /loopback Host/],
+      [{ host: 'rebind-1.attacker.example:3000', origin: 'http://rebind-1.attacker.example:3000' }, /loopback Host/],
+      [{ host: '127.0.0.1.attacker.example' }, /loopback Host/],
+      [{ host: 'localhost.attacker.example:3000' }, /loopback Host/],
+      [{ host: '0.0.0.0:3000' }, /loopback Host/],
+      [{ host: '10.0.0.5:3000' }, /loopback Host/],
+      [{ host: '127.0.0.1:3000@evil.example' }, /loopback Host/],
+      [{ host: '127.0.0.1:3000', origin: 'https://attacker.example' }, /cross-site Origin/],
+      [{ host: '127.0.0.1:3000', origin: 'null' }, /cross-site Origin/],
+      [{ host: '127.0.0.1:3000', origin: 'not a url' }, /cross-site Origin/],
+      [{ host: '127.0.0.1:3000', origin: 'http://127.0.0.1.attacker.example' }, /cross-site Origin/],
+      [{ host: '127.0.0.1:3000', 'sec-fetch-site': 'cross-site' }, /Sec-Fetch-Site/],
+      [{ host: '127.0.0.1:3000', 'x-forwarded-for': '203.0.113.9' }, /proxy/],
+      [{ host: '127.0.0.1:3000', forwarded: 'for=203.0.113.9' }, /proxy/],
+      [{ host: '127.0.0.1:3000', 'x-forwarded-host': 'console.example.com' }, /proxy/],
+      [{ host: '127.0.0.1:3000', 'x-real-ip': '203.0.113.9' }, /proxy/],
+    ];
+    for (const [headers, reason] of refused) expect([headers, devSignInRefusal(headers)]).toEqual([headers, expect.stringMatching(reason)]);
   });
 });

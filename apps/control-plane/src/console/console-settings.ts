@@ -1,4 +1,4 @@
-import type { AppConfig } from '@cp/common';
+import { isLoopbackHost, type AppConfig } from '@cp/common';
 
 /** Where the console is served (its Vite `base`). */
 export const CONSOLE_PATH = '/console';
@@ -76,4 +76,44 @@ export function parseDevSignIn(body: unknown): { kind: DevSignInKind; team?: str
   if (typeof team !== 'string' || team.length > 64 || !TEAM.test(team))
     return { error: '"team" must be a team id (a slug of at most 64 characters)' };
   return { kind, team };
+}
+
+type Headers = Readonly<Record<string, string | string[] | undefined>>;
+
+/** `127.0.0.1:3000` → `127.0.0.1`, `[::1]:3000` → `::1`; undefined when it is no host[:port]. */
+function hostOf(value: string): string | undefined {
+  const match = /^(\[[0-9a-f:.]+\]|[^:[\]]+)(?::\d{1,5})?$/i.exec(value.trim());
+  return match?.[1];
+}
+
+/**
+ * Why a POST /console/dev-sign-in may not be answered even though the sign-in is on (ADR 0210).
+ * The server listens on loopback only, but a page elsewhere can still reach it: through DNS
+ * rebinding (the browser sends the attacker's name as Host and its origin as Origin) or through a
+ * reverse proxy on the same host (which forwards anyone's request from loopback). So the request
+ * must name a loopback Host, come from no proxy, and, from a browser, from a loopback origin.
+ */
+export function devSignInRefusal(headers: Headers): string | undefined {
+  const host = headers.host;
+  const hostName = typeof host === 'string' ? hostOf(host) : undefined;
+  if (!hostName || !isLoopbackHost(hostName)) {
+    return 'the development sign-in answers only requests to a loopback Host (localhost, 127.0.0.1, [::1])';
+  }
+  if (['forwarded', 'x-forwarded-for', 'x-forwarded-host', 'x-real-ip'].some((name) => headers[name] !== undefined)) {
+    return 'the development sign-in does not answer requests forwarded by a proxy';
+  }
+  const origin = headers.origin;
+  if (origin !== undefined) {
+    let originHost: string | undefined;
+    try {
+      originHost = typeof origin === 'string' && origin !== 'null' ? new URL(origin).hostname : undefined;
+    } catch {
+      originHost = undefined;
+    }
+    if (!originHost || !isLoopbackHost(originHost))
+      return 'the development sign-in answers only pages served from this machine (a cross-site Origin)';
+  }
+  if (headers['sec-fetch-site'] === 'cross-site')
+    return 'the development sign-in answers only pages served from this machine (Sec-Fetch-Site: cross-site)';
+  return undefined;
 }

@@ -4,10 +4,10 @@ import { isAbsolute, join, relative } from 'node:path';
 import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import fastifyStatic from '@fastify/static';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { InjectConfig, type AppConfig } from '@cp/common';
 import { mintAdminToken } from '@cp/auth';
-import { CONSOLE_PATH, cacheControlFor, consoleCsp, consoleSettings, parseDevSignIn } from './console-settings';
+import { CONSOLE_PATH, cacheControlFor, consoleCsp, consoleSettings, devSignInRefusal, parseDevSignIn } from './console-settings';
 
 const DEV_TOKEN_SECONDS = 8 * 3600;
 
@@ -15,7 +15,7 @@ const DEV_TOKEN_SECONDS = 8 * 3600;
  * The admin console's HTTP side (docs/console.md): the built single-page app under /console
  * (hashed assets immutable, everything else revalidated, any other path under /console answers
  * index.html so deep links work), GET /console/config.json (how to sign in) and, outside
- * production only, POST /console/dev-sign-in. The console itself reads and writes through
+ * production only and when CONSOLE_DEV_SIGN_IN=true, POST /console/dev-sign-in (loopback Host and Origin only). The console itself reads and writes through
  * /graphql like any other client.
  */
 @Injectable()
@@ -57,12 +57,7 @@ export class ConsoleRoutes implements OnModuleInit {
     fastify.get(`${CONSOLE_PATH}/config.json`, (_request, reply) =>
       reply.header('cache-control', 'no-store').type('application/json; charset=utf-8').send(consoleSettings(this.config)),
     );
-    fastify.post(`${CONSOLE_PATH}/dev-sign-in`, (request, reply) =>
-      // JSON only: a cross-site form post cannot send it without a CORS preflight this server never grants.
-      request.headers['content-type']?.split(';')[0]?.trim() === 'application/json'
-        ? this.devSignIn(request.body, reply)
-        : reply.code(415).send({ error: { code: 'UNSUPPORTED_MEDIA_TYPE', message: 'send the body as application/json' } }),
-    );
+    fastify.post(`${CONSOLE_PATH}/dev-sign-in`, (request, reply) => this.devSignIn(request, reply));
     const page = (_request: unknown, reply: FastifyReply) => this.indexHtml(reply, built);
     fastify.get(CONSOLE_PATH, page);
     fastify.get(`${CONSOLE_PATH}/*`, page);
@@ -80,14 +75,22 @@ export class ConsoleRoutes implements OnModuleInit {
     return reply.header('content-security-policy', this.csp).type('text/html; charset=utf-8').send(html);
   }
 
-  private devSignIn(body: unknown, reply: FastifyReply): FastifyReply {
+  private devSignIn(request: FastifyRequest, reply: FastifyReply): FastifyReply {
     reply.header('cache-control', 'no-store');
     if (!this.config.CONSOLE_DEV_SIGN_IN) {
-      return reply
-        .code(404)
-        .send({ error: { code: 'NOT_FOUND', message: 'the development sign-in is off (it is never on in production)' } });
+      return reply.code(404).send({
+        error: { code: 'NOT_FOUND', message: 'the development sign-in is off (CONSOLE_DEV_SIGN_IN=true turns it on; never in production)' },
+      });
     }
-    const parsed = parseDevSignIn(body);
+    // A loopback Host, no proxy, a loopback Origin: neither a DNS-rebinding page nor a request
+    // forwarded by a same-host proxy gets a platform-admin token (ADR 0210).
+    const refusal = devSignInRefusal(request.headers);
+    if (refusal) return reply.code(403).send({ error: { code: 'FORBIDDEN', message: refusal } });
+    // JSON only: a cross-site form post cannot send it without a CORS preflight this server never grants.
+    if (request.headers['content-type']?.split(';')[0]?.trim() !== 'application/json') {
+      return reply.code(415).send({ error: { code: 'UNSUPPORTED_MEDIA_TYPE', message: 'send the body as application/json' } });
+    }
+    const parsed = parseDevSignIn(request.body);
     if ('error' in parsed) return reply.code(400).send({ error: { code: 'BAD_USER_INPUT', message: parsed.error } });
     const token =
       parsed.kind === 'admin'

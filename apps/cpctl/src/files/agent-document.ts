@@ -4,7 +4,7 @@
  * card as written. `id` names the agent in the control plane (defaults --agent).
  */
 import { z } from 'zod';
-import { protocolVersionsSchema, type AgentBase, type ValidationIssue } from '@cp/capabilities';
+import { protocolVersionsSchema, webhookAllowSchema, type AgentBase, type ValidationIssue } from '@cp/capabilities';
 
 const text = z.string().trim().min(1, 'must not be empty');
 const mediaType = z.string().regex(/^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+$/i, 'must be a media type type/subtype, e.g. text/plain');
@@ -41,8 +41,8 @@ export const agentDocumentSchema = z.strictObject({
       extendedAgentCard: z.boolean().default(true),
       /** A2A versions the nodes serve: "1.0", and "0.3" beside it (ADRs 0160, 0165). */
       versions: protocolVersionsSchema.default(['1.0']),
-      /** Private hosts, *.domains, IPs or CIDRs push webhooks may reach (ADR 0162). */
-      webhookAllow: z.array(z.string().min(1)).max(50).default([]),
+      /** Private hosts, *.domains, IPs or CIDRs push webhooks may reach (ADRs 0162, 0211: the admin API's rule). */
+      webhookAllow: webhookAllowSchema.default([]),
     })
     .default({ streaming: false, pushNotifications: false, extendedAgentCard: true, versions: ['1.0'], webhookAllow: [] }),
   extensions: z

@@ -296,9 +296,9 @@ export const configSchema = configFields
   })
   .transform((config) => {
     const NODE_ENV = config.NODE_ENV ?? (isLoopbackHost(config.HOST) ? 'development' : 'production');
-    // The one-click sign-in mints HS256 admin tokens with JWT_SECRET: on by default outside production.
-    const CONSOLE_DEV_SIGN_IN =
-      config.CONSOLE_DEV_SIGN_IN ?? (NODE_ENV !== 'production' && isLoopbackHost(config.HOST) && config.JWT_ALGORITHMS.includes('HS256'));
+    // The one-click sign-in mints platform-admin tokens: only when asked for (`npm start` asks for
+    // the demo), never by default, since a loopback HOST behind a same-host proxy is reachable (ADR 0210).
+    const CONSOLE_DEV_SIGN_IN = config.CONSOLE_DEV_SIGN_IN ?? false;
     return {
       ...config,
       NODE_ENV,

@@ -66,6 +66,7 @@ describe('parseWebhookUrl', () => {
 });
 
 describe('resolveAndCheck', () => {
+  const NEVER = new Set(['linkLocal', 'unspecified']);
   it.each([
     ['http://127.0.0.1/', 'loopback'],
     ['http://127.8.9.10/', 'loopback'],
@@ -83,10 +84,27 @@ describe('resolveAndCheck', () => {
     ['http://[fd12:3456::1]/', 'uniqueLocal'],
     ['http://[fe80::1]/', 'linkLocal'],
     ['http://[::ffff:127.0.0.1]/', 'ipv4Mapped'],
-    ['http://[::ffff:a9fe:a9fe]/', 'ipv4Mapped'], // 169.254.169.254
+    ['http://[::ffff:a9fe:a9fe]/', 'linkLocal'], // 169.254.169.254, IPv4-mapped
     ['http://224.0.0.1/', 'multicast'],
   ])('refuses %s (%s)', async (url, range) => {
-    expect(await refusal(url)).toContain(`(${range}), which is not allowed`);
+    expect(await refusal(url)).toMatch(`(${range}), which is ${NEVER.has(range) ? 'never' : 'not'} allowed`);
+  });
+
+  it.each([
+    ['http://169.254.169.254/', ['169.254.0.0/16', '169.254.169.254']],
+    ['http://[fe80::1]/', ['fe80::/10']],
+    ['http://[::ffff:169.254.169.254]/', ['::ffff:0:0/96', '0.0.0.0/0']],
+    ['http://[64:ff9b::a9fe:a9fe]/', ['64:ff9b::/96', '::/0']], // NAT64 of 169.254.169.254
+    ['http://[2002:a9fe:a9fe::1]/', ['2002::/16', '::/0']], // 6to4 of 169.254.169.254
+    ['http://[fd00:ec2::254]/', ['fd00::/8']], // AWS IPv6 metadata
+    ['http://100.100.100.200/', ['100.64.0.0/10']], // Alibaba Cloud metadata
+    ['http://0.0.0.0/', ['0.0.0.0/0', '0.0.0.0']],
+    ['http://[::]/', ['::/0']],
+  ])('refuses %s whatever the allow-list says', async (url, allow) => {
+    expect(await refusal(url, { allow })).toMatch(/which is never allowed/);
+    const host = new URL(url).hostname.replace(/^\[(.*)\]$/, '$1');
+    const resolve = stubResolver({ 'allowed.example': [host] });
+    expect(await refusal('http://allowed.example/', { allow: ['allowed.example', ...allow], resolve })).toMatch(/which is never allowed/);
   });
 
   it('accepts a global unicast literal without asking DNS', async () => {
@@ -221,6 +239,52 @@ describe('safeFetch', () => {
     const error = await rejection(safeFetch(`${base}/a`, {}, { ...loopbackAllowed, maxRedirects: 1 }));
     expect(error.code).toBe(WebhookErrorCode.Redirects);
     expect(hops).toBe(2);
+  });
+
+  it("never carries the caller's headers to another origin, and does not bring them back", async () => {
+    const secrets = {
+      authorization: 'Bearer cred-1',
+      'x-a2a-notification-token': 'tok-1',
+      'webhook-signature': 'v1,sig',
+      'x-api-key': 'key-1',
+      cookie: 'session=1',
+      'content-type': 'application/json',
+    };
+    let back = '';
+    const other = await serve((req, res) => {
+      if (req.url === '/hop') res.writeHead(307, { location: `${back}/final` }).end();
+      else res.end('other');
+    }, '127.0.0.2');
+    back = await serve((req, res) => {
+      if (req.url === '/same') res.writeHead(307, { location: '/away' }).end();
+      else if (req.url === '/away') res.writeHead(307, { location: `${other}/hop` }).end();
+      else res.end('back');
+    });
+    const response = await safeFetch(
+      `${back}/same`,
+      { method: 'POST', body: '{}', headers: secrets },
+      { allow: ['127.0.0.1', '127.0.0.2'] },
+    );
+    expect(response.body.toString()).toBe('back');
+    expect(received.map((r) => r.url)).toEqual(['/same', '/away', '/hop', '/final']);
+    // Same origin: everything the caller sent.
+    for (const r of received.slice(0, 2)) expect(r.headers).toMatchObject(secrets);
+    // Another origin, and back again: the body and its type only (307 keeps the method).
+    for (const r of received.slice(2)) {
+      expect([r.url, Object.keys(secrets).filter((h) => h !== 'content-type' && r.headers[h] !== undefined)]).toEqual([r.url, []]);
+      expect(r.headers['content-type']).toBe('application/json');
+      expect(r).toMatchObject({ method: 'POST', body: '{}' });
+    }
+  });
+
+  it('with maxRedirects 0 refuses any redirect, saying so, and never contacts its target', async () => {
+    const target = await serve((_req, res) => res.end('moved'), '127.0.0.2');
+    const base = await serve((_req, res) => res.writeHead(307, { location: `${target}/x` }).end());
+    const error = await rejection(safeFetch(base, { method: 'POST', body: 'x' }, { allow: ['127.0.0.1', '127.0.0.2'], maxRedirects: 0 }));
+    expect(error.code).toBe(WebhookErrorCode.Redirects);
+    expect(error.retryable).toBe(false);
+    expect(error.message).toBe('the webhook answered 307 (redirects are not followed)');
+    expect(received).toHaveLength(1);
   });
 
   it('connects to the address it checked, even when DNS answers differently afterwards (rebinding)', async () => {

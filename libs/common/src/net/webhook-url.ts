@@ -15,7 +15,11 @@ import ipaddr from 'ipaddr.js';
  *   permits the host name or a CIDR holding the address;
  * - `safeFetch`: connects to exactly the address it checked (the socket's DNS lookup is pinned, so
  *   a second answer from a rebinding DNS server never reaches the connect), re-checks every
- *   redirect target, and bounds redirects, time and response size.
+ *   redirect target, never carries the caller's headers (credentials) to another origin, and
+ *   bounds redirects, time and response size.
+ * Link-local addresses (169.254.0.0/16, fe80::/10: the cloud metadata services live there), the
+ * other known metadata addresses and the unspecified address are refused whatever the allow-list
+ * says, also when they hide inside an IPv6 form (IPv4-mapped, NAT64, 6to4).
  */
 export interface WebhookPolicy {
   /** Host names (exact, case-insensitive; `*.example.com` for sub-domains), IPs or CIDRs that may be private. */
@@ -175,6 +179,8 @@ export async function resolveAndCheck(url: URL, policy: WebhookPolicy = {}): Pro
   if (addresses.length === 0) return { ok: false, reason: `the webhook host "${host}" does not resolve` };
   for (const { address } of addresses) {
     if (!ipaddr.isValid(address)) return { ok: false, reason: `the webhook host "${host}" resolved to a malformed address` };
+    const never = neverReachable(address);
+    if (never) return { ok: false, reason: `the webhook host "${host}" resolves to ${address} (${never}), which is never allowed` };
     const range = addressRange(address);
     if (range !== 'unicast' && !nameAllowed && !addressAllowed(address, allow)) {
       return { ok: false, reason: `the webhook host "${host}" resolves to ${address} (${range}), which is not allowed` };
@@ -182,6 +188,36 @@ export async function resolveAndCheck(url: URL, policy: WebhookPolicy = {}): Pro
   }
   const [first] = addresses;
   return { ok: true, url, address: first.address, family: first.family };
+}
+
+/**
+ * Metadata services outside link-local: AWS's IPv6 endpoint (inside unique-local fd00::/8) and
+ * Alibaba Cloud's (inside carrier-grade NAT 100.64.0.0/10), so allowing those ranges never opens them.
+ */
+export const METADATA_ADDRESSES: readonly string[] = ['fd00:ec2::254', '100.100.100.200'];
+const METADATA = METADATA_ADDRESSES.map((a) => ipaddr.parse(a).toNormalizedString());
+
+/** The IPv4 address an IPv6 form carries to (IPv4-mapped, NAT64 64:ff9b::/96, 6to4 2002::/16), if any. */
+export function embeddedIPv4(ip: ipaddr.IPv4 | ipaddr.IPv6): ipaddr.IPv4 | undefined {
+  if (!(ip instanceof ipaddr.IPv6)) return undefined;
+  if (ip.isIPv4MappedAddress()) return ip.toIPv4Address();
+  const p = ip.parts;
+  const v4 = (hi: number, lo: number) => new ipaddr.IPv4([hi >> 8, hi & 255, lo >> 8, lo & 255]);
+  if (ip.range() === 'rfc6052') return v4(p[6], p[7]);
+  if (ip.range() === '6to4') return v4(p[1], p[2]);
+  return undefined;
+}
+
+/** Why an address may never be a webhook target whatever the allow-list says; undefined if it may. */
+export function neverReachable(address: string): string | undefined {
+  const parsed = ipaddr.parse(address);
+  for (const ip of [parsed, embeddedIPv4(parsed)]) {
+    if (!ip) continue;
+    const range = ip.range();
+    if (range === 'linkLocal' || range === 'unspecified') return range;
+    if (METADATA.includes(ip.toNormalizedString())) return 'cloud metadata';
+  }
+  return undefined;
 }
 
 /** A socket lookup that answers with the checked address only, whatever DNS would say now. */
@@ -195,6 +231,16 @@ function pinnedLookup(address: string, family: 4 | 6): LookupFunction {
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
 /**
+ * The only caller headers that cross to another origin on a redirect. Any other header may be a
+ * credential (Authorization, X-A2A-Notification-Token, a webhook signature, an API key): the
+ * caller gave it to the origin it named, not to whoever that origin redirects to.
+ */
+const CROSS_ORIGIN_HEADERS = new Set(['accept', 'accept-language', 'content-language', 'content-type', 'user-agent']);
+
+const keepOnly = (headers: Readonly<Record<string, string>>, keep: (name: string) => boolean): Record<string, string> =>
+  Object.fromEntries(Object.entries(headers).filter(([name]) => keep(name.toLowerCase())));
+
+/**
  * One outbound call to a checked URL. Throws `WebhookError` for refusals, timeouts, network errors
  * and oversize bodies; any HTTP status (other than a followed redirect) is returned, not thrown.
  */
@@ -203,16 +249,27 @@ export async function safeFetch(raw: string | URL, init: SafeFetchInit = {}, pol
   const deadline = Date.now() + (policy.timeoutMs ?? DEFAULTS.timeoutMs);
   let method = (init.method ?? 'GET').toUpperCase();
   let body = init.body;
+  let headers: Readonly<Record<string, string>> = init.headers ?? {};
   let current = typeof raw === 'string' ? raw : raw.href;
+  let origin: string | undefined;
   for (let hop = 0; ; hop++) {
     const parsed = parseWebhookUrl(current, policy);
     if (!parsed.ok) throw new WebhookError(WebhookErrorCode.Refused, parsed.reason);
+    // Once the chain leaves the origin the caller named, its headers stay behind for good (stricter
+    // than fetch, which drops only Authorization): coming back does not bring them back.
+    origin ??= parsed.url.origin;
+    if (parsed.url.origin !== origin) headers = keepOnly(headers, (name) => CROSS_ORIGIN_HEADERS.has(name));
     const checked = await resolveAndCheck(parsed.url, policy);
     if (!checked.ok) throw new WebhookError(WebhookErrorCode.Refused, checked.reason);
-    const response = await requestOnce(checked, method, init.headers ?? {}, body, deadline, policy);
+    const response = await requestOnce(checked, method, headers, body, deadline, policy);
     const location = response.headers.location;
     if (!REDIRECTS.has(response.status) || typeof location !== 'string') return response;
-    if (hop >= maxRedirects) throw new WebhookError(WebhookErrorCode.Redirects, `more than ${maxRedirects} redirects`);
+    if (hop >= maxRedirects) {
+      throw new WebhookError(
+        WebhookErrorCode.Redirects,
+        maxRedirects === 0 ? `the webhook answered ${response.status} (redirects are not followed)` : `more than ${maxRedirects} redirects`,
+      );
+    }
     try {
       current = new URL(location, checked.url).href;
     } catch {
@@ -222,6 +279,7 @@ export async function safeFetch(raw: string | URL, init: SafeFetchInit = {}, pol
     if (response.status === 303 || ((response.status === 301 || response.status === 302) && method === 'POST')) {
       method = method === 'HEAD' ? 'HEAD' : 'GET';
       body = undefined;
+      headers = keepOnly(headers, (name) => name !== 'content-type');
     }
   }
 }

@@ -59,7 +59,9 @@ export async function deliverOnce(job: PushJob, deps: DeliveryDeps): Promise<Del
       {
         allow: deps.allow(),
         timeoutMs: deps.timeoutMs,
-        maxRedirects: 3,
+        // No redirects (ADR 0209): a 3xx is a final failure, so the config's credentials reach
+        // only the URL the caller named; safeFetch also drops them on any origin change.
+        maxRedirects: 0,
         maxResponseBytes: 16_384,
         resolve: deps.resolve,
       },
