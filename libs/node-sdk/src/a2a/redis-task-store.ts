@@ -31,13 +31,39 @@ import {
   type PublishOnSave,
 } from './task-store';
 
-// KEYS task, index, sizes, bytes, created. ARGV 1 id, 2 json, 3 status time, 4 retention, 5 task limit,
-// 6 owner limit, 7 the owner's key base, 8-9 channel and message, 10 '1' = evict (the anonymous
-// pool), 11 now. Returns {0, bytes} saved, {1, bytes} task too large, {2, bytes} owner over its limit.
 /** Keeps one save's script short on a pool of tiny tasks; the rest is evicted by the next saves. */
 const MAX_EVICTIONS_PER_SAVE = 1000;
 
+/**
+ * The anonymous pool makes room (ADR 0201): its oldest tasks by creation go first, expired or
+ * not, never `keep` (the task being saved or notified about); an evicted id answers TaskNotFound,
+ * as after expiry. At most MAX_EVICTIONS_PER_SAVE per call; the next call goes on. Returns the
+ * owner's bytes after eviction. Shared by the save script and the push backlog's (push-backlog.ts).
+ */
+export const EVICT_OLDEST_LUA = `
+local function evictOldest(created, sizes, index, base, keep, total, limit)
+  local evicted = 0
+  while total > limit and evicted < ${MAX_EVICTIONS_PER_SAVE} do
+    local oldest = redis.call('ZRANGE', created, 0, 1)
+    local victim = oldest[1]
+    if victim == keep then victim = oldest[2] end
+    if not victim then break end
+    total = total - tonumber(redis.call('HGET', sizes, victim) or '0')
+    redis.call('HDEL', sizes, victim)
+    redis.call('ZREM', index, victim)
+    redis.call('ZREM', created, victim)
+    redis.call('DEL', base .. 'task:' .. victim)
+    evicted = evicted + 1
+  end
+  return total
+end
+`;
+
+// KEYS task, index, sizes, bytes, created. ARGV 1 id, 2 json, 3 status time, 4 retention, 5 task limit,
+// 6 owner limit, 7 the owner's key base, 8-9 channel and message, 10 '1' = evict (the anonymous
+// pool), 11 now. Returns {0, bytes} saved, {1, bytes} task too large, {2, bytes} owner over its limit.
 const SAVE = `
+${EVICT_OLDEST_LUA}
 local size = string.len(ARGV[2])
 if size > tonumber(ARGV[5]) then return {1, size} end
 local limit = tonumber(ARGV[6])
@@ -53,22 +79,10 @@ local function forget(field)
   total = total - tonumber(redis.call('HGET', KEYS[3], field) or '0')
   redis.call('HDEL', KEYS[3], field)
   redis.call('ZREM', KEYS[2], field)
-  redis.call('ZREM', KEYS[5], field)
 end
 if total > limit then
   if ARGV[10] == '1' then
-    -- The anonymous pool makes room: its oldest tasks by creation go first, expired or not (an
-    -- evicted id answers TaskNotFound, as after expiry). Bounded per save; the next save goes on.
-    local evicted = 0
-    while total > limit and evicted < ${MAX_EVICTIONS_PER_SAVE} do
-      local oldest = redis.call('ZRANGE', KEYS[5], 0, 1)
-      local victim = oldest[1]
-      if victim == ARGV[1] then victim = oldest[2] end
-      if not victim then break end
-      forget(victim)
-      redis.call('DEL', keyOf(victim))
-      evicted = evicted + 1
-    end
+    total = evictOldest(KEYS[5], KEYS[3], KEYS[2], ARGV[7], ARGV[1], total, limit)
   else
     local all = redis.call('HGETALL', KEYS[3])
     for i = 1, #all, 2 do
@@ -112,6 +126,18 @@ const CHUNK = 200;
 const sha1 = (script: string) => createHash('sha1').update(script).digest('hex');
 const SAVE_SHA = sha1(SAVE);
 
+/** Runs a script by SHA (EVALSHA), sending its text only when Redis does not know it (NOSCRIPT; ADR 82). */
+export async function runScript(redis: RedisClient, script: string, sha: string, keys: number, args: string[]): Promise<unknown> {
+  try {
+    return await redis.evalsha(sha, keys, ...args);
+  } catch (error) {
+    if (!String((error as Error).message).startsWith('NOSCRIPT')) throw error;
+    return redis.eval(script, keys, ...args);
+  }
+}
+
+export const scriptSha = sha1;
+
 export class RedisTaskStore implements TaskStore {
   readonly publishesOnSave = true;
 
@@ -142,14 +168,7 @@ export class RedisTaskStore implements TaskStore {
       record.owner === ANONYMOUS_OWNER ? '1' : '0',
       String(Date.now()),
     ];
-    let reply: unknown;
-    try {
-      reply = await this.redis.evalsha(SAVE_SHA, 5, ...args);
-    } catch (error) {
-      if (!String((error as Error).message).startsWith('NOSCRIPT')) throw error;
-      reply = await this.redis.eval(SAVE, 5, ...args);
-    }
-    const [code, bytes] = reply as [number, number];
+    const [code, bytes] = (await runScript(this.redis, SAVE, SAVE_SHA, 5, args)) as [number, number];
     if (code === 1) throw taskTooLarge(bytes, this.limits.maxTaskBytes);
     if (code === 2) throw ownerQuotaExceeded(this.limits.maxOwnerBytes);
   }
