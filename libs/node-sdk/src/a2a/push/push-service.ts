@@ -70,15 +70,31 @@ export class PushService {
     return b;
   }
 
-  /** Shape, size and address checks of a config (refused before anything is stored). */
-  async validate(raw: unknown, path: string, taskId?: string): Promise<PushConfigInput> {
+  /**
+   * Shape, size and address checks of a config (refused before anything is stored); with `owner`,
+   * also the owner's push backlog (for a config given with SendMessage, before its task exists).
+   */
+  async validate(raw: unknown, path: string, taskId?: string, owner?: string): Promise<PushConfigInput> {
     const bundle = this.served();
     const input = pushConfigInput(raw, this.limits, path, taskId);
     const checked = await resolveAndCheck(new URL(input.url), { allow: bundle.webhookAllow ?? [], resolve: this.deps.resolve });
     if (!checked.ok) {
       throw new A2AError(A2AErrorName.InvalidParams, `${path}.url: ${checked.reason}`, { field: `${path}.url` }, 'WEBHOOK_URL_REFUSED');
     }
+    if (owner !== undefined) await this.requireRoom(owner, input.taskId);
     return input;
+  }
+
+  /** A config whose notifications could not be queued is refused now, not silently starved later. */
+  private async requireRoom(owner: string, taskId: string): Promise<void> {
+    const full = await this.deps.backlog.full(owner, taskId);
+    if (full === undefined) return;
+    throw new A2AError(
+      A2AErrorName.RateLimited,
+      `${full}; wait for them to be delivered (or to fail) before adding a push notification config`,
+      { taskId, retryAfterSeconds: '5' },
+      'PUSH_BACKLOG_FULL',
+    );
   }
 
   /** CreateTaskPushNotificationConfig / tasks/pushNotificationConfig/set. */
@@ -103,16 +119,7 @@ export class PushService {
 
   private async store(input: PushConfigInput, owner: string, version: ProtocolVersion): Promise<PushConfigView> {
     const config = { ...input, owner, version };
-    // A config whose notifications could not be queued is refused now, not silently starved later.
-    const full = await this.deps.backlog.full(owner, input.taskId);
-    if (full !== undefined) {
-      throw new A2AError(
-        A2AErrorName.RateLimited,
-        `${full}; wait for them to be delivered (or to fail) before adding a push notification config`,
-        { taskId: input.taskId, retryAfterSeconds: '5' },
-        'PUSH_BACKLOG_FULL',
-      );
-    }
+    await this.requireRoom(owner, input.taskId);
     if (!(await this.deps.store.put(config, this.limits.maxPerTask))) {
       throw new A2AError(
         A2AErrorName.InvalidParams,
