@@ -167,10 +167,16 @@ describe('soak: push and anonymous floods against two node processes, Redis memo
     }
     for (const [t, taskId] of tasks.entries()) {
       for (let c = 0; c < 10; c++) {
-        const set = await rpc(t + c, 'tasks/pushNotificationConfig/set', {
-          taskId,
-          pushNotificationConfig: { id: `c${c}`, url: `${hookUrl}/slow/${t}/${c}` },
-        }, {}, '0.3');
+        const set = await rpc(
+          t + c,
+          'tasks/pushNotificationConfig/set',
+          {
+            taskId,
+            pushNotificationConfig: { id: `c${c}`, url: `${hookUrl}/slow/${t}/${c}` },
+          },
+          {},
+          '0.3',
+        );
         // Past the backlog bounds a config is refused with PUSH_BACKLOG_FULL, never a 5xx.
         expect(set.status).toBeLessThan(500);
       }
@@ -199,7 +205,12 @@ describe('soak: push and anonymous floods against two node processes, Redis memo
       'every partner task’s completed notification',
       () =>
         partnerTasks.every((id) =>
-          got.some((g) => g.path.startsWith('/fast') && g.body.statusUpdate?.taskId === id && g.body.statusUpdate.status.state === 'TASK_STATE_COMPLETED'),
+          got.some(
+            (g) =>
+              g.path.startsWith('/fast') &&
+              g.body.statusUpdate?.taskId === id &&
+              g.body.statusUpdate.status.state === 'TASK_STATE_COMPLETED',
+          ),
         ),
       45_000,
     );

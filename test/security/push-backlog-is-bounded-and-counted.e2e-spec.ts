@@ -20,7 +20,12 @@ import { a2aRpc, AGENT, bearer, startSecurityStack, type Json, type SecurityStac
 const TASK_MAX_QUEUED = 40;
 
 /** A webhook receiver: /slow never answers (the requests stay open), anything else answers 204 at once. */
-async function webhook(): Promise<{ url: string; got: { path: string; body: Json }[]; hanging: http.ServerResponse[]; server: http.Server }> {
+async function webhook(): Promise<{
+  url: string;
+  got: { path: string; body: Json }[];
+  hanging: http.ServerResponse[];
+  server: http.Server;
+}> {
   const got: { path: string; body: Json }[] = [];
   const hanging: http.ServerResponse[] = [];
   const server = http.createServer((req, res) => {

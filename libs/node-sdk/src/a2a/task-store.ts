@@ -170,7 +170,9 @@ export class InMemoryTaskStore implements TaskStore {
 
   /** The anonymous pool makes room for `more` bytes by dropping its oldest tasks by creation (ADR 0201). */
   private evictFor(keep: string, more: number): void {
-    const pool = [...this.tasks.entries()].filter(([id, r]) => r.owner === ANONYMOUS_OWNER && id !== keep).sort((a, b) => a[1].created - b[1].created);
+    const pool = [...this.tasks.entries()]
+      .filter(([id, r]) => r.owner === ANONYMOUS_OWNER && id !== keep)
+      .sort((a, b) => a[1].created - b[1].created);
     for (const [id, r] of pool) {
       if ((this.ownerBytes.get(ANONYMOUS_OWNER) ?? 0) + more <= this.limits.maxOwnerBytes) return;
       this.tasks.delete(id);

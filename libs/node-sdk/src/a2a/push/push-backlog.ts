@@ -189,7 +189,15 @@ export class InMemoryPushBacklog implements PushBacklog {
     const [tj, tb, oj, ob] = this.sums(owner, taskId);
     const l = this.limits;
     const code =
-      tj + jobs > l.maxTaskJobs ? 1 : tb + body.length > l.maxTaskBytes ? 2 : oj + jobs > l.maxOwnerJobs ? 3 : ob + body.length > l.maxOwnerBytes ? 4 : 0;
+      tj + jobs > l.maxTaskJobs
+        ? 1
+        : tb + body.length > l.maxTaskBytes
+          ? 2
+          : oj + jobs > l.maxOwnerJobs
+            ? 3
+            : ob + body.length > l.maxOwnerBytes
+              ? 4
+              : 0;
     if (code !== 0) return { ok: false, reason: reasons(l, taskId, code, [tj, tb, oj, ob][code - 1]) };
     const id = randomUUID();
     this.bodies.set(id, { owner, taskId, body, jobs });
