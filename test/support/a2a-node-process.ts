@@ -5,6 +5,7 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import Fastify from 'fastify';
+import { Redis } from 'ioredis';
 import { createRedis, loadConfig } from '@cp/common';
 import { NodeSync } from '../../libs/node-sdk/src/node-sync';
 import { registerFinanceA2A } from '../../apps/agent-node/src/finance-a2a';
@@ -29,10 +30,12 @@ interface ChildSpec {
   env: Record<string, string>;
   port: number;
   heapMb?: number;
+  /** Run push delivery (a BullMQ worker of its own), as the app does. */
+  push?: boolean;
 }
 
-export async function spawnA2ANode(env: Record<string, string>, port: number, heapMb = 256): Promise<A2ANodeProcess> {
-  const spec: ChildSpec = { env, port, heapMb };
+export async function spawnA2ANode(env: Record<string, string>, port: number, heapMb = 256, push = false): Promise<A2ANodeProcess> {
+  const spec: ChildSpec = { env, port, heapMb, push };
   const child: ChildProcess = fork(__filename, [], {
     execArgv: ['--import', 'tsx', `--max-old-space-size=${heapMb}`],
     env: { ...process.env, A2A_NODE_CHILD: JSON.stringify(spec) },
@@ -98,6 +101,7 @@ async function runChild(spec: ChildSpec): Promise<void> {
     bundle: () => sync.current(),
     redis: createRedis(config, 'a2a-commands'),
     subscriber: createRedis(config, 'a2a-task-events'),
+    pushWorker: spec.push ? new Redis(config.REDIS_URL, { connectionName: 'a2a-push-worker', maxRetriesPerRequest: null }) : undefined,
     nodeToken: () => config.NODE_TOKEN!,
     log: { info: quiet, warn: quiet, error: (f, m) => console.error(m, f) },
   });

@@ -12,6 +12,7 @@ import type { AppConfig } from '@cp/common';
 import {
   BullPushDelivery,
   ExecutionLimits,
+  RedisPushBacklog,
   RedisPushConfigStore,
   HandlerRegistry,
   HttpTokenExchanger,
@@ -71,9 +72,22 @@ export function registerFinanceA2A(app: FastifyInstance, c: AppConfig, deps: Fin
     retentionMs: c.A2A_TASK_RETENTION_SECONDS * 1000,
   });
   const pushStore = new RedisPushConfigStore(deps.redis, prefix, c.A2A_TASK_RETENTION_SECONDS * 1000);
+  // Queued bodies live beside the owner's tasks and count in the same byte budget (ADR 0202).
+  const backlog = new RedisPushBacklog(
+    deps.redis,
+    prefix,
+    { maxOwnerBytes: c.A2A_OWNER_MAX_BYTES, retentionMs: c.A2A_TASK_RETENTION_SECONDS * 1000 },
+    {
+      maxTaskJobs: c.A2A_PUSH_TASK_MAX_QUEUED,
+      maxTaskBytes: c.A2A_PUSH_TASK_MAX_QUEUED_BYTES,
+      maxOwnerJobs: c.A2A_PUSH_OWNER_MAX_QUEUED,
+      maxOwnerBytes: c.A2A_PUSH_OWNER_MAX_QUEUED_BYTES,
+    },
+  );
   // Deliveries are queued per agent: any replica's worker may deliver any update.
   const push = deps.pushWorker && {
     store: pushStore,
+    backlog,
     delivery: new BullPushDelivery({
       connection: deps.redis,
       workerConnection: deps.pushWorker,
@@ -82,7 +96,10 @@ export function registerFinanceA2A(app: FastifyInstance, c: AppConfig, deps: Fin
       attempts: c.A2A_PUSH_ATTEMPTS,
       backoffMs: c.A2A_PUSH_BACKOFF_MS,
       timeoutMs: c.A2A_PUSH_TIMEOUT_MS,
+      concurrency: c.A2A_PUSH_CONCURRENCY,
+      ownerConcurrency: c.A2A_PUSH_OWNER_CONCURRENCY,
       store: pushStore,
+      backlog,
       allow: () => deps.bundle()?.webhookAllow ?? [],
       log: deps.log,
     }),

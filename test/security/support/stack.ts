@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { mintNodeToken } from '@cp/auth';
+import type { ProtocolSettings } from '@cp/capabilities';
 import type { AppConfig } from '@cp/common';
 import { PrismaService, seedWhenEmpty } from '@cp/db';
 import { NodeSync } from '@cp/node-sdk';
@@ -32,7 +33,12 @@ export interface SecurityStack {
   close(): Promise<void>;
 }
 
-export async function startSecurityStack(label: string, overrides: Record<string, string> = {}): Promise<SecurityStack> {
+export async function startSecurityStack(
+  label: string,
+  overrides: Record<string, string> = {},
+  /** The agent's protocol settings in the seed (e.g. push notifications on, 0.3 beside 1.0). */
+  protocol?: Partial<ProtocolSettings>,
+): Promise<SecurityStack> {
   const db: TestDatabase = await createTestDatabase(`sec_${label}`);
   const dir = await mkdtemp(join(tmpdir(), `security-${label}-`));
   const prefix = `test:sec-${label}:${process.pid}:${randomBytes(3).toString('hex')}:`;
@@ -42,7 +48,7 @@ export async function startSecurityStack(label: string, overrides: Record<string
   const port = await freePort();
   const nodeUrl = `http://127.0.0.1:${port}`;
   const prisma = cp.get(PrismaService);
-  await seedWhenEmpty(prisma, { agentNodeUrl: nodeUrl });
+  await seedWhenEmpty(prisma, { agentNodeUrl: nodeUrl, protocol });
   const nodeConfig = testConfig({
     DATABASE_URL: db.url,
     REDIS_KEY_PREFIX: prefix,

@@ -224,6 +224,17 @@ const configFields = z.object({
   A2A_PUSH_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(5),
   A2A_PUSH_BACKOFF_MS: z.coerce.number().int().min(10).max(600_000).default(1000),
   A2A_PUSH_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
+  /**
+   * Push backlog and delivery (ADR 0202): undelivered notifications (one per update and config)
+   * and the bytes of their bodies (each stored once per update), per task and per owner, counted
+   * in the owner's A2A_OWNER_MAX_BYTES too; deliveries in flight per node, and per owner per node.
+   */
+  A2A_PUSH_TASK_MAX_QUEUED: z.coerce.number().int().min(1).max(10_000).default(100),
+  A2A_PUSH_TASK_MAX_QUEUED_BYTES: z.coerce.number().int().min(4096).max(1_073_741_824).default(2_097_152),
+  A2A_PUSH_OWNER_MAX_QUEUED: z.coerce.number().int().min(1).max(1_000_000).default(1000),
+  A2A_PUSH_OWNER_MAX_QUEUED_BYTES: z.coerce.number().int().min(4096).max(1_073_741_824).default(8_388_608),
+  A2A_PUSH_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(32),
+  A2A_PUSH_OWNER_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(4),
   /** Retirement job. */
   RETIREMENT_CRON: z.string().default('0 3 * * *'),
   RETIREMENT_WINDOW_DAYS: z.coerce.number().int().min(1).default(30),

@@ -203,7 +203,7 @@ export class A2AService {
   }
 
   async sendMessage(rawParams: unknown, rc: RequestContext, active: readonly string[]): Promise<{ task: WireTask }> {
-    const push = await this.pushConfigOf(rawParams);
+    const push = await this.pushConfigOf(rawParams, rc);
     const prepared = await this.prepare(rawParams, rc, active, true);
     await this.attachPush(push, prepared, rc);
     const task = await this.execute(prepared);
@@ -217,7 +217,7 @@ export class A2AService {
   async sendStreamingMessage(rawParams: unknown, rc: RequestContext, active: readonly string[]): Promise<TaskStream> {
     this.requireStreaming();
     this.requireStreamCapacity();
-    const push = await this.pushConfigOf(rawParams);
+    const push = await this.pushConfigOf(rawParams, rc);
     const prepared = await this.prepare(rawParams, rc, active);
     await this.attachPush(push, prepared, rc);
     let stream: TaskStream;
@@ -313,13 +313,14 @@ export class A2AService {
   }
 
   /** SendMessageConfiguration.taskPushNotificationConfig, checked before anything is stored. */
-  private async pushConfigOf(rawParams: unknown): Promise<PushConfigInput | undefined> {
+  private async pushConfigOf(rawParams: unknown, rc: RequestContext): Promise<PushConfigInput | undefined> {
     const conf = (rawParams as { configuration?: { taskPushNotificationConfig?: unknown } } | undefined)?.configuration;
     const raw = typeof conf === 'object' && conf !== null ? conf.taskPushNotificationConfig : undefined;
     if (raw === undefined || raw === null) return undefined;
     if (!this.deps.push) throw new A2AError(A2AErrorName.PushNotificationNotSupported, 'this agent does not declare push notifications');
     // The task id is not known yet; the config is bound to the task prepare() creates.
-    return this.deps.push.validate(raw, 'params.configuration.taskPushNotificationConfig', PENDING_TASK);
+    // The owner's push backlog is checked here too, so a full one refuses before a task exists.
+    return this.deps.push.validate(raw, 'params.configuration.taskPushNotificationConfig', PENDING_TASK, ownerKey(rc.caller));
   }
 
   /** Stores the config for the task and sends it the task as it stands (its first update). */

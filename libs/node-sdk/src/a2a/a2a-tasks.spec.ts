@@ -311,15 +311,24 @@ describe('A2A tasks', () => {
       expect(r.body.result.task.artifacts).toBeUndefined();
     });
 
-    it('refuses a new task past the owner limit (OWNER_QUOTA_EXCEEDED) and stores nothing; anonymous callers share one budget', async () => {
+    it('refuses a named owner past its limit (OWNER_QUOTA_EXCEEDED), storing nothing; the anonymous pool evicts its oldest instead', async () => {
       const small = await serve({ limits: { maxOwnerBytes: 6_000 } });
       servers.push(small.app);
+      const me = token('budget', 'acme');
       const answers: Json[] = [];
-      for (let i = 0; i < 12; i++) answers.push((await rpc(small.url, 'SendMessage', msg(LOOKUP))).body);
+      for (let i = 0; i < 12; i++) answers.push((await rpc(small.url, 'SendMessage', msg(LOOKUP), me)).body);
       const refused = answers.filter((a) => a.error);
       expect(refused.length).toBeGreaterThan(0);
       expect(refused[0].error).toMatchObject({ code: -32000, data: [{ reason: 'OWNER_QUOTA_EXCEEDED' }] });
+      // Anonymous callers share one pool: every call is served, the oldest tasks make room (ADR 0201).
+      const anonymous: Json[] = [];
+      for (let i = 0; i < 12; i++) anonymous.push((await rpc(small.url, 'SendMessage', msg(LOOKUP))).body);
+      expect(anonymous.filter((a) => a.error)).toEqual([]);
       expect(small.store.bytesOf(ANONYMOUS_OWNER)).toBeLessThanOrEqual(6_000);
+      const first = await rpc(small.url, 'GetTask', { id: anonymous[0].result.task.id });
+      expect(first.body.error).toMatchObject({ code: -32001 });
+      const last = await rpc(small.url, 'GetTask', { id: anonymous[11].result.task.id });
+      expect(last.body.result.id).toBe(anonymous[11].result.task.id);
       // Another owner has a budget of its own.
       expect((await rpc(small.url, 'SendMessage', msg(LOOKUP), partner())).body.result.task.status.state).toBe('TASK_STATE_COMPLETED');
     });

@@ -38,6 +38,9 @@ export { InMemoryPushConfigStore, RedisPushConfigStore, DEFAULT_PUSH_CONFIG_LIMI
 export type { PushConfig, PushConfigInput, PushConfigView, PushConfigStore, PushConfigLimits } from './push/push-configs';
 export { BullPushDelivery, deliverOnce, RetryableDeliveryError, PUSH_QUEUE } from './push/push-delivery';
 export type { PushDelivery, PushJob, DeliveryDeps, BullPushDeliveryOptions, DeliveryOutcome } from './push/push-delivery';
+export { InMemoryPushBacklog, RedisPushBacklog, DEFAULT_PUSH_BACKLOG_LIMITS } from './push/push-backlog';
+export type { PushBacklog, PushBacklogLimits, HoldResult } from './push/push-backlog';
+export { notificationTask, NOTIFICATION_TASK_MAX_BYTES } from './push/push-bodies';
 export { cardToV03 } from './v03/card';
 export { V03_METHODS } from './v03/jsonrpc-methods';
 export * as v03 from './v03/shapes';

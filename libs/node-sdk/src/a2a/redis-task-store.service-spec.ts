@@ -107,6 +107,29 @@ describe('RedisTaskStore and RedisTaskEvents', () => {
     expect((await short.list(owner, { pageSize: 10 })).records.map((r) => r.task.id)).toEqual(['e-5']);
   });
 
+  it('the anonymous pool evicts its oldest tasks by creation to make room; an evicted id answers like an expired one', async () => {
+    const pool = new RedisTaskStore(connect(), `${PREFIX}pool:`, limits);
+    const alice = ownerKey({ tenant: 'acme', principal: 'alice' });
+    const chunk = (id: string, owner = ANONYMOUS_OWNER) => record(id, owner, 5, { metadata: { blob: 'a'.repeat(3000) } });
+    for (const id of ['a-0', 'a-1', 'a-2']) await pool.save(chunk(id));
+    // An update does not make a task younger: creation order decides.
+    await pool.save({ ...chunk('a-0'), seq: 2 });
+    for (let i = 3; i < 12; i++) await pool.save(chunk(`a-${i}`));
+    expect(await pool.bytesOf(ANONYMOUS_OWNER)).toBeLessThanOrEqual(limits.maxOwnerBytes);
+    for (let i = 0; i < 9; i++) expect(await pool.get(`a-${i}`, ANONYMOUS_OWNER)).toBeUndefined();
+    for (let i = 9; i < 12; i++) expect((await pool.get(`a-${i}`, ANONYMOUS_OWNER))?.task.id).toBe(`a-${i}`);
+    // A task too large for the pool on its own is still refused, and evicts nothing to find out.
+    const big = record('a-big', ANONYMOUS_OWNER, 5, { metadata: { blob: 'b'.repeat(3300) } });
+    await expect(new RedisTaskStore(connect(), `${PREFIX}pool:`, { ...limits, maxOwnerBytes: 3300 }).save(big)).rejects.toMatchObject({
+      reason: 'OWNER_QUOTA_EXCEEDED',
+    });
+    expect((await pool.get('a-11', ANONYMOUS_OWNER))?.task.id).toBe('a-11');
+    // Named owners are never evicted: past their budget they are refused, as before.
+    for (const id of ['n-1', 'n-2', 'n-3']) await pool.save(chunk(id, alice));
+    await expect(pool.save(chunk('n-4', alice))).rejects.toMatchObject({ reason: 'OWNER_QUOTA_EXCEEDED' });
+    expect((await pool.get('n-1', alice))?.task.id).toBe('n-1');
+  });
+
   it('events published on one replica reach listeners on another, in order; unsubscribing leaves no channel behind', async () => {
     const one = new RedisTaskEvents(connect(), connect(), PREFIX);
     const two = new RedisTaskEvents(connect(), connect(), PREFIX);

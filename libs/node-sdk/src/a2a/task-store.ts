@@ -19,7 +19,10 @@ export interface TaskRecord {
   seq: number;
 }
 
-/** Every anonymous caller's tasks share this owner: reachable by id only, never listed (ADR 80). */
+/**
+ * Every anonymous caller's tasks share this owner: reachable by id only, never listed (ADR 80).
+ * Its byte budget is a pool: full, it evicts its oldest tasks instead of refusing (ADR 0201).
+ */
 export const ANONYMOUS_OWNER = 'anonymous';
 
 /**
@@ -55,7 +58,7 @@ export interface TaskPage {
 export interface TaskStoreLimits {
   /** Stored bytes of one task. */
   maxTaskBytes: number;
-  /** Stored bytes of all of one owner's tasks. */
+  /** Stored bytes of all of one owner's tasks (and queued push bodies); the anonymous pool evicts past it. */
   maxOwnerBytes: number;
   /** A task is forgotten this long after its last update. */
   retentionMs: number;
@@ -73,7 +76,8 @@ export interface TaskStore {
   /** The task if it exists AND belongs to this owner. */
   get(id: string, owner: string): Promise<TaskRecord | undefined>;
   /**
-   * Refuses (PayloadTooLarge, nothing written) past the per-task or per-owner byte limit. A store
+   * Refuses (PayloadTooLarge, nothing written) past the per-task or per-owner byte limit; the
+   * anonymous pool evicts its oldest tasks first and refuses only what cannot fit at all. A store
    * with `publishesOnSave` also publishes `publish` atomically with a successful save.
    */
   save(record: TaskRecord, publish?: PublishOnSave): Promise<void>;
@@ -125,7 +129,7 @@ export function pageOf(sorted: TaskRecord[], q: TaskQuery): TaskPage {
 }
 
 export class InMemoryTaskStore implements TaskStore {
-  private readonly tasks = new Map<string, { record: string; bytes: number; owner: string; at: number }>();
+  private readonly tasks = new Map<string, { record: string; bytes: number; owner: string; at: number; created: number }>();
   private readonly ownerBytes = new Map<string, number>();
 
   constructor(
@@ -138,11 +142,13 @@ export class InMemoryTaskStore implements TaskStore {
     const json = JSON.stringify(record);
     const bytes = recordBytes(json);
     if (bytes > this.limits.maxTaskBytes) throw taskTooLarge(bytes, this.limits.maxTaskBytes);
+    if (bytes > this.limits.maxOwnerBytes) throw ownerQuotaExceeded(this.limits.maxOwnerBytes);
     const old = this.tasks.get(record.task.id);
+    if (record.owner === ANONYMOUS_OWNER) this.evictFor(record.task.id, bytes - (old?.bytes ?? 0));
     const used = (this.ownerBytes.get(record.owner) ?? 0) - (old?.bytes ?? 0) + bytes;
     if (used > this.limits.maxOwnerBytes) throw ownerQuotaExceeded(this.limits.maxOwnerBytes);
     this.tasks.delete(record.task.id);
-    this.tasks.set(record.task.id, { record: json, bytes, owner: record.owner, at: this.clock() });
+    this.tasks.set(record.task.id, { record: json, bytes, owner: record.owner, at: this.clock(), created: old?.created ?? this.clock() });
     this.ownerBytes.set(record.owner, used);
   }
 
@@ -160,6 +166,18 @@ export class InMemoryTaskStore implements TaskStore {
       .filter((r) => matches(r, query))
       .sort((a, b) => (before({ at: a.updatedAt, id: a.task.id }, { at: b.updatedAt, id: b.task.id }) ? -1 : 1));
     return pageOf(mine, query);
+  }
+
+  /** The anonymous pool makes room for `more` bytes by dropping its oldest tasks by creation (ADR 0201). */
+  private evictFor(keep: string, more: number): void {
+    const pool = [...this.tasks.entries()]
+      .filter(([id, r]) => r.owner === ANONYMOUS_OWNER && id !== keep)
+      .sort((a, b) => a[1].created - b[1].created);
+    for (const [id, r] of pool) {
+      if ((this.ownerBytes.get(ANONYMOUS_OWNER) ?? 0) + more <= this.limits.maxOwnerBytes) return;
+      this.tasks.delete(id);
+      this.ownerBytes.set(ANONYMOUS_OWNER, (this.ownerBytes.get(ANONYMOUS_OWNER) ?? 0) - r.bytes);
+    }
   }
 
   /** Stored bytes of one owner (tests read it). */

@@ -1,5 +1,6 @@
 import { Redis } from 'ioredis';
 import { startPrivateRedis, type PrivateRedis } from '../../../../../test/support/redis-server';
+import { InMemoryPushBacklog } from './push-backlog';
 import { BullPushDelivery } from './push-delivery';
 import type { PushConfigStore } from './push-configs';
 
@@ -25,6 +26,7 @@ describe('BullPushDelivery.close while its worker connection is reconnecting', (
       workerConnection,
       prefix: `{test-push-close-${process.pid}}`,
       store: { get: () => Promise.resolve(undefined) } as unknown as PushConfigStore,
+      backlog: new InMemoryPushBacklog(),
       allow: () => [],
       timeoutMs: 1000,
       log: { info: () => undefined, warn: () => undefined, error: () => undefined },

@@ -21,12 +21,16 @@ import {
   type PushConfigStore,
   type PushConfigView,
 } from './push-configs';
-import type { PushDelivery } from './push-delivery';
+import type { PushBacklog } from './push-backlog';
+import type { PushDelivery, PushJob } from './push-delivery';
+import { notificationTask } from './push-bodies';
 
 export interface PushServiceDeps {
   bundle: () => ServedBundle | undefined;
   tasks: TaskStore;
   store: PushConfigStore;
+  /** Where queued bodies live, once per update, bounded and counted in the owner's budget (ADR 0202). */
+  backlog: PushBacklog;
   delivery: PushDelivery;
   log: A2ALog;
   limits?: Partial<PushConfigLimits>;
@@ -66,15 +70,31 @@ export class PushService {
     return b;
   }
 
-  /** Shape, size and address checks of a config (refused before anything is stored). */
-  async validate(raw: unknown, path: string, taskId?: string): Promise<PushConfigInput> {
+  /**
+   * Shape, size and address checks of a config (refused before anything is stored); with `owner`,
+   * also the owner's push backlog (for a config given with SendMessage, before its task exists).
+   */
+  async validate(raw: unknown, path: string, taskId?: string, owner?: string): Promise<PushConfigInput> {
     const bundle = this.served();
     const input = pushConfigInput(raw, this.limits, path, taskId);
     const checked = await resolveAndCheck(new URL(input.url), { allow: bundle.webhookAllow ?? [], resolve: this.deps.resolve });
     if (!checked.ok) {
       throw new A2AError(A2AErrorName.InvalidParams, `${path}.url: ${checked.reason}`, { field: `${path}.url` }, 'WEBHOOK_URL_REFUSED');
     }
+    if (owner !== undefined) await this.requireRoom(owner, input.taskId);
     return input;
+  }
+
+  /** A config whose notifications could not be queued is refused now, not silently starved later. */
+  private async requireRoom(owner: string, taskId: string): Promise<void> {
+    const full = await this.deps.backlog.full(owner, taskId);
+    if (full === undefined) return;
+    throw new A2AError(
+      A2AErrorName.RateLimited,
+      `${full}; wait for them to be delivered (or to fail) before adding a push notification config`,
+      { taskId, retryAfterSeconds: '5' },
+      'PUSH_BACKLOG_FULL',
+    );
   }
 
   /** CreateTaskPushNotificationConfig / tasks/pushNotificationConfig/set. */
@@ -99,6 +119,7 @@ export class PushService {
 
   private async store(input: PushConfigInput, owner: string, version: ProtocolVersion): Promise<PushConfigView> {
     const config = { ...input, owner, version };
+    await this.requireRoom(owner, input.taskId);
     if (!(await this.deps.store.put(config, this.limits.maxPerTask))) {
       throw new A2AError(
         A2AErrorName.InvalidParams,
@@ -163,22 +184,42 @@ export class PushService {
     });
   }
 
+  /**
+   * One body per update and protocol version, held once in the backlog whatever the number of
+   * configs, then one small job per config naming it. Past a backlog bound the update is not
+   * queued for anyone (logged): the bound is what keeps a webhook that never answers from growing
+   * Redis without limit.
+   */
   private async enqueue(taskId: string, event: StreamEvent): Promise<void> {
     const configs = await this.deps.store.list(taskId);
-    for (const config of configs) {
+    if (configs.length === 0) return;
+    const owner = configs[0].owner;
+    for (const version of ['1.0', '0.3'] as const) {
+      const mine = configs.filter((c) => c.version === version && c.owner === owner);
+      if (mine.length === 0) continue;
       let body: string;
-      let contentType: string;
-      if (config.version === '0.3') {
-        // 0.3 webhooks receive the whole Task in 0.3 shape.
-        const record = await this.deps.tasks.get(taskId, config.owner);
+      if (version === '0.3') {
+        // 0.3 webhooks receive the Task in 0.3 shape, trimmed (push-bodies.ts).
+        const record = await this.deps.tasks.get(taskId, owner);
         if (!record) continue;
-        body = JSON.stringify(taskToV03(record.task));
-        contentType = 'application/json';
+        body = JSON.stringify(taskToV03(notificationTask(record.task)));
       } else {
-        body = JSON.stringify(event);
-        contentType = 'application/a2a+json';
+        body = JSON.stringify('task' in event ? { task: notificationTask(event.task) } : event);
       }
-      await this.deps.delivery.enqueue({ taskId, configId: config.id, body, contentType });
+      const held = await this.deps.backlog.hold(owner, taskId, body, mine.length);
+      if (!held.ok) {
+        this.deps.log.warn({ taskId, configs: mine.length, reason: held.reason }, 'push notification not queued: backlog full');
+        continue;
+      }
+      const contentType = version === '0.3' ? 'application/json' : 'application/a2a+json';
+      const jobs: PushJob[] = mine.map((c) => ({ owner, taskId, configId: c.id, bodyId: held.id, contentType }));
+      try {
+        await this.deps.delivery.enqueue(jobs);
+      } catch (error) {
+        // Not queued: give the body back, or it would count against the owner until it expires.
+        for (const j of jobs) await this.deps.backlog.release(owner, j.bodyId).catch(() => undefined);
+        throw error;
+      }
     }
   }
 

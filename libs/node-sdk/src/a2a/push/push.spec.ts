@@ -14,6 +14,8 @@ import { registerA2AServer } from '../a2a-server';
 import { HandlerRegistry } from '../handler-registry';
 import { InMemoryTaskEvents } from '../task-events';
 import { InMemoryTaskStore } from '../task-store';
+import { DEFAULT_PUSH_BACKLOG_LIMITS, InMemoryPushBacklog } from './push-backlog';
+import { notificationTask } from './push-bodies';
 import { InMemoryPushConfigStore } from './push-configs';
 import { deliverOnce, RetryableDeliveryError, type PushDelivery, type PushJob } from './push-delivery';
 
@@ -40,7 +42,7 @@ describe('push notifications (A2A 1.0 §3.1.7–3.1.10, §4.3)', () => {
     for (const c of closers.splice(0)) await c();
   });
 
-  async function setup(push: boolean, allow: string[]) {
+  async function setup(push: boolean, allow: string[], hold = false, limits = DEFAULT_PUSH_BACKLOG_LIMITS) {
     const got: { path: string; headers: http.IncomingHttpHeaders; body: Json }[] = [];
     const server = http.createServer((req, res) => {
       let body = '';
@@ -54,12 +56,19 @@ describe('push notifications (A2A 1.0 §3.1.7–3.1.10, §4.3)', () => {
     closers.push(() => new Promise((r) => server.close(r)));
     const hook = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     const store = new InMemoryPushConfigStore();
+    const backlog = new InMemoryPushBacklog(limits);
     const b = bundle(push, allow);
-    const deps = { store, allow: () => b.webhookAllow, timeoutMs: 2000, log: silent };
+    const deps = { store, backlog, allow: () => b.webhookAllow, timeoutMs: 2000, log: silent };
     const outcomes: string[] = [];
+    const queued: PushJob[] = [];
+    // Delivered at once, one job after the other, unless the test holds them in `queued` (a webhook that never answers).
     const delivery: PushDelivery = {
-      enqueue: async (job: PushJob) => {
-        outcomes.push(await deliverOnce(job, deps).catch((e: Error) => (e instanceof RetryableDeliveryError ? 'retry' : 'final')));
+      enqueue: async (jobs: PushJob[]) => {
+        if (hold) return void queued.push(...jobs);
+        for (const job of jobs) {
+          outcomes.push(await deliverOnce(job, deps).catch((e: Error) => (e instanceof RetryableDeliveryError ? 'retry' : 'final')));
+          await backlog.release(job.owner, job.bodyId);
+        }
       },
       close: async () => undefined,
     };
@@ -81,7 +90,7 @@ describe('push notifications (A2A 1.0 §3.1.7–3.1.10, §4.3)', () => {
       log: silent,
       tasks: new InMemoryTaskStore(),
       events: new InMemoryTaskEvents(),
-      push: { store, delivery },
+      push: { store, backlog, delivery },
     });
     await app.listen({ port: 0, host: '127.0.0.1' });
     closers.push(() => app.close());
@@ -94,7 +103,7 @@ describe('push notifications (A2A 1.0 §3.1.7–3.1.10, §4.3)', () => {
       });
       return (await res.json()) as Json;
     };
-    return { hook, got, rpc, outcomes, push: server2.push!, store };
+    return { hook, got, rpc, outcomes, push: server2.push!, store, backlog, queued };
   }
 
   const alice = () => mintA2AToken(config, 'alice', 'acme-partner', ['recon.run']);
@@ -179,5 +188,53 @@ describe('push notifications (A2A 1.0 §3.1.7–3.1.10, §4.3)', () => {
     await s.push.idle();
     expect(s.outcomes).toEqual(['retry', 'final']);
     expect(s.got.map((g) => g.path)).toEqual(['/down', '/gone']);
+  });
+
+  it('queues one body per update whatever the number of configs, and refuses configs and updates past the backlog bound', async () => {
+    const s = await setup(true, ['127.0.0.1'], true, { ...DEFAULT_PUSH_BACKLOG_LIMITS, maxTaskJobs: 10 });
+    const task = (await s.rpc('SendMessage', msg('reconcile invoice INV-1 against the PO'), alice())).result.task;
+    for (let i = 0; i < 5; i++) {
+      const created = await s.rpc('CreateTaskPushNotificationConfig', { taskId: task.id, id: `c${i}`, url: `${s.hook}/h${i}` }, alice());
+      expect(created.result.id).toBe(`c${i}`);
+    }
+    const update = (state: string) => ({
+      statusUpdate: { taskId: task.id, contextId: task.contextId, status: { state, timestamp: new Date().toISOString() } },
+    });
+    // One update for five configs: five jobs naming one body.
+    s.push.notify(task.id, update('TASK_STATE_WORKING') as never);
+    await s.push.idle();
+    expect(s.queued.length).toBe(5);
+    expect(new Set(s.queued.map((j) => j.bodyId)).size).toBe(1);
+    s.push.notify(task.id, update('TASK_STATE_INPUT_REQUIRED') as never);
+    await s.push.idle();
+    expect([s.queued.length, s.backlog.size]).toEqual([10, 2]);
+    // The task's backlog is full: a new config is refused, naming the bound, and nothing is stored.
+    const refused = await s.rpc('CreateTaskPushNotificationConfig', { taskId: task.id, id: 'c9', url: `${s.hook}/h9` }, alice());
+    expect(refused.error).toMatchObject({ code: -32000, data: [{ reason: 'PUSH_BACKLOG_FULL', metadata: { taskId: task.id } }] });
+    expect(refused.error.message).toContain('10 undelivered push notifications queued (at most 10)');
+    expect((await s.store.list(task.id)).map((c) => c.id)).toEqual(['c0', 'c1', 'c2', 'c3', 'c4']);
+    // A further update is not queued for anyone.
+    s.push.notify(task.id, update('TASK_STATE_CANCELED') as never);
+    await s.push.idle();
+    expect([s.queued.length, s.backlog.size]).toEqual([10, 2]);
+    // Settling jobs frees their body once the last of them is done.
+    for (const j of s.queued.splice(0, 5)) await s.backlog.release(j.owner, j.bodyId);
+    expect(s.backlog.size).toBe(1);
+  });
+
+  it('a task in a notification carries no history, and its artifacts only while it stays small', () => {
+    const big = { parts: [{ text: 'x'.repeat(70_000) }], artifactId: 'a' };
+    const task = {
+      id: 't',
+      contextId: 'c',
+      status: { state: 'TASK_STATE_COMPLETED' as const, timestamp: 'now' },
+      history: [{ messageId: 'm', role: 'ROLE_USER' as const, parts: [{ text: 'y'.repeat(1000) }] }],
+      artifacts: [{ parts: [{ text: 'ok' }], artifactId: 'small' }],
+    };
+    expect(notificationTask(task)).toEqual({ id: 't', contextId: 'c', status: task.status, artifacts: task.artifacts });
+    const trimmed = notificationTask({ ...task, artifacts: [big] });
+    expect(trimmed.artifacts).toBeUndefined();
+    expect(trimmed.metadata).toEqual({ 'cp.artifactsOmitted': 1 });
+    expect(JSON.stringify(trimmed).length).toBeLessThan(1000);
   });
 });
