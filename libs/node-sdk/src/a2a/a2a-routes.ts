@@ -21,6 +21,7 @@ import { A2AError, A2AErrorName } from './a2a-errors';
 import type { A2AAuthenticator } from './a2a-authenticator';
 import type { A2AService, A2ALog, RequestContext } from './a2a-service';
 import { etagMatches } from './card-route';
+import { writeSse, type SseFrames } from './sse-writer';
 import type { StreamEvent } from './task-events';
 import type { TaskStream } from './task-stream';
 import type { WireTask } from './wire-types';
@@ -201,7 +202,7 @@ export function registerA2ARoutes(app: FastifyInstance, options: A2ARoutesOption
           stream,
           active,
           options,
-          (e) => `data: ${JSON.stringify(e)}\n\n`,
+          { event: (e) => `data: ${JSON.stringify(e)}\n\n`, error: (e) => e.toRest() },
           deprecationOf(options, stream.capabilityId, rc),
         );
       };
@@ -343,20 +344,16 @@ function parseRestBody(body: unknown, maxDepth: number): unknown {
   return value;
 }
 
-/**
- * Writes the stream as SSE on the raw response until it ends or the client goes away; either way
- * the stream is closed, which removes its listener.
- */
+/** The response headers of an SSE answer, then the stream itself under the stream guards (sse-writer.ts). */
 async function sendStream(
   reply: FastifyReply,
   stream: TaskStream,
   active: string[],
   options: A2ARoutesOptions,
-  frame: (event: StreamEvent) => string,
+  frames: SseFrames,
   extra: Record<string, string> = {},
 ): Promise<void> {
   void reply.hijack();
-  const raw = reply.raw;
   const headers: Record<string, string> = {
     ...extra,
     'content-type': 'text/event-stream',
@@ -366,28 +363,8 @@ async function sendStream(
   };
   const ext = extensionsResponseHeader(active);
   if (ext) headers[EXTENSIONS_HEADER.toLowerCase()] = ext;
-  raw.writeHead(200, headers);
-  let gone = false;
-  const onClose = () => {
-    gone = true;
-    stream.close();
-  };
-  raw.on('close', onClose);
-  const heartbeat = setInterval(() => raw.write(': keep-alive\n\n'), options.heartbeatMs ?? 15_000);
-  heartbeat.unref();
-  try {
-    for await (const event of stream) {
-      if (gone) break;
-      if (!raw.write(frame(event))) await new Promise<void>((resolve) => raw.once('drain', resolve).once('close', resolve));
-    }
-  } catch (error) {
-    options.log.error({ err: (error as Error).message }, 'stream failed');
-  } finally {
-    clearInterval(heartbeat);
-    raw.off('close', onClose);
-    stream.close();
-    if (!gone) raw.end();
-  }
+  const guards = { ...options.service.streamLimits, heartbeatMs: options.heartbeatMs ?? 15_000 };
+  await writeSse(reply.raw, stream, headers, frames, guards, options.log);
 }
 
 interface Envelope {
@@ -521,7 +498,7 @@ async function jsonRpc(request: FastifyRequest, reply: FastifyReply, options: A2
         stream,
         active,
         options,
-        (event) => `${prefix}${JSON.stringify(call.event(event))}}\n\n`,
+        { event: (event) => `${prefix}${JSON.stringify(call.event(event))}}\n\n`, error: (e) => ({ jsonrpc: '2.0', id, error: e.toJsonRpc() }) },
         deprecationOf(options, stream.capabilityId, rc),
       );
       return await reply;
@@ -721,7 +698,7 @@ function registerV03Rest(scope: FastifyInstance, options: A2ARoutesOptions, base
         stream,
         active,
         options,
-        (e) => `data: ${JSON.stringify(eventToV03Proto(e))}\n\n`,
+        { event: (e) => `data: ${JSON.stringify(eventToV03Proto(e))}\n\n`, error: (e) => e.toJsonRpc() },
         deprecationOf(options, stream.capabilityId, rc),
       );
     };
