@@ -32,7 +32,12 @@ export interface SecurityStack {
   close(): Promise<void>;
 }
 
-export async function startSecurityStack(label: string, overrides: Record<string, string> = {}): Promise<SecurityStack> {
+/** `seed`: the worked example's options (e.g. `protocol` to serve A2A 0.3 beside 1.0). */
+export async function startSecurityStack(
+  label: string,
+  overrides: Record<string, string> = {},
+  seed: Omit<Parameters<typeof seedWhenEmpty>[1], 'agentNodeUrl'> = {},
+): Promise<SecurityStack> {
   const db: TestDatabase = await createTestDatabase(`sec_${label}`);
   const dir = await mkdtemp(join(tmpdir(), `security-${label}-`));
   const prefix = `test:sec-${label}:${process.pid}:${randomBytes(3).toString('hex')}:`;
@@ -42,7 +47,7 @@ export async function startSecurityStack(label: string, overrides: Record<string
   const port = await freePort();
   const nodeUrl = `http://127.0.0.1:${port}`;
   const prisma = cp.get(PrismaService);
-  await seedWhenEmpty(prisma, { agentNodeUrl: nodeUrl });
+  await seedWhenEmpty(prisma, { ...seed, agentNodeUrl: nodeUrl });
   const nodeConfig = testConfig({
     DATABASE_URL: db.url,
     REDIS_KEY_PREFIX: prefix,
