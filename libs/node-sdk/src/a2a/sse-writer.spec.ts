@@ -33,7 +33,7 @@ interface Served {
   server: Server;
 }
 
-async function serve(guards: Partial<SseGuards>): Promise<Served> {
+async function serve(guards: Partial<SseGuards>, beforeWrite: () => Promise<unknown> = () => Promise.resolve()): Promise<Served> {
   const events = new InMemoryTaskEvents();
   let released = 0;
   let done!: (held: number) => void;
@@ -49,6 +49,7 @@ async function serve(guards: Partial<SseGuards>): Promise<Served> {
     void (async () => {
       const stream = await TaskStream.open(events, 't', () => released++);
       stream.first(task, 0, false);
+      await beforeWrite();
       await writeSse(res, stream, { 'content-type': 'text/event-stream' }, frames, all, quiet);
       done(res.writableLength);
     })();
@@ -56,6 +57,11 @@ async function serve(guards: Partial<SseGuards>): Promise<Served> {
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const port = (server.address() as AddressInfo).port;
   return { url: `http://127.0.0.1:${port}`, port, events, released: () => released, ended, server };
+}
+
+async function until(probe: () => boolean): Promise<void> {
+  for (let i = 0; i < 500 && !probe(); i++) await new Promise((r) => setTimeout(r, 10));
+  expect(probe()).toBe(true);
 }
 
 const lastFrame = (text: string) => text.trim().split('\n\n').pop()!;
@@ -77,6 +83,23 @@ describe('writeSse stream guards', () => {
     const body = JSON.parse(last.split('\n')[1].slice('data: '.length)) as ReturnType<A2AError['toRest']>;
     expect(body.error).toMatchObject({ code: 503, status: 'UNAVAILABLE' });
     expect(body.error.details[0]).toMatchObject({ reason: 'STREAM_IDLE_TIMEOUT', metadata: { limitMs: '300' } });
+    await served.ended;
+    expect(served.released()).toBe(1);
+    expect(served.events.listenerCount).toBe(0);
+  });
+
+  it('closes at once the stream of a client that left while it was being opened', async () => {
+    let gone!: () => void;
+    const left = new Promise<void>((r) => (gone = r));
+    served = await serve({}, () => left);
+    const socket = connect(served.port, '127.0.0.1');
+    socket.on('error', () => undefined);
+    await new Promise((r) => socket.once('connect', r));
+    socket.write(`GET / HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n`);
+    await until(() => served!.events.listenerCount === 1);
+    socket.destroy();
+    await new Promise((r) => setTimeout(r, 50));
+    gone();
     await served.ended;
     expect(served.released()).toBe(1);
     expect(served.events.listenerCount).toBe(0);

@@ -48,6 +48,9 @@ export async function writeSse(
     stream.close();
   };
   raw.on('close', onClose);
+  // A client that left while the stream was being opened has already fired 'close': without this
+  // check its stream would hold a slot until the idle timeout (found by the stream fuzz suite).
+  if (raw.closed || raw.destroyed || !raw.socket || raw.socket.destroyed) onClose();
   const idle = setTimeout(() => stop(idleTimeout(guards.streamIdleTimeoutMs)), guards.streamIdleTimeoutMs);
   const lifetime = setTimeout(() => stop(maxLifetime(guards.streamMaxLifetimeMs)), guards.streamMaxLifetimeMs);
   // A heartbeat behind unread bytes proves nothing and only adds to them.
