@@ -69,7 +69,7 @@ describe('push notifications are bounded and counted in the owner budget (issue 
         A2A_PUSH_TIMEOUT_MS: '60000',
         A2A_PUSH_TASK_MAX_QUEUED: String(TASK_MAX_QUEUED),
       },
-      { versions: ['1.0', '0.3'], pushNotifications: true, webhookAllow: ['127.0.0.1'] },
+      { protocol: { versions: ['1.0', '0.3'], pushNotifications: true, webhookAllow: ['127.0.0.1'] } },
     );
     redis = new Redis(stack.nodeConfig.REDIS_URL);
     prefix = stack.nodeConfig.REDIS_KEY_PREFIX;

@@ -9,7 +9,6 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { mintNodeToken } from '@cp/auth';
-import type { ProtocolSettings } from '@cp/capabilities';
 import type { AppConfig } from '@cp/common';
 import { PrismaService, seedWhenEmpty } from '@cp/db';
 import { NodeSync } from '@cp/node-sdk';
@@ -33,11 +32,11 @@ export interface SecurityStack {
   close(): Promise<void>;
 }
 
+/** `seed`: the worked example's options (e.g. `protocol` to serve A2A 0.3 beside 1.0). */
 export async function startSecurityStack(
   label: string,
   overrides: Record<string, string> = {},
-  /** The agent's protocol settings in the seed (e.g. push notifications on, 0.3 beside 1.0). */
-  protocol?: Partial<ProtocolSettings>,
+  seed: Omit<Parameters<typeof seedWhenEmpty>[1], 'agentNodeUrl'> = {},
 ): Promise<SecurityStack> {
   const db: TestDatabase = await createTestDatabase(`sec_${label}`);
   const dir = await mkdtemp(join(tmpdir(), `security-${label}-`));
@@ -48,7 +47,7 @@ export async function startSecurityStack(
   const port = await freePort();
   const nodeUrl = `http://127.0.0.1:${port}`;
   const prisma = cp.get(PrismaService);
-  await seedWhenEmpty(prisma, { agentNodeUrl: nodeUrl, protocol });
+  await seedWhenEmpty(prisma, { ...seed, agentNodeUrl: nodeUrl });
   const nodeConfig = testConfig({
     DATABASE_URL: db.url,
     REDIS_KEY_PREFIX: prefix,

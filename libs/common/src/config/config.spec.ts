@@ -64,6 +64,31 @@ describe('loadConfig', () => {
     }
   });
 
+  it('bounds the stream guards (ADR 0205): the anonymous pool at most half the node, an owner at most the node, naming the variable', () => {
+    const c = loadConfig({});
+    expect([c.A2A_MAX_STREAMS, c.A2A_MAX_ANONYMOUS_STREAMS, c.A2A_MAX_STREAMS_PER_OWNER, c.A2A_MAX_STREAMS_PER_TASK]).toEqual([
+      2000, 200, 200, 10,
+    ]);
+    expect(
+      loadConfig({ A2A_MAX_STREAMS: '10', A2A_MAX_ANONYMOUS_STREAMS: '5', A2A_MAX_STREAMS_PER_OWNER: '10' }).A2A_MAX_ANONYMOUS_STREAMS,
+    ).toBe(5);
+    expect(loadConfig({ A2A_MAX_ANONYMOUS_STREAMS: '0' }).A2A_MAX_ANONYMOUS_STREAMS).toBe(0);
+    expect(() => loadConfig({ A2A_MAX_STREAMS: '10', A2A_MAX_ANONYMOUS_STREAMS: '6', A2A_MAX_STREAMS_PER_OWNER: '5' })).toThrow(
+      /A2A_MAX_ANONYMOUS_STREAMS: must be at most half of A2A_MAX_STREAMS/,
+    );
+    expect(() => loadConfig({ A2A_MAX_STREAMS: '10', A2A_MAX_ANONYMOUS_STREAMS: '1', A2A_MAX_STREAMS_PER_OWNER: '11' })).toThrow(
+      /A2A_MAX_STREAMS_PER_OWNER/,
+    );
+    for (const [name, bad] of [
+      ['A2A_STREAM_IDLE_TIMEOUT_MS', '99'],
+      ['A2A_STREAM_MAX_LIFETIME_MS', '1e12'],
+      ['A2A_STREAM_BUFFER_MAX_BYTES', '1024'],
+      ['A2A_MAX_STREAMS_PER_TASK', '0'],
+    ]) {
+      expect(() => loadConfig({ [name]: bad })).toThrow(new RegExp(name));
+    }
+  });
+
   it('treats empty variables as unset', () => {
     expect(loadConfig({ REDIS_URL: '' }).REDIS_URL).toBe('redis://127.0.0.1:6379');
   });

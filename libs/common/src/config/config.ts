@@ -193,6 +193,18 @@ const configFields = z.object({
   A2A_MAX_JSON_DEPTH: z.coerce.number().int().min(4).max(256).default(32),
   /** Open SSE streams one node serves at once; past it a stream request is refused (503). */
   A2A_MAX_STREAMS: z.coerce.number().int().min(1).default(2000),
+  /** Stream guards (ADR 0205): open streams of one authenticated owner. */
+  A2A_MAX_STREAMS_PER_OWNER: z.coerce.number().int().min(1).default(200),
+  /** Open streams of all anonymous callers together (their own pool, at most half the node's; 0: anonymous callers cannot stream). */
+  A2A_MAX_ANONYMOUS_STREAMS: z.coerce.number().int().min(0).default(200),
+  /** Open streams on one task. */
+  A2A_MAX_STREAMS_PER_TASK: z.coerce.number().int().min(1).max(1000).default(10),
+  /** A stream with no event this long ends with a STREAM_IDLE_TIMEOUT error event (heartbeats do not count). */
+  A2A_STREAM_IDLE_TIMEOUT_MS: z.coerce.number().int().min(100).max(86_400_000).default(300_000),
+  /** A stream ends with a STREAM_MAX_LIFETIME error event this long after it opened. */
+  A2A_STREAM_MAX_LIFETIME_MS: z.coerce.number().int().min(100).max(86_400_000).default(3_600_000),
+  /** Bytes a slow reader may leave unread before its stream ends with STREAM_READER_TOO_SLOW. */
+  A2A_STREAM_BUFFER_MAX_BYTES: z.coerce.number().int().min(4096).max(268_435_456).default(1_048_576),
   /** Log lines: `pretty` (coloured, for people), `json`, or `auto` = pretty when stdout is a terminal outside production. */
   LOG_FORMAT: z.enum(['auto', 'pretty', 'json']).default('auto'),
   /**
@@ -270,6 +282,21 @@ export const configSchema = configFields
         code: 'custom',
         path: [config.CONSOLE_OIDC_ISSUER === undefined ? 'CONSOLE_OIDC_ISSUER' : 'CONSOLE_OIDC_CLIENT_ID'],
         message: 'CONSOLE_OIDC_ISSUER and CONSOLE_OIDC_CLIENT_ID are set together',
+      });
+    }
+    // The anonymous pool stays well below the node's cap, so anonymous streams cannot starve token holders.
+    if (config.A2A_MAX_ANONYMOUS_STREAMS > Math.floor(config.A2A_MAX_STREAMS / 2)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['A2A_MAX_ANONYMOUS_STREAMS'],
+        message: `must be at most half of A2A_MAX_STREAMS (${config.A2A_MAX_STREAMS}): anonymous callers must not fill the node`,
+      });
+    }
+    if (config.A2A_MAX_STREAMS_PER_OWNER > config.A2A_MAX_STREAMS) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['A2A_MAX_STREAMS_PER_OWNER'],
+        message: `must be at most A2A_MAX_STREAMS (${config.A2A_MAX_STREAMS})`,
       });
     }
     if (config.USAGE_BATCH_RETENTION_DAYS <= config.RETIREMENT_WINDOW_DAYS) {

@@ -21,6 +21,7 @@ import { A2AError, A2AErrorName } from './a2a-errors';
 import type { A2AAuthenticator } from './a2a-authenticator';
 import type { A2AService, A2ALog, RequestContext } from './a2a-service';
 import { etagMatches } from './card-route';
+import { writeSse, type SseFrames } from './sse-writer';
 import type { StreamEvent } from './task-events';
 import type { TaskStream } from './task-stream';
 import type { WireTask } from './wire-types';
@@ -142,7 +143,7 @@ export function registerA2ARoutes(app: FastifyInstance, options: A2ARoutesOption
       negotiate = true,
     ) => {
       const card = method === 'GetExtendedAgentCard';
-      return async (request: FastifyRequest, reply: FastifyReply) => {
+      return traced('rest', method, async (request: FastifyRequest, reply: FastifyReply) => {
         let tenant: string | undefined;
         try {
           checkVersion(request.headers['a2a-version'], (request.query as Record<string, unknown>)['A2A-Version']);
@@ -174,11 +175,11 @@ export function registerA2ARoutes(app: FastifyInstance, options: A2ARoutesOption
           if (card) observer.card('extended', a2a.mapping.http);
           return sendRestError(reply, a2a);
         }
-      };
+      });
     };
     /** Same checks as `rest`, then the answer is an SSE stream of bare StreamResponse objects. */
     const restStream = (method: string, open: (request: FastifyRequest, rc: RequestContext, active: string[]) => Promise<TaskStream>) => {
-      return async (request: FastifyRequest, reply: FastifyReply) => {
+      return traced('rest', method, async (request: FastifyRequest, reply: FastifyReply) => {
         let stream: TaskStream;
         let active: string[];
         let rc: RequestContext;
@@ -201,33 +202,26 @@ export function registerA2ARoutes(app: FastifyInstance, options: A2ARoutesOption
           stream,
           active,
           options,
-          (e) => `data: ${JSON.stringify(e)}\n\n`,
+          { event: (e) => `data: ${JSON.stringify(e)}\n\n`, error: (e) => e.toRest() },
           deprecationOf(options, stream.capabilityId, rc),
         );
-      };
+      });
     };
     const cfg = { config: { binding: 'rest' as Binding } };
     const svc = options.service;
+    // rest() and restStream() open the route's SERVER span themselves, so no route goes untraced.
     scope.post(
       `${base}/message::send`,
       cfg,
-      traced(
-        'rest',
-        'SendMessage',
-        rest('SendMessage', async (req, rc, active) =>
-          taskJson(await svc.sendMessage(parseRestBody(req.body, options.maxJsonDepth), rc, active)),
-        ),
+      rest('SendMessage', async (req, rc, active) =>
+        taskJson(await svc.sendMessage(parseRestBody(req.body, options.maxJsonDepth), rc, active)),
       ),
     );
     scope.post(
       `${base}/message::stream`,
       cfg,
-      traced(
-        'rest',
-        'SendStreamingMessage',
-        restStream('SendStreamingMessage', (req, rc, active) =>
-          svc.sendStreamingMessage(parseRestBody(req.body, options.maxJsonDepth), rc, active),
-        ),
+      restStream('SendStreamingMessage', (req, rc, active) =>
+        svc.sendStreamingMessage(parseRestBody(req.body, options.maxJsonDepth), rc, active),
       ),
     );
     scope.get(
@@ -251,12 +245,15 @@ export function registerA2ARoutes(app: FastifyInstance, options: A2ARoutesOption
     const wildcard = (req: FastifyRequest) => (req.params as { '*': string })['*'];
     const PUSH = /^([^/:]+)\/pushNotificationConfigs(?:\/([^/:]+))?$/;
     const pushPath = (req: FastifyRequest) => PUSH.exec(wildcard(req));
+    // One rest() per operation, so each answers under its own name in spans and metrics.
+    const getPush = rest('GetTaskPushNotificationConfig', async (req, rc) => {
+      const [, taskId, id] = pushPath(req)!;
+      return json(await pushOf(options).get({ taskId, id }, rc));
+    });
+    const listPush = rest('ListTaskPushNotificationConfigs', async (req, rc) =>
+      json(await pushOf(options).list({ taskId: pushPath(req)![1] }, rc)),
+    );
     const getTask = rest('GetTask', async (req, rc) => {
-      const push = pushPath(req);
-      if (push) {
-        const [, taskId, id] = push;
-        return json(id === undefined ? await pushOf(options).list({ taskId }, rc) : await pushOf(options).get({ taskId, id }, rc));
-      }
       const rest = wildcard(req);
       if (!/^[^/:]+$/.test(rest)) throw new A2AError(A2AErrorName.MethodNotFound, `no operation at GET ${req.url}`);
       return taskJson(
@@ -266,25 +263,34 @@ export function registerA2ARoutes(app: FastifyInstance, options: A2ARoutesOption
         ),
       );
     });
-    scope.get(`${base}/tasks/*`, cfg, (req, reply) => (isSubscribe(req) ? subscribe(req, reply) : getTask(req, reply)));
+    scope.get(`${base}/tasks/*`, cfg, (req, reply) => {
+      const push = pushPath(req);
+      const route = isSubscribe(req) ? subscribe : !push ? getTask : push[2] === undefined ? listPush : getPush;
+      return route(req, reply);
+    });
     // The spec's text says POST for :subscribe and its proto says GET: both are served.
     const subscribe = restStream('SubscribeToTask', async (req, rc) => {
       const m = /^([^/:]+):subscribe$/.exec(wildcard(req));
       return svc.subscribeToTask({ id: taskIdFromPath(m![1]) }, rc);
     });
     const isSubscribe = (req: FastifyRequest) => /^[^/:]+:subscribe$/.test(wildcard(req));
-    const cancelOrCreate = rest('CancelTask', async (req, rc) => {
-      const push = pushPath(req);
-      if (push && push[2] === undefined) {
-        const body = parseRestBody(req.body, options.maxJsonDepth);
-        const params = typeof body === 'object' && body !== null && !Array.isArray(body) ? { ...body, taskId: push[1] } : body;
-        return json(await pushOf(options).create(params, rc, '1.0'));
-      }
+    const createPush = rest('CreateTaskPushNotificationConfig', async (req, rc) => {
+      const body = parseRestBody(req.body, options.maxJsonDepth);
+      const params = typeof body === 'object' && body !== null && !Array.isArray(body) ? { ...body, taskId: pushPath(req)![1] } : body;
+      return json(await pushOf(options).create(params, rc, '1.0'));
+    });
+    const cancel = rest('CancelTask', async (req, rc) => {
       const m = /^([^/:]+):cancel$/.exec(wildcard(req));
       if (!m) throw new A2AError(A2AErrorName.MethodNotFound, `no operation at POST ${req.url}`);
       return taskJson(await svc.cancelTask({ id: taskIdFromPath(m[1]) }, rc));
     });
-    scope.post(`${base}/tasks/*`, cfg, (req, reply) => (isSubscribe(req) ? subscribe(req, reply) : cancelOrCreate(req, reply)));
+    const isCreatePush = (req: FastifyRequest) => {
+      const push = pushPath(req);
+      return push !== null && push[2] === undefined;
+    };
+    scope.post(`${base}/tasks/*`, cfg, (req, reply) =>
+      (isSubscribe(req) ? subscribe : isCreatePush(req) ? createPush : cancel)(req, reply),
+    );
     scope.delete(
       `${base}/tasks/*`,
       cfg,
@@ -343,20 +349,16 @@ function parseRestBody(body: unknown, maxDepth: number): unknown {
   return value;
 }
 
-/**
- * Writes the stream as SSE on the raw response until it ends or the client goes away; either way
- * the stream is closed, which removes its listener.
- */
+/** The response headers of an SSE answer, then the stream itself under the stream guards (sse-writer.ts). */
 async function sendStream(
   reply: FastifyReply,
   stream: TaskStream,
   active: string[],
   options: A2ARoutesOptions,
-  frame: (event: StreamEvent) => string,
+  frames: SseFrames,
   extra: Record<string, string> = {},
 ): Promise<void> {
   void reply.hijack();
-  const raw = reply.raw;
   const headers: Record<string, string> = {
     ...extra,
     'content-type': 'text/event-stream',
@@ -366,28 +368,8 @@ async function sendStream(
   };
   const ext = extensionsResponseHeader(active);
   if (ext) headers[EXTENSIONS_HEADER.toLowerCase()] = ext;
-  raw.writeHead(200, headers);
-  let gone = false;
-  const onClose = () => {
-    gone = true;
-    stream.close();
-  };
-  raw.on('close', onClose);
-  const heartbeat = setInterval(() => raw.write(': keep-alive\n\n'), options.heartbeatMs ?? 15_000);
-  heartbeat.unref();
-  try {
-    for await (const event of stream) {
-      if (gone) break;
-      if (!raw.write(frame(event))) await new Promise<void>((resolve) => raw.once('drain', resolve).once('close', resolve));
-    }
-  } catch (error) {
-    options.log.error({ err: (error as Error).message }, 'stream failed');
-  } finally {
-    clearInterval(heartbeat);
-    raw.off('close', onClose);
-    stream.close();
-    if (!gone) raw.end();
-  }
+  const guards = { ...options.service.streamLimits, heartbeatMs: options.heartbeatMs ?? 15_000 };
+  await writeSse(reply.raw, stream, headers, frames, guards, options.log);
 }
 
 interface Envelope {
@@ -521,7 +503,10 @@ async function jsonRpc(request: FastifyRequest, reply: FastifyReply, options: A2
         stream,
         active,
         options,
-        (event) => `${prefix}${JSON.stringify(call.event(event))}}\n\n`,
+        {
+          event: (event) => `${prefix}${JSON.stringify(call.event(event))}}\n\n`,
+          error: (e) => ({ jsonrpc: '2.0', id, error: e.toJsonRpc() }),
+        },
         deprecationOf(options, stream.capabilityId, rc),
       );
       return await reply;
@@ -682,9 +667,8 @@ function registerV03Rest(scope: FastifyInstance, options: A2ARoutesOptions, base
     if (card) observer.card('extended', a2a.mapping.http);
     return sendV03RestError(reply, a2a);
   };
-  const unaryV03 =
-    (method: string, handler: (request: FastifyRequest, rc: RequestContext, active: string[]) => Promise<RestAnswer>) =>
-    async (request: FastifyRequest, reply: FastifyReply) => {
+  const unaryV03 = (method: string, handler: (request: FastifyRequest, rc: RequestContext, active: string[]) => Promise<RestAnswer>) =>
+    traced('rest', method, async (request: FastifyRequest, reply: FastifyReply) => {
       const card = method === 'GetExtendedAgentCard';
       try {
         const rc = await context(request, card);
@@ -700,10 +684,9 @@ function registerV03Rest(scope: FastifyInstance, options: A2ARoutesOptions, base
       } catch (error) {
         return fail(reply, method, error, card);
       }
-    };
-  const streamV03 =
-    (method: string, open: (request: FastifyRequest, rc: RequestContext, active: string[]) => Promise<TaskStream>) =>
-    async (request: FastifyRequest, reply: FastifyReply) => {
+    });
+  const streamV03 = (method: string, open: (request: FastifyRequest, rc: RequestContext, active: string[]) => Promise<TaskStream>) =>
+    traced('rest', method, async (request: FastifyRequest, reply: FastifyReply) => {
       let stream: TaskStream;
       let rc: RequestContext;
       let active: string[];
@@ -721,10 +704,10 @@ function registerV03Rest(scope: FastifyInstance, options: A2ARoutesOptions, base
         stream,
         active,
         options,
-        (e) => `data: ${JSON.stringify(eventToV03Proto(e))}\n\n`,
+        { event: (e) => `data: ${JSON.stringify(eventToV03Proto(e))}\n\n`, error: (e) => e.toJsonRpc() },
         deprecationOf(options, stream.capabilityId, rc),
       );
-    };
+    });
   const body = (request: FastifyRequest) => parseRestBody(request.body, options.maxJsonDepth);
   const wildcard = (request: FastifyRequest) => (request.params as { '*': string })['*'];
   const PUSH = /^([^/:]+)\/pushNotificationConfigs(?:\/([^/:]+))?$/;
@@ -738,37 +721,25 @@ function registerV03Rest(scope: FastifyInstance, options: A2ARoutesOptions, base
   scope.post(
     `${v1}/message::send`,
     cfg,
-    traced(
-      'rest',
-      'SendMessage',
-      unaryV03('SendMessage', async (request, rc, active) => {
-        const result = await svc.sendMessage(sendRequestFromV03Proto(body(request)), rc, active);
-        return { body: JSON.stringify(sendResponseToV03Proto(result)), capabilityId: capabilityOf(result) };
-      }),
-    ),
+    unaryV03('SendMessage', async (request, rc, active) => {
+      const result = await svc.sendMessage(sendRequestFromV03Proto(body(request)), rc, active);
+      return { body: JSON.stringify(sendResponseToV03Proto(result)), capabilityId: capabilityOf(result) };
+    }),
   );
   scope.post(
     `${v1}/message::stream`,
     cfg,
-    traced(
-      'rest',
-      'SendStreamingMessage',
-      streamV03('SendStreamingMessage', (request, rc, active) =>
-        svc.sendStreamingMessage(sendRequestFromV03Proto(body(request)), rc, active),
-      ),
+    streamV03('SendStreamingMessage', (request, rc, active) =>
+      svc.sendStreamingMessage(sendRequestFromV03Proto(body(request)), rc, active),
     ),
   );
   scope.get(
     `${v1}/card`,
     cfg,
-    traced(
-      'rest',
-      'GetExtendedAgentCard',
-      unaryV03('GetExtendedAgentCard', async (_request, rc) => {
-        const card = await svc.extendedCard(rc);
-        return { body: JSON.stringify(cardToV03Proto(JSON.parse(card.body) as Record<string, unknown>)) };
-      }),
-    ),
+    unaryV03('GetExtendedAgentCard', async (_request, rc) => {
+      const card = await svc.extendedCard(rc);
+      return { body: JSON.stringify(cardToV03Proto(JSON.parse(card.body) as Record<string, unknown>)) };
+    }),
   );
   const subscribe = streamV03('SubscribeToTask', async (request, rc) => {
     const m = /^([^/:]+):subscribe$/.exec(wildcard(request));
@@ -776,51 +747,46 @@ function registerV03Rest(scope: FastifyInstance, options: A2ARoutesOptions, base
     return svc.subscribeToTask({ id: m[1] }, rc);
   });
   const isSubscribe = (request: FastifyRequest) => /^[^/:]+:subscribe$/.test(wildcard(request));
+  const getPush = unaryV03('GetTaskPushNotificationConfig', async (request, rc) => {
+    const [, taskId, id] = PUSH.exec(wildcard(request))!;
+    return { body: JSON.stringify(pushConfigToV03Proto(await pushOf(options).get({ taskId, id }, rc))) };
+  });
+  const listPush = unaryV03('ListTaskPushNotificationConfigs', async (request, rc) => {
+    const { configs } = await pushOf(options).list({ taskId: PUSH.exec(wildcard(request))![1] }, rc);
+    return { body: JSON.stringify({ configs: configs.map(pushConfigToV03Proto) }) };
+  });
   const read = unaryV03('GetTask', async (request, rc) => {
-    const push = PUSH.exec(wildcard(request));
-    if (push) {
-      const [, taskId, id] = push;
-      if (id !== undefined) return { body: JSON.stringify(pushConfigToV03Proto(await pushOf(options).get({ taskId, id }, rc))) };
-      const { configs } = await pushOf(options).list({ taskId }, rc);
-      return { body: JSON.stringify({ configs: configs.map(pushConfigToV03Proto) }) };
-    }
     const id = wildcard(request);
     if (!/^[^/:]+$/.test(id)) throw notFound(request);
     const historyLength = optionalInt((request.query as Record<string, unknown>).historyLength);
     return task(await svc.getTask({ id, ...(historyLength !== undefined ? { historyLength } : {}) }, rc));
   });
+  const createPush = unaryV03('CreateTaskPushNotificationConfig', async (request, rc) => {
+    const created = await pushOf(options).create(pushConfigFromV03Proto(PUSH.exec(wildcard(request))![1], body(request)), rc, '0.3');
+    return { body: JSON.stringify(pushConfigToV03Proto(created)) };
+  });
   const write = unaryV03('CancelTask', async (request, rc) => {
-    const push = PUSH.exec(wildcard(request));
-    if (push && push[2] === undefined) {
-      const created = await pushOf(options).create(pushConfigFromV03Proto(push[1], body(request)), rc, '0.3');
-      return { body: JSON.stringify(pushConfigToV03Proto(created)) };
-    }
     const m = /^([^/:]+):cancel$/.exec(wildcard(request));
     if (!m) throw notFound(request);
     return task(await svc.cancelTask({ id: m[1] }, rc));
   });
-  scope.get(
-    `${v1}/tasks/*`,
-    cfg,
-    traced('rest', undefined, (request, reply) => (isSubscribe(request) ? subscribe(request, reply) : read(request, reply))),
-  );
-  scope.post(
-    `${v1}/tasks/*`,
-    cfg,
-    traced('rest', undefined, (request, reply) => (isSubscribe(request) ? subscribe(request, reply) : write(request, reply))),
-  );
+  // One unaryV03() per operation, so each answers under its own name in spans and metrics.
+  scope.get(`${v1}/tasks/*`, cfg, (request, reply) => {
+    const push = PUSH.exec(wildcard(request));
+    return (isSubscribe(request) ? subscribe : !push ? read : push[2] === undefined ? listPush : getPush)(request, reply);
+  });
+  scope.post(`${v1}/tasks/*`, cfg, (request, reply) => {
+    const push = PUSH.exec(wildcard(request));
+    return (isSubscribe(request) ? subscribe : push && push[2] === undefined ? createPush : write)(request, reply);
+  });
   scope.delete(
     `${v1}/tasks/*`,
     cfg,
-    traced(
-      'rest',
-      'DeleteTaskPushNotificationConfig',
-      unaryV03('DeleteTaskPushNotificationConfig', async (request, rc) => {
-        const push = PUSH.exec(wildcard(request));
-        if (!push || push[2] === undefined) throw notFound(request);
-        await pushOf(options).delete({ taskId: push[1], id: push[2] }, rc);
-        return { body: '{}' };
-      }),
-    ),
+    unaryV03('DeleteTaskPushNotificationConfig', async (request, rc) => {
+      const push = PUSH.exec(wildcard(request));
+      if (!push || push[2] === undefined) throw notFound(request);
+      await pushOf(options).delete({ taskId: push[1], id: push[2] }, rc);
+      return { body: '{}' };
+    }),
   );
 }

@@ -29,6 +29,7 @@ import { declaredBy, type ServedBundle, type ServedCard } from './served-bundle'
 import type { TaskEvents } from './task-events';
 import { endsStream, nowIso, statusUpdate, TaskRun } from './task-run';
 import { ownerKey, type TaskRecord, type TaskStore } from './task-store';
+import { DEFAULT_STREAM_LIMITS, StreamLimiter, type StreamLimitSettings } from './stream-limits';
 import { TaskStream } from './task-stream';
 import type { PushConfigInput } from './push/push-configs';
 import type { PushService } from './push/push-service';
@@ -99,14 +100,12 @@ export interface A2AServiceDeps {
   observer?: A2AObserver;
 }
 
-export interface A2ALimits extends ParamLimits {
+export interface A2ALimits extends ParamLimits, StreamLimitSettings {
   /** Parts larger than this are stubbed in stored history. */
   historyPartMaxBytes: number;
-  /** Open streams this node serves at once. */
-  maxStreams: number;
 }
 
-export const DEFAULT_A2A_LIMITS: A2ALimits = { ...DEFAULT_PARAM_LIMITS, historyPartMaxBytes: 16_384, maxStreams: 2000 };
+export const DEFAULT_A2A_LIMITS: A2ALimits = { ...DEFAULT_PARAM_LIMITS, ...DEFAULT_STREAM_LIMITS, historyPartMaxBytes: 16_384 };
 
 /** A message that passed validation, routing and entitlement: only its handler remains to run. */
 interface Prepared {
@@ -148,17 +147,24 @@ export class A2AService {
   private readonly limits: A2ALimits;
   private readonly executionLimits: ExecutionLimits;
   private readonly observer: A2AObserver;
-  private streams = 0;
+  private readonly streams: StreamLimiter;
 
   constructor(private readonly deps: A2AServiceDeps) {
     this.limits = { ...DEFAULT_A2A_LIMITS, ...deps.limits };
     this.executionLimits = deps.executionLimits ?? new ExecutionLimits();
     this.observer = deps.observer ?? NO_A2A_OBSERVER;
+    this.streams = new StreamLimiter(this.limits);
   }
 
   /** Open SSE streams on this node (leak checks, metrics). */
   get openStreams(): number {
-    return this.streams;
+    return this.streams.open;
+  }
+
+  /** How long and how far behind one stream may run (the SSE writer enforces these). */
+  get streamLimits(): Pick<StreamLimitSettings, 'streamIdleTimeoutMs' | 'streamMaxLifetimeMs' | 'streamBufferMaxBytes'> {
+    const { streamIdleTimeoutMs, streamMaxLifetimeMs, streamBufferMaxBytes } = this.limits;
+    return { streamIdleTimeoutMs, streamMaxLifetimeMs, streamBufferMaxBytes };
   }
 
   /** The bundle, or Unavailable while the node has none applied (never half-serves). */
@@ -216,13 +222,14 @@ export class A2AService {
    */
   async sendStreamingMessage(rawParams: unknown, rc: RequestContext, active: readonly string[]): Promise<TaskStream> {
     this.requireStreaming();
-    this.requireStreamCapacity();
+    // Node, owner and anonymous-pool caps before anything is stored (the task cap once it exists).
+    this.streams.check(ownerKey(rc.caller));
     const push = await this.pushConfigOf(rawParams, rc);
     const prepared = await this.prepare(rawParams, rc, active);
     await this.attachPush(push, prepared, rc);
     let stream: TaskStream;
     try {
-      stream = await this.openStream(prepared.record.task.id);
+      stream = await this.openStream(prepared.record.task.id, prepared.owner);
     } catch (error) {
       // The task is stored: run it anyway, so it does not stay submitted forever.
       if (prepared.execution) void this.execute(prepared).catch(() => undefined);
@@ -248,7 +255,7 @@ export class A2AService {
     const known = await this.deps.tasks.get(id, owner);
     if (!known) throw taskNotFound(id);
     if (TERMINAL_STATES.has(known.task.status.state)) throw terminalSubscribe(known);
-    const stream = await this.openStream(id);
+    const stream = await this.openStream(id, owner);
     try {
       const record = await this.deps.tasks.get(id, owner);
       if (!record) throw taskNotFound(id);
@@ -336,24 +343,13 @@ export class A2AService {
     }
   }
 
-  private requireStreamCapacity(): void {
-    if (this.streams >= this.limits.maxStreams) {
-      throw new A2AError(
-        A2AErrorName.Unavailable,
-        `this node serves at most ${this.limits.maxStreams} streams at once; retry later`,
-        {},
-        'TOO_MANY_STREAMS',
-      );
-    }
-  }
-
-  private async openStream(taskId: string): Promise<TaskStream> {
-    this.requireStreamCapacity();
-    this.streams++;
+  /** Takes a slot of every stream cap (or refuses, naming the cap); closing the stream gives it back. */
+  private async openStream(taskId: string, owner: string): Promise<TaskStream> {
+    const release = this.streams.acquire(owner, taskId);
     try {
-      return await TaskStream.open(this.deps.events, taskId, () => this.streams--);
+      return await TaskStream.open(this.deps.events, taskId, release);
     } catch (error) {
-      this.streams--;
+      release();
       throw error;
     }
   }
