@@ -1,8 +1,9 @@
 /** @cp/capabilities: the pure capability core (no Nest, Prisma, Redis or HTTP). */
 export * from './types';
+export type { EveryField, SameKeys, AssertTrue } from './every-field';
 export type { AgentCard, AgentSkill, AgentCapabilities } from './card-types';
 export { validateManifest, validateManifests } from './validate-manifest';
-export { sunsetAt as sunsetAtSchema } from './manifest-schema';
+export { sunsetAt as sunsetAtSchema, skillBlockSchema, SKILL_FIELDS } from './manifest-schema';
 export type { ManifestValidation, ManifestsValidation } from './validate-manifest';
 export { toManifestDocument, fromManifestDocument } from './manifest-document';
 export type { ManifestDocument } from './manifest-document';
