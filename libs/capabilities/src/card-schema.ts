@@ -55,7 +55,7 @@ const agentCard = z.object({
   securitySchemes: z.record(z.string(), z.unknown()).optional(),
   securityRequirements: z.array(z.unknown()).optional(),
   // Checked by their verifier (card-signature.ts), not by shape.
-  signatures: z.unknown(),
+  signatures: z.unknown().optional(),
 } satisfies EveryField<AgentCard, z.ZodType>);
 
 export function checkAgentCard(card: unknown): ValidationIssue[] {

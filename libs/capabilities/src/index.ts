@@ -66,7 +66,7 @@ export {
   unservedCapabilities,
   unservedMessage,
 } from './servability';
-export type { GenericLimitKey, HandlerDeclaration, LimitType, NodeInventory, UnservedCapability } from './servability';
+export type { GenericLimitKey, GenericLimits, HandlerDeclaration, LimitType, NodeInventory, UnservedCapability } from './servability';
 export { batchIdRetentionCutoff, isPastBatchIdRetention } from './usage/batch-retention';
 export { dueNotices, NoticeEvent, REMOVAL_IMMINENT_MS } from './deprecation-notices';
 export type { DueNotice, NoticePayload, NoticeSubject } from './deprecation-notices';
