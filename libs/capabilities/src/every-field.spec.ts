@@ -15,9 +15,9 @@ import type { SkillBlock } from './types';
 const complete = Object.fromEntries(SKILL_FIELDS.map((k) => [k, 'x'])) as EveryField<SkillBlock, string>;
 
 // @ts-expect-error a skill-field table without `outputModes` does not compile
-const missingOne = { name: 1, description: 1, tags: 1, examples: 1, inputModes: 1 } satisfies EveryField<SkillBlock, number>;
+const _missingOne = { name: 1, description: 1, tags: 1, examples: 1, inputModes: 1 } satisfies EveryField<SkillBlock, number>;
 
-const withExtra = {
+const _withExtra = {
   ...complete,
   // @ts-expect-error nor does one naming a field the schema does not have
   inputModez: 'list',
@@ -33,8 +33,13 @@ class SkillLikeModel {
 // @ts-expect-error a GraphQL-style class lacking a skill field (outputModes) fails the key check
 type LacksOutputModes = AssertTrue<SameKeys<SkillLikeModel, SkillBlock>>;
 
-/** Complete tables (an exported type keeps the compile-time cases from being unused). */
-export type Checked = [typeof missingOne, typeof withExtra, LacksOutputModes, AssertTrue<SameKeys<AgentSkill, SkillBlock & { id: string }>>];
+/** An exported type keeps the type-only cases from being unused. */
+export type Checked = [
+  typeof missingOne,
+  typeof withExtra,
+  LacksOutputModes,
+  AssertTrue<SameKeys<AgentSkill, SkillBlock & { id: string }>>,
+];
 
 const everyField: SkillBlock = {
   name: 'Reconcile invoice',

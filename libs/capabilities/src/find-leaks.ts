@@ -106,13 +106,14 @@ function skillTexts(skill: SkillBlock, publicValues: (field: keyof SkillBlock) =
   const out: [string, string][] = [];
   for (const field of SKILL_LEAK_FIELDS) {
     const rule = SKILL_LEAK_RULES[field];
-    const value: unknown = skill[field];
+    const value = skill[field];
     if (rule === 'public' || value === undefined) continue;
-    if (rule === 'text') out.push([field, String(value)]);
+    // A `text` field holds a string, an `each` field a list of strings (the schema's types).
+    if (rule === 'text') out.push([field, value as string]);
     else {
       const shared = rule === 'eachUnlessPublic' ? publicValues(field) : undefined;
-      (value as unknown[]).forEach((v, i) => {
-        if (!shared?.has(foldLeakText(String(v)))) out.push([`${field}[${i}]`, String(v)]);
+      (value as readonly string[]).forEach((v, i) => {
+        if (!shared?.has(foldLeakText(v))) out.push([`${field}[${i}]`, v]);
       });
     }
   }
@@ -127,7 +128,7 @@ export function findLeaks(publicCard: AgentCard, manifests: readonly CapabilityM
   const publicOf = (field: keyof SkillBlock) => {
     let set = publicValues.get(field);
     if (!set) {
-      set = new Set(publicSkills.flatMap((m) => ((m.skill[field] ?? []) as unknown[]).map((v) => foldLeakText(String(v)))));
+      set = new Set(publicSkills.flatMap((m) => ((m.skill[field] ?? []) as readonly string[]).map(foldLeakText)));
       publicValues.set(field, set);
     }
     return set;
