@@ -5,10 +5,14 @@
  * with an empty skills list, which this reports: publishing should refuse it.
  */
 import { z } from 'zod';
+import type { AgentCard, AgentSkill } from './card-types';
+import type { EveryField } from './every-field';
 import { jsonPath } from './json-path';
 import type { ValidationIssue } from './types';
 
 const nonEmpty = z.string().min(1);
+// A2A's rule for every field our cards carry: complete by type (ADR 0213), so a new skill or card
+// field is a compile error here until its conformance rule is written.
 const skill = z.object({
   id: nonEmpty,
   name: nonEmpty,
@@ -17,7 +21,7 @@ const skill = z.object({
   examples: z.array(z.string()).optional(),
   inputModes: z.array(nonEmpty).optional(),
   outputModes: z.array(nonEmpty).optional(),
-});
+} satisfies EveryField<AgentSkill, z.ZodType>);
 const agentCard = z.object({
   name: nonEmpty,
   description: nonEmpty,
@@ -50,7 +54,9 @@ const agentCard = z.object({
   iconUrl: z.url().optional(),
   securitySchemes: z.record(z.string(), z.unknown()).optional(),
   securityRequirements: z.array(z.unknown()).optional(),
-});
+  // Checked by their verifier (card-signature.ts), not by shape.
+  signatures: z.unknown().optional(),
+} satisfies EveryField<AgentCard, z.ZodType>);
 
 export function checkAgentCard(card: unknown): ValidationIssue[] {
   const r = agentCard.safeParse(card);

@@ -1,15 +1,12 @@
 /** A2A 1.0 AgentCard as wire JSON (camelCase, unset optional fields omitted). */
-import type { AgentExtension, AgentInterface } from './types';
+import type { AgentExtension, AgentInterface, SkillBlock } from './types';
 
-export interface AgentSkill {
-  id: string;
-  name: string;
-  description: string;
-  tags: string[];
-  examples?: string[];
-  inputModes?: string[];
-  outputModes?: string[];
-}
+/**
+ * A skill of our cards: the manifest's skill block under its capability id (skill-projection.ts).
+ * A2A's AgentSkill also has `securityRequirements`, which no manifest sets; the signing payload
+ * still knows it, for cards that have it (card-payload.ts).
+ */
+export type AgentSkill = { id: string } & SkillBlock;
 
 export interface AgentCapabilities {
   streaming: boolean;

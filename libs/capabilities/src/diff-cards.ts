@@ -5,6 +5,7 @@
  */
 import { canonicalJson } from './canonical-json';
 import type { AgentCard, AgentSkill } from './card-types';
+import type { EveryField } from './every-field';
 
 export type CardChangeKind =
   | 'skill-added'
@@ -59,6 +60,49 @@ function modeChanges(direction: 'input' | 'output', id: string, before: string[]
     out.push({ kind: `${direction}-modes-widened`, skillId: id, breaking: false, detail: `${id} now also supports ${list(gained)}` });
 }
 
+interface SkillPair {
+  id: string;
+  b: AgentSkill;
+  a: AgentSkill;
+  prev: AgentCard;
+  next: AgentCard;
+}
+
+/**
+ * How a change of each skill field is reported, in report order. Complete by type (ADR 0213): a
+ * new skill field does not compile until the release review knows what its change means.
+ */
+const SKILL_FIELD_CHANGES = {
+  // The key skills are matched by: a new id is a skill added and another removed.
+  id: () => undefined,
+  name: ({ id, b, a }: SkillPair, out: CardChange[]) => {
+    if (a.name !== b.name)
+      out.push({
+        kind: 'name-changed',
+        skillId: id,
+        breaking: false,
+        detail: `${id} name ${JSON.stringify(b.name)} → ${JSON.stringify(a.name)}`,
+      });
+  },
+  description: ({ id, b, a }: SkillPair, out: CardChange[]) => {
+    if (a.description !== b.description)
+      out.push({ kind: 'description-changed', skillId: id, breaking: false, detail: `${id} description changed` });
+  },
+  examples: ({ id, b, a }: SkillPair, out: CardChange[]) => {
+    if (!same(b.examples ?? [], a.examples ?? []))
+      out.push({ kind: 'examples-changed', skillId: id, breaking: false, detail: `${id} examples changed` });
+  },
+  tags: ({ id, b, a }: SkillPair, out: CardChange[]) => {
+    if (!same([...b.tags].sort(), [...a.tags].sort()))
+      out.push({ kind: 'tags-changed', skillId: id, breaking: false, detail: `${id} tags ${list(b.tags)} → ${list(a.tags)}` });
+  },
+  inputModes: ({ id, b, a, prev, next }: SkillPair, out: CardChange[]) =>
+    modeChanges('input', id, modes('input', b, prev), modes('input', a, next), out),
+  outputModes: ({ id, b, a, prev, next }: SkillPair, out: CardChange[]) =>
+    modeChanges('output', id, modes('output', b, prev), modes('output', a, next), out),
+} satisfies EveryField<AgentSkill, (pair: SkillPair, out: CardChange[]) => void>;
+const SKILL_FIELD_ORDER = Object.keys(SKILL_FIELD_CHANGES) as (keyof typeof SKILL_FIELD_CHANGES)[];
+
 function skillChanges(prev: AgentCard, next: AgentCard, out: CardChange[]): void {
   const before = new Map(prev.skills.map((s) => [s.id, s] as const));
   const after = new Map(next.skills.map((s) => [s.id, s] as const));
@@ -70,21 +114,7 @@ function skillChanges(prev: AgentCard, next: AgentCard, out: CardChange[]): void
       out.push({ kind: 'skill-removed', skillId: id, breaking: true, detail: `skill ${id} (${b.name}) removed` });
       continue;
     }
-    if (a.name !== b.name)
-      out.push({
-        kind: 'name-changed',
-        skillId: id,
-        breaking: false,
-        detail: `${id} name ${JSON.stringify(b.name)} → ${JSON.stringify(a.name)}`,
-      });
-    if (a.description !== b.description)
-      out.push({ kind: 'description-changed', skillId: id, breaking: false, detail: `${id} description changed` });
-    if (!same(b.examples ?? [], a.examples ?? []))
-      out.push({ kind: 'examples-changed', skillId: id, breaking: false, detail: `${id} examples changed` });
-    if (!same([...b.tags].sort(), [...a.tags].sort()))
-      out.push({ kind: 'tags-changed', skillId: id, breaking: false, detail: `${id} tags ${list(b.tags)} → ${list(a.tags)}` });
-    modeChanges('input', id, modes('input', b, prev), modes('input', a, next), out);
-    modeChanges('output', id, modes('output', b, prev), modes('output', a, next), out);
+    for (const field of SKILL_FIELD_ORDER) SKILL_FIELD_CHANGES[field]({ id, b, a, prev, next }, out);
   }
 }
 

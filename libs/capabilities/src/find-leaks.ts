@@ -12,8 +12,9 @@
  * space is still a copy. Strings shorter than 4 characters are ignored: they match by accident.
  */
 import type { AgentCard } from './card-types';
+import type { EveryField } from './every-field';
 import { foldLeakText } from './leak-text';
-import type { CapabilityManifest } from './types';
+import type { CapabilityManifest, SkillBlock } from './types';
 
 export const MIN_LEAK_TEXT = 4;
 
@@ -84,11 +85,54 @@ export function substringSearcher(haystack: string): (folded: string) => boolean
   };
 }
 
+/**
+ * What the check looks for per skill field, in report order: `text` (the field), `each` (each
+ * entry, as `field[i]`), `eachUnlessPublic` (each entry no public skill also has: tags shared with
+ * a public skill are public anyway), `public` (never secret: media types are a public vocabulary).
+ * Complete by type (ADR 0213): a new skill field does not compile until it is classified here.
+ */
+const SKILL_LEAK_RULES = {
+  name: 'text',
+  description: 'text',
+  examples: 'each',
+  tags: 'eachUnlessPublic',
+  inputModes: 'public',
+  outputModes: 'public',
+} as const satisfies EveryField<SkillBlock, 'text' | 'each' | 'eachUnlessPublic' | 'public'>;
+const SKILL_LEAK_FIELDS = Object.keys(SKILL_LEAK_RULES) as (keyof typeof SKILL_LEAK_RULES)[];
+
+/** The [field, text] pairs of one non-public skill the public card must not contain. */
+function skillTexts(skill: SkillBlock, publicValues: (field: keyof SkillBlock) => ReadonlySet<string>): [string, string][] {
+  const out: [string, string][] = [];
+  for (const field of SKILL_LEAK_FIELDS) {
+    const rule = SKILL_LEAK_RULES[field];
+    const value = skill[field];
+    if (rule === 'public' || value === undefined) continue;
+    // A `text` field holds a string, an `each` field a list of strings (the schema's types).
+    if (rule === 'text') out.push([field, value as string]);
+    else {
+      const shared = rule === 'eachUnlessPublic' ? publicValues(field) : undefined;
+      (value as readonly string[]).forEach((v, i) => {
+        if (!shared?.has(foldLeakText(v))) out.push([`${field}[${i}]`, v]);
+      });
+    }
+  }
+  return out;
+}
+
 export function findLeaks(publicCard: AgentCard, manifests: readonly CapabilityManifest[], context: LeakContext = {}): Leak[] {
   const haystack = haystackOf(publicCard);
   const occurs = substringSearcher(haystack);
   const publicSkills = manifests.filter(isPublicSkill);
-  const publicTags = new Set(publicSkills.flatMap((m) => m.skill.tags.map(foldLeakText)));
+  const publicValues = new Map<keyof SkillBlock, Set<string>>();
+  const publicOf = (field: keyof SkillBlock) => {
+    let set = publicValues.get(field);
+    if (!set) {
+      set = new Set(publicSkills.flatMap((m) => ((m.skill[field] ?? []) as readonly string[]).map(foldLeakText)));
+      publicValues.set(field, set);
+    }
+    return set;
+  };
   const publicScopes = new Set(publicSkills.flatMap((m) => m.requiresScopes.map(foldLeakText)));
   const leaks: Leak[] = [];
   const tokenLeaks = (skillId: string, field: string, text: string) => {
@@ -99,13 +143,7 @@ export function findLeaks(publicCard: AgentCard, manifests: readonly CapabilityM
   for (const m of manifests) {
     if (m.state === 'removed' || isPublicSkill(m)) continue;
     tokenLeaks(m.id, 'id', m.id);
-    const texts: [string, string][] = [
-      ['name', m.skill.name],
-      ['description', m.skill.description],
-      ...(m.skill.examples ?? []).map((e, i) => [`examples[${i}]`, e] as [string, string]),
-      ...m.skill.tags.map((t, i) => [`tags[${i}]`, t] as [string, string]).filter(([, t]) => !publicTags.has(foldLeakText(t))),
-    ];
-    for (const [field, text] of texts) {
+    for (const [field, text] of skillTexts(m.skill, publicOf)) {
       const folded = foldLeakText(text).trim();
       if (folded.length >= MIN_LEAK_TEXT && occurs(folded)) leaks.push({ skillId: m.id, field, text });
     }

@@ -1,8 +1,9 @@
 /** @cp/capabilities: the pure capability core (no Nest, Prisma, Redis or HTTP). */
 export * from './types';
+export type { EveryField, SameKeys, AssertTrue } from './every-field';
 export type { AgentCard, AgentSkill, AgentCapabilities } from './card-types';
 export { validateManifest, validateManifests } from './validate-manifest';
-export { sunsetAt as sunsetAtSchema } from './manifest-schema';
+export { sunsetAt as sunsetAtSchema, skillBlockSchema, SKILL_FIELDS } from './manifest-schema';
 export type { ManifestValidation, ManifestsValidation } from './validate-manifest';
 export { toManifestDocument, fromManifestDocument } from './manifest-document';
 export type { ManifestDocument } from './manifest-document';
@@ -65,7 +66,7 @@ export {
   unservedCapabilities,
   unservedMessage,
 } from './servability';
-export type { GenericLimitKey, HandlerDeclaration, LimitType, NodeInventory, UnservedCapability } from './servability';
+export type { GenericLimitKey, GenericLimits, HandlerDeclaration, LimitType, NodeInventory, UnservedCapability } from './servability';
 export { batchIdRetentionCutoff, isPastBatchIdRetention } from './usage/batch-retention';
 export { dueNotices, NoticeEvent, REMOVAL_IMMINENT_MS } from './deprecation-notices';
 export type { DueNotice, NoticePayload, NoticeSubject } from './deprecation-notices';

@@ -2,33 +2,32 @@
  * The manifest DOCUMENT format (files, GraphQL JSON input, export): the seed's shape, snake_case
  * at the top level, A2A camelCase inside `skill`. toManifest/toManifestDocument are exact inverses.
  */
-import type { CapabilityManifest, CapabilityState, ManifestLimits, SkillBlock, Visibility } from './types';
+import type { z } from 'zod';
+import { SKILL_FIELDS, type manifestDocumentSchema } from './manifest-schema';
+import type { CapabilityManifest, ManifestLimits, SkillBlock } from './types';
 
-export interface ManifestDocument {
-  id: string;
-  state: CapabilityState;
-  visibility: Visibility;
-  skill: SkillBlock;
-  requires_scopes: string[];
+/**
+ * A validated document: what manifestDocumentSchema accepts (ADR 0213), with the two fields the
+ * schema leaves to manifest-rules.ts (`tenants`) or types loosely (`limits`) narrowed.
+ * `sunset_at` is an ISO 8601 date or date-time, stored and exported as a UTC date-time.
+ */
+export type ManifestDocument = Omit<z.infer<typeof manifestDocumentSchema>, 'tenants' | 'limits'> & {
   tenants: '*' | string[];
-  handler: string;
-  tools?: string[];
   limits: ManifestLimits;
-  owner: string;
-  replaced_by?: string | null;
-  deprecation_reason?: string | null;
-  /** The announced removal date (ISO 8601 date or date-time); stored and exported as UTC date-time. */
-  sunset_at?: string | null;
-  /** Routing-only hints; absent when there are none. */
-  routing?: { terms?: string[]; negative_terms?: string[] };
-}
+};
 
-function copySkill(s: SkillBlock): SkillBlock {
-  const out: SkillBlock = { name: s.name, description: s.description, tags: [...s.tags] };
-  if (s.examples !== undefined) out.examples = [...s.examples];
-  if (s.inputModes !== undefined) out.inputModes = [...s.inputModes];
-  if (s.outputModes !== undefined) out.outputModes = [...s.outputModes];
-  return out;
+/**
+ * A copy of every field of the skill block (the schema's fields, in its order), lists copied: a
+ * field added to the schema is carried by documents and cards without another edit here.
+ */
+export function copySkill(s: SkillBlock): SkillBlock {
+  const out: Partial<Record<keyof SkillBlock, unknown>> = {};
+  for (const key of SKILL_FIELDS) {
+    const value: unknown = s[key];
+    if (value === undefined) continue;
+    out[key] = Array.isArray(value) ? [...(value as unknown[])] : typeof value === 'object' ? structuredClone(value) : value;
+  }
+  return out as SkillBlock;
 }
 
 /** Domain → document. Optional keys absent in the manifest stay absent (null stays null). */

@@ -1,7 +1,7 @@
 /** Cross-field rules of one manifest document, read defensively from the raw input. */
 import { LIMIT_KEY } from './formats';
 import { jsonPath } from './json-path';
-import { tenantSlug } from './manifest-schema';
+import { SKILL_LIST_FIELDS, tenantSlug } from './manifest-schema';
 import type { ValidationIssue } from './types';
 
 type Raw = Record<string, unknown>;
@@ -38,7 +38,7 @@ export function manifestRuleIssues(doc: unknown): ValidationIssue[] {
   duplicates(doc.requires_scopes, ['requires_scopes'], 'scope', out);
   duplicates(doc.tools, ['tools'], 'tool', out);
   if (isObject(doc.skill)) {
-    for (const key of ['tags', 'examples', 'inputModes', 'outputModes'] as const) duplicates(doc.skill[key], ['skill', key], 'entry', out);
+    for (const key of SKILL_LIST_FIELDS) duplicates(doc.skill[key], ['skill', key], 'entry', out);
   }
   if (isObject(doc.routing)) {
     for (const key of ['terms', 'negative_terms'] as const) duplicates(doc.routing[key], ['routing', key], 'term', out);

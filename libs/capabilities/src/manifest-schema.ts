@@ -34,6 +34,12 @@ const slug = (what: string) =>
     .max(SLUG_MAX, `must be at most ${SLUG_MAX} characters`)
     .regex(SLUG, `must be a ${what} slug: lowercase letters, digits and single dashes`);
 
+/**
+ * The skill block: the A2A AgentSkill minus its id, and the ONE declaration of a skill field
+ * (ADR 0213). SkillBlock, AgentSkill and the field lists below are derived from it; the tables
+ * that must decide something per field (leak check, signing payload, card conformance, the
+ * GraphQL Skill type) are typed against it and stop compiling when a field is added here.
+ */
 export const skillBlockSchema = z.strictObject({
   name: text(200),
   description: text(4000),
@@ -42,6 +48,14 @@ export const skillBlockSchema = z.strictObject({
   inputModes: z.array(mediaType).optional(),
   outputModes: z.array(mediaType).optional(),
 });
+export type SkillBlock = z.infer<typeof skillBlockSchema>;
+
+/** Every field of a skill block, in the schema's order (documents are written in this order). */
+export const SKILL_FIELDS = Object.keys(skillBlockSchema.shape) as (keyof SkillBlock)[];
+
+const isList = (s: z.ZodType): boolean => (s instanceof z.ZodOptional ? isList(s.unwrap() as z.ZodType) : s instanceof z.ZodArray);
+/** The skill fields that hold lists (each checked for duplicate entries). */
+export const SKILL_LIST_FIELDS = SKILL_FIELDS.filter((k) => isList(skillBlockSchema.shape[k]));
 
 export const limitsSchema = z
   .object({ cost_class: z.enum(COST_CLASSES).optional() })
@@ -74,8 +88,8 @@ export const sunsetAt = z.string().superRefine((v, ctx) => {
 
 export const manifestDocumentSchema = z.strictObject({
   id: capabilityId,
-  state: z.enum(CAPABILITY_STATES as [string, ...string[]]),
-  visibility: z.enum(VISIBILITIES as [string, ...string[]]),
+  state: z.enum(CAPABILITY_STATES),
+  visibility: z.enum(VISIBILITIES),
   skill: skillBlockSchema,
   requires_scopes: z.array(z.string().regex(SCOPE, 'must be a scope such as recon.run')),
   // Checked in manifest-rules.ts: a union here would hide which element is wrong.

@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { HANDLER, HANDLER_MAX, MEDIA_TYPE } from './formats';
-import type { CapabilityManifest, ManifestLimits, ValidationIssue } from './types';
+import type { CapabilityManifest, CostClass, ManifestLimits, ValidationIssue } from './types';
 import { COST_CLASSES } from './types';
 
 /** The types a handler may declare for a limit key (manifest limits are numbers, see manifest-schema). */
@@ -24,6 +24,11 @@ export const GENERIC_LIMITS = {
   max_concurrent_tasks: 'integer',
 } as const;
 export type GenericLimitKey = keyof typeof GENERIC_LIMITS;
+
+/** The generic limits as a handler reads them, typed from GENERIC_LIMITS (the one list of their names). */
+export type GenericLimits = {
+  [K in GenericLimitKey]?: (typeof GENERIC_LIMITS)[K] extends 'cost_class' ? CostClass : number;
+};
 
 /** What a node says about one handler registered in it. */
 export interface HandlerDeclaration {

@@ -1,5 +1,6 @@
 /** Manifest → A2A AgentSkill. Only the skill block (plus the id) ever reaches a card. */
 import type { AgentSkill } from './card-types';
+import { copySkill } from './manifest-document';
 import type { CapabilityManifest } from './types';
 
 /**
@@ -14,13 +15,9 @@ export function describe(m: CapabilityManifest, idsInCard: ReadonlySet<string>):
   return `${m.skill.description} (${parts.join(' ')})`;
 }
 
+/** Every field of the skill block (copySkill: a new schema field reaches the card as is), the description annotated. */
 export function projectSkill(m: CapabilityManifest, idsInCard: ReadonlySet<string>): AgentSkill {
-  const s = m.skill;
-  const skill: AgentSkill = { id: m.id, name: s.name, description: describe(m, idsInCard), tags: [...s.tags] };
-  if (s.examples !== undefined) skill.examples = [...s.examples];
-  if (s.inputModes !== undefined) skill.inputModes = [...s.inputModes];
-  if (s.outputModes !== undefined) skill.outputModes = [...s.outputModes];
-  return skill;
+  return { id: m.id, ...copySkill(m.skill), description: describe(m, idsInCard) };
 }
 
 /** Skills of a card, in the given (id) order. */

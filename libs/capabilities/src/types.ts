@@ -3,23 +3,20 @@
  * (files, GraphQL JSON input, export) is snake_case at the top level, see manifest-document.ts.
  */
 
-export type CapabilityState = 'preview' | 'ga' | 'deprecated' | 'removed';
-export type Visibility = 'public' | 'extended' | 'internal';
+import type { SkillBlock } from './manifest-schema';
 
-export const CAPABILITY_STATES: readonly CapabilityState[] = ['preview', 'ga', 'deprecated', 'removed'];
-export const VISIBILITIES: readonly Visibility[] = ['public', 'extended', 'internal'];
+export const CAPABILITY_STATES = ['preview', 'ga', 'deprecated', 'removed'] as const;
+export const VISIBILITIES = ['public', 'extended', 'internal'] as const;
+export type CapabilityState = (typeof CAPABILITY_STATES)[number];
+export type Visibility = (typeof VISIBILITIES)[number];
 export const COST_CLASSES = ['low', 'medium', 'high'] as const;
 export type CostClass = (typeof COST_CLASSES)[number];
 
-/** The A2A 1.0 AgentSkill minus its id (the id lives at the top of the manifest). */
-export interface SkillBlock {
-  name: string;
-  description: string;
-  tags: string[];
-  examples?: string[];
-  inputModes?: string[];
-  outputModes?: string[];
-}
+/**
+ * The A2A 1.0 AgentSkill minus its id (the id lives at the top of the manifest). Declared once, as
+ * skillBlockSchema in manifest-schema.ts; the type is inferred from it (ADR 0213).
+ */
+export type { SkillBlock };
 
 /** Known keys are typed; every other key is a non-negative number (enforced by validation). */
 export interface ManifestLimits {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { protocolVersionsSchema, webhookAllowSchema, type AgentBase } from '@cp/capabilities';
+import { protocolVersionsSchema, webhookAllowSchema, type AgentBase, type AssertTrue, type SameKeys } from '@cp/capabilities';
 
 /** Slug rule shared with config's AGENT_ID and the team ids the seed uses. */
 export const SLUG = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/;
@@ -54,3 +54,5 @@ export const agentBaseSchema = z.object({
     )
     .refine((list) => new Set(list.map((e) => e.uri)).size === list.length, 'extension URIs must be unique'),
 }) satisfies z.ZodType<AgentBase>;
+/** `satisfies` above lets an optional AgentBase field go missing; this does not (ADR 0213). */
+export type AgentBaseSchemaIsComplete = AssertTrue<SameKeys<z.infer<typeof agentBaseSchema>, AgentBase>>;

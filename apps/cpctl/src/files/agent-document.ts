@@ -4,7 +4,14 @@
  * card as written. `id` names the agent in the control plane (defaults --agent).
  */
 import { z } from 'zod';
-import { protocolVersionsSchema, webhookAllowSchema, type AgentBase, type ValidationIssue } from '@cp/capabilities';
+import {
+  protocolVersionsSchema,
+  webhookAllowSchema,
+  type AgentBase,
+  type AssertTrue,
+  type SameKeys,
+  type ValidationIssue,
+} from '@cp/capabilities';
 
 const text = z.string().trim().min(1, 'must not be empty');
 const mediaType = z.string().regex(/^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+$/i, 'must be a media type type/subtype, e.g. text/plain');
@@ -63,6 +70,8 @@ export const agentDocumentSchema = z.strictObject({
 });
 
 export type AgentDocument = z.infer<typeof agentDocumentSchema>;
+/** agent.yaml holds every field of the card base (a new AgentBase field must be readable from it), plus id and previewTenants. */
+export type AgentDocumentIsComplete = AssertTrue<SameKeys<Omit<AgentDocument, 'id' | 'previewTenants'>, AgentBase>>;
 
 export interface AgentFile {
   id?: string;

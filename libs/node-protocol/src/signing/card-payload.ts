@@ -11,6 +11,7 @@
  * the SDKs drop whole), and then the signer adds a second signature over the SDK bytes (ADR 0131).
  */
 import canonicalize from 'canonicalize';
+import type { AgentCapabilities, AgentCard, AgentExtension, AgentInterface, AgentSkill, EveryField } from '@cp/capabilities';
 
 type FieldRule =
   | { kind: 'required'; of?: Schema }
@@ -21,6 +22,13 @@ type FieldRule =
   | { kind: 'map'; of?: Schema }
   | { kind: 'struct' };
 type Schema = Record<string, FieldRule>;
+/**
+ * A message's rules, one per field of our type for it (ADR 0213): a field added to the card or
+ * skill shape does not compile until its presence rule is written here, since a missing rule
+ * would sign it by the generic rule. `A2aOnly` names A2A fields our cards never carry but that a
+ * card may hold (signed right when present).
+ */
+type Rules<T, A2aOnly extends string = never> = EveryField<T, FieldRule> & Record<A2aOnly, FieldRule>;
 
 const stringList: Schema = { list: { kind: 'list' } };
 const securityRequirement: Schema = { schemes: { kind: 'map', of: stringList } };
@@ -29,13 +37,13 @@ const agentInterface: Schema = {
   protocolBinding: { kind: 'required' },
   tenant: { kind: 'scalar' },
   protocolVersion: { kind: 'required' },
-};
+} satisfies Rules<AgentInterface>;
 const agentExtension: Schema = {
   uri: { kind: 'scalar' },
   description: { kind: 'scalar' },
   required: { kind: 'scalar' },
   params: { kind: 'struct' },
-};
+} satisfies Rules<AgentExtension>;
 const agentSkill: Schema = {
   id: { kind: 'required' },
   name: { kind: 'required' },
@@ -45,12 +53,15 @@ const agentSkill: Schema = {
   inputModes: { kind: 'list' },
   outputModes: { kind: 'list' },
   securityRequirements: { kind: 'list', of: securityRequirement },
-};
+} satisfies Rules<AgentSkill, 'securityRequirements'>;
 const agentCard: Schema = {
   name: { kind: 'required' },
   description: { kind: 'required' },
   supportedInterfaces: { kind: 'required', of: agentInterface },
-  provider: { kind: 'message', of: { url: { kind: 'required' }, organization: { kind: 'required' } } },
+  provider: {
+    kind: 'message',
+    of: { url: { kind: 'required' }, organization: { kind: 'required' } } satisfies Rules<NonNullable<AgentCard['provider']>>,
+  },
   version: { kind: 'required' },
   documentationUrl: { kind: 'optional' },
   capabilities: {
@@ -60,7 +71,7 @@ const agentCard: Schema = {
       pushNotifications: { kind: 'optional' },
       extensions: { kind: 'list', of: agentExtension },
       extendedAgentCard: { kind: 'optional' },
-    },
+    } satisfies Rules<AgentCapabilities>,
   },
   // SecurityScheme is a oneof of messages whose own fields follow the generic rule below.
   securitySchemes: { kind: 'map' },
@@ -69,7 +80,7 @@ const agentCard: Schema = {
   defaultOutputModes: { kind: 'required' },
   skills: { kind: 'required', of: agentSkill },
   iconUrl: { kind: 'optional' },
-};
+} satisfies Rules<Omit<AgentCard, 'signatures'>>;
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isDefault = (v: unknown) =>

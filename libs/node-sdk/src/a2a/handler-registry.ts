@@ -2,7 +2,7 @@
  * What a team registers: handler name (the manifests' `handler`) → an async function. The SDK
  * routes, re-checks entitlement and builds the context; the function only does the work.
  */
-import type { Caller, CostClass, DataShape, HandlerDeclaration, LimitType, PolicyEntry } from '@cp/capabilities';
+import type { Caller, DataShape, GenericLimits, HandlerDeclaration, LimitType, PolicyEntry } from '@cp/capabilities';
 import type { AgentExecutor } from '@a2a-js/sdk/server';
 import type { ToolInvoker } from '../tools/tool-gateway';
 import { executorHandler } from './agent-executor';
@@ -11,14 +11,8 @@ import type { WireArtifact, WireMessage } from './wire-types';
 /** Limit keys a handler declares, with their types (reported to the control plane, checked at plan time). */
 export type LimitDeclaration = Record<string, LimitType>;
 
-/** The generic limits the SDK enforces itself, which every handler may read. */
-export interface GenericLimits {
-  cost_class?: CostClass;
-  timeout_s?: number;
-  max_input_bytes?: number;
-  max_input_parts?: number;
-  max_concurrent_tasks?: number;
-}
+/** The generic limits the SDK enforces itself, which every handler may read (named once, in @cp/capabilities). */
+export type { GenericLimits };
 
 /** The limits as the handler declared them: only those keys (plus the generic ones), each of its type. */
 export type TypedLimits<L extends LimitDeclaration> = GenericLimits & { [K in keyof L]?: number };

@@ -1,5 +1,13 @@
 import { Field, Int, ObjectType, registerEnumType } from '@nestjs/graphql';
-import { CAPABILITY_STATES, VISIBILITIES, type CapabilityState, type Visibility } from '@cp/capabilities';
+import {
+  CAPABILITY_STATES,
+  VISIBILITIES,
+  type AssertTrue,
+  type CapabilityState,
+  type SameKeys,
+  type SkillBlock,
+  type Visibility,
+} from '@cp/capabilities';
 import { JSONScalar } from '../../common/graphql/json.scalar';
 import { Connection } from '../../common/graphql/pagination';
 import { PlanImpactModel } from '../../deprecation/dto/impact.model';
@@ -18,6 +26,8 @@ export class SkillModel {
   @Field(() => [String], { nullable: true }) inputModes?: string[];
   @Field(() => [String], { nullable: true }) outputModes?: string[];
 }
+/** Compiles only while the GraphQL Skill has exactly the skill schema's fields (ADR 0213). */
+export type SkillModelIsComplete = AssertTrue<SameKeys<SkillModel, SkillBlock>>;
 
 @ObjectType('RoutingHints', { description: 'Routing-only hints: read by the router, never in any card (ADR 0091).' })
 export class RoutingHintsModel {
