@@ -41,7 +41,9 @@ function requireInFreshProcess(entry: string): Loaded {
     return JSON.parse(stdout) as Loaded;
   } catch (error) {
     const stderr = String((error as { stderr?: unknown }).stderr ?? '');
-    throw new Error(`requiring ${entry} failed: ${stderr.split('\n').filter((l) => /Error/.test(l) && l.length < 300)[0] ?? stderr.slice(-300)}`);
+    throw new Error(
+      `requiring ${entry} failed: ${stderr.split('\n').filter((l) => /Error/.test(l) && l.length < 300)[0] ?? stderr.slice(-300)}`,
+    );
   }
 }
 
