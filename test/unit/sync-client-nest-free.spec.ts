@@ -40,7 +40,7 @@ function requireInFreshProcess(entry: string): Loaded {
     });
     return JSON.parse(stdout) as Loaded;
   } catch (error) {
-    const stderr = String((error as { stderr?: unknown }).stderr ?? '');
+    const stderr = (error as { stderr?: string }).stderr ?? '';
     throw new Error(
       `requiring ${entry} failed: ${stderr.split('\n').filter((l) => /Error/.test(l) && l.length < 300)[0] ?? stderr.slice(-300)}`,
     );
