@@ -13,6 +13,25 @@ const noReachingIn = {
     '^(\\.\\./)+(libs/|apps/)?(capabilities|auth|common|db|jobs|sync|node-sdk|node-protocol|control-plane|worker|agent-node|cpctl)/src/',
   message: 'Import another lib through its @cp/<lib> alias, never by a relative path into its src.',
 };
+const nodeSdk = ours(['db', 'jobs', 'sync'], 'libs/node-sdk runs on agent nodes: no database, jobs or control-plane sync code.');
+/**
+ * Relative paths into the sync client (libs/node-sdk/src/sync, node-sync*.ts), or a barrel above
+ * (`..`: the SDK's, which holds it, or a2a's own, a cycle).
+ */
+const noSyncClient = {
+  regex: '^(\\.{1,2}/)+(sync|node-sync[^/]*)(/|$)|^(\\.\\./)*\\.\\.(/index)?/?$|^@cp/node-sdk(/|$)',
+  message: 'The A2A server does not import the sync client: they meet through ServedBundle (ADR 0223).',
+};
+/** Relative paths into the A2A server (libs/node-sdk/src/a2a), or a barrel that holds it. */
+const noA2aServer = {
+  regex: '^(\\.{1,2}/)+a2a(/|$)|^\\.\\.?(/index)?/?$|^@cp/node-sdk(/|$)',
+  message: 'The sync client does not import the A2A server: they meet through ServedBundle (ADR 0223).',
+};
+/** The sync client loads no NestJS (ADR 0222): the @cp/common and @cp/auth barrels do. */
+const nestFree = {
+  regex: '^(@nestjs/|nestjs-)|^@cp/(common|auth)$',
+  message: 'The sync client is Nest-free: import libs/common through @cp/common/core (ADR 0222).',
+};
 const boundaries = [
   {
     files: ['libs/capabilities/**/*.ts'],
@@ -52,8 +71,11 @@ const boundaries = [
   },
   {
     files: ['libs/node-sdk/**/*.ts'],
-    patterns: [ours(['db', 'jobs', 'sync'], 'libs/node-sdk runs on agent nodes: no database, jobs or control-plane sync code.')],
+    patterns: [nodeSdk],
   },
+  // The node SDK's A2A server and its sync client meet only through ServedBundle (issue 29, ADR 0223).
+  { files: ['libs/node-sdk/src/a2a/**/*.ts'], patterns: [nodeSdk, noSyncClient] },
+  { files: ['libs/node-sdk/src/sync/**/*.ts', 'libs/node-sdk/src/node-sync*.ts'], patterns: [nodeSdk, noA2aServer, nestFree] },
   {
     files: ['apps/control-plane/**/*.ts', 'apps/worker/**/*.ts'],
     patterns: [ours(['node-sdk'], 'Server side: take the wire contract from @cp/node-protocol, never from the client SDK.')],

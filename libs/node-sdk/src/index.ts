@@ -1,16 +1,21 @@
 /** @cp/node-sdk: what an agent node needs to serve its agent's bundles without the control plane on the request path. */
-export { ActiveBundle, type LazyCardSigning } from './active-bundle';
-export { NodeSync } from './node-sync';
-export { nodeSyncHealthCheck } from './node-sync-health';
-export type {
-  NodeSyncOptions,
-  NodeSyncLogger,
-  NodeSyncStatus,
-  RegistrationStatus,
-  BundleSource,
-  RefreshOutcome,
-  AppliedListener,
-} from './node-sync';
+// The sync client (./sync: Nest-free, ADR 0222).
+export {
+  ActiveBundle,
+  NodeSync,
+  nodeSyncHealthCheck,
+  nodeSyncOptionsFromConfig,
+  PinnedJwks,
+  type LazyCardSigning,
+  type PinnedJwksOptions,
+  type NodeSyncOptions,
+  type NodeSyncLogger,
+  type NodeSyncStatus,
+  type RegistrationStatus,
+  type BundleSource,
+  type RefreshOutcome,
+  type AppliedListener,
+} from './sync';
 export {
   nodeApiPaths,
   nodeBundleEtag,
@@ -32,10 +37,8 @@ export {
   BUNDLE_SIGNATURE_TYP,
 } from '@cp/node-protocol';
 export type { CardVerification, BundleVerification, VerificationKeys, AgentCardSignature } from '@cp/node-protocol';
-export { PinnedJwks, type PinnedJwksOptions } from './pinned-jwks';
 export type { NodeBundle, NodeBundleClass, NodeBundleCheck, SerializedProjection } from '@cp/capabilities';
 export { checkNodeBundle } from '@cp/capabilities';
-export { nodeSyncOptionsFromConfig } from './node-sync-config';
 // The thin Nest wrapper (the classes above have no Nest dependency).
 export { NodeSyncModule } from './nest/node-sync.module';
 // The A2A server layer, usage reporting and the tool gateway (issue 6).

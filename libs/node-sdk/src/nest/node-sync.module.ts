@@ -1,8 +1,7 @@
 import { Inject, Injectable, Logger, Module, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { AppConfigToken, type AppConfig } from '@cp/common';
 import { mintNodeToken } from '@cp/auth';
-import { NodeSync } from '../node-sync';
-import { nodeSyncOptionsFromConfig } from '../node-sync-config';
+import { NodeSync, nodeSyncOptionsFromConfig } from '../sync';
 
 /** Starts NodeSync when the app has booted and stops it on shutdown. */
 @Injectable()

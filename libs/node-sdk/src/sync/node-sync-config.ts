@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
-import type { AppConfig } from '@cp/common';
-import type { NodeSyncLogger, NodeSyncOptions } from './node-sync';
+import type { AppConfig } from '@cp/common/core';
+import type { NodeSyncLogger, NodeSyncOptions } from './node-sync-types';
 
 /**
  * NodeSync options from the app config. The node token is NODE_TOKEN; outside production a node
