@@ -9,7 +9,7 @@
 import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { RedisClient } from '@cp/common';
 import { safeFetch, WebhookError, type HostResolver } from '@cp/common';
-import type { A2ALog } from '../a2a-service';
+import type { A2ALog } from '../request-context';
 import type { PushConfigStore } from './push-configs';
 
 export interface PushJob {
