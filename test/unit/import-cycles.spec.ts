@@ -86,7 +86,14 @@ describe('import cycles', () => {
   it('the walk sees a type-only cycle (the check can fail)', () => {
     const a = join(ROOT, 'a.ts');
     const b = join(ROOT, 'b.ts');
-    expect(cycles(new Map([[a, [b]], [b, [a]]]))).toEqual([['a.ts', 'b.ts']]);
+    expect(
+      cycles(
+        new Map([
+          [a, [b]],
+          [b, [a]],
+        ]),
+      ),
+    ).toEqual([['a.ts', 'b.ts']]);
     expect(ts.preProcessFile(`import type { X } from './b';`, true, true).importedFiles.map((i) => i.fileName)).toEqual(['./b']);
   });
 });
