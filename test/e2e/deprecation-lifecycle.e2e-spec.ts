@@ -11,7 +11,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import { Test, type TestingModule } from '@nestjs/testing';
+import { type TestingModule } from '@nestjs/testing';
 import { getQueueToken } from '@nestjs/bullmq';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { Queue } from 'bullmq';
@@ -20,11 +20,9 @@ import { Client } from 'pg';
 import { Webhook } from 'standardwebhooks';
 import { a2aVerifier, mintA2AToken, mintAdminToken } from '@cp/auth';
 import { buildNodeBundle } from '@cp/capabilities';
-import { AppConfigModule, AppConfigToken, createFastifyAdapter, type AppConfig } from '@cp/common';
-import { DbModule, PrismaService, RegistrySnapshotRepository, seedWhenEmpty } from '@cp/db';
+import { type AppConfig } from '@cp/common';
+import { RegistrySnapshotRepository } from '@cp/db';
 import {
-  Clock,
-  ClockModule,
   NOTICE_DELIVER_JOB,
   NoticeDeliveryService,
   NOTICES_QUEUE,
@@ -34,8 +32,8 @@ import {
 } from '@cp/jobs';
 import { addUsage, createNode, DAY_MS, FixedClock, setCoverage } from '@cp/jobs/testing';
 import { ActiveBundle, HandlerRegistry, InMemoryTaskEvents, InMemoryTaskStore, registerA2AServer, ToolGateway } from '@cp/node-sdk';
-import { AppModule } from '../../apps/control-plane/src/app.module';
 import { NoticesWorkerModule } from '../../apps/worker/src/notices/notices-worker.module';
+import { bootAppAndWorker, closeAppAndWorker } from '../support/app-and-worker';
 import { testConfig } from '../support/config';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
 import { until } from '../support/until';
@@ -95,25 +93,8 @@ describe('deprecation that reaches the callers (issue 21)', () => {
       DEPRECATION_NOTICE_ATTEMPTS: '3',
       DEPRECATION_NOTICE_BACKOFF_MS: '20',
     });
-    const ref = await Test.createTestingModule({ imports: [AppModule] })
-      .overrideProvider(AppConfigToken)
-      .useValue(config)
-      .overrideProvider(Clock)
-      .useValue(clock)
-      .compile();
-    app = ref.createNestApplication<NestFastifyApplication>(createFastifyAdapter(config), { logger: false });
-    await app.init();
-    await app.getHttpAdapter().getInstance().ready();
-    await seedWhenEmpty(app.get(PrismaService));
     // The worker's notice jobs (processor + BullMQ), on the same clock.
-    worker = await Test.createTestingModule({ imports: [AppConfigModule, DbModule, ClockModule, NoticesWorkerModule] })
-      .overrideProvider(AppConfigToken)
-      .useValue(config)
-      .overrideProvider(Clock)
-      .useValue(clock)
-      .compile();
-    worker.useLogger(false);
-    await worker.init();
+    ({ app, worker } = await bootAppAndWorker(NoticesWorkerModule, config, clock));
     pg = new Client({ connectionString: db.url });
     await pg.connect();
     await pg.query(`INSERT INTO "Tenant" (id, name) VALUES ('globex', 'Globex'), ('initech', 'Initech') ON CONFLICT (id) DO NOTHING`);
@@ -127,9 +108,7 @@ describe('deprecation that reaches the callers (issue 21)', () => {
     hooks.initech = await receiver(() => initechStatus);
   }, 600_000);
   afterAll(async () => {
-    await worker?.get<Queue>(getQueueToken(NOTICES_QUEUE)).obliterate({ force: true });
-    await worker?.close();
-    await app?.close();
+    await closeAppAndWorker({ app, worker }, NOTICES_QUEUE);
     for (const h of Object.values(hooks)) h.server.close();
     await pg?.end();
     await db?.drop();
