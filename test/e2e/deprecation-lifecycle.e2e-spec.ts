@@ -30,7 +30,8 @@ import {
   RetirementService,
   type NoticeJobData,
 } from '@cp/jobs';
-import { addUsage, createNode, DAY_MS, FixedClock, setCoverage } from '@cp/jobs/testing';
+import { FixedClock } from '@cp/jobs/testing';
+import { addUsage, createNode, createNotice, createTenants, DAY_MS, setCoverage } from '../support/given-db';
 import { ActiveBundle, HandlerRegistry, InMemoryTaskEvents, InMemoryTaskStore, registerA2AServer, ToolGateway } from '@cp/node-sdk';
 import { NoticesWorkerModule } from '../../apps/worker/src/notices/notices-worker.module';
 import { bootAppAndWorker, closeAppAndWorker } from '../support/app-and-worker';
@@ -97,7 +98,10 @@ describe('deprecation that reaches the callers (issue 21)', () => {
     ({ app, worker } = await bootAppAndWorker(NoticesWorkerModule, config, clock));
     pg = new Client({ connectionString: db.url });
     await pg.connect();
-    await pg.query(`INSERT INTO "Tenant" (id, name) VALUES ('globex', 'Globex'), ('initech', 'Initech') ON CONFLICT (id) DO NOTHING`);
+    await createTenants(pg, [
+      { id: 'globex', name: 'Globex' },
+      { id: 'initech', name: 'Initech' },
+    ]);
     await createNode(pg, { id: 'node-1', agentId: AGENT, registeredAt: at(-90), lastSeenAt: NOW, coverage: { from: at(-90), until: NOW } });
     admin = mintAdminToken(config, 'pat', ['platform-admin']);
     hooks['acme-partner'] = await receiver(() => 204);
@@ -482,15 +486,14 @@ describe('deprecation that reaches the callers (issue 21)', () => {
   it('a second delivery of a notice while the first is in flight (a job redelivered meanwhile) sends nothing', async () => {
     const pending = async () => {
       const id = `race-${randomBytes(4).toString('hex')}`;
-      await pg.query(
-        `INSERT INTO "DeprecationNotice" (id, "tenantId", "agentId", "capabilityId", event, "eventKey", payload)
-         VALUES ($1, 'globex', $2, 'invoice-lookup', 'capability.deprecated', $1, $3)`,
-        [
-          id,
-          AGENT,
-          JSON.stringify({ type: 'capability.deprecated', timestamp: NOW.toISOString(), data: { capabilityId: 'invoice-lookup' } }),
-        ],
-      );
+      await createNotice(pg, {
+        id,
+        tenantId: 'globex',
+        agentId: AGENT,
+        capabilityId: 'invoice-lookup',
+        event: 'capability.deprecated',
+        payload: { type: 'capability.deprecated', timestamp: NOW.toISOString(), data: { capabilityId: 'invoice-lookup' } },
+      });
       return id;
     };
     const deliveries = worker.get(NoticeDeliveryService);

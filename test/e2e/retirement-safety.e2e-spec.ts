@@ -16,7 +16,8 @@ import {
   type RetirementJobData,
 } from '@cp/jobs';
 import { RetirementWorkerModule } from '../../apps/worker/src/retirement/retirement-worker.module';
-import { createAgent, createManifests, createNode, DAY_MS, FixedClock } from '@cp/jobs/testing';
+import { FixedClock } from '@cp/jobs/testing';
+import { createAgent, createManifests, createNode, DAY_MS } from '../support/given-db';
 import { bootWorkerJobs } from '../support/app-and-worker';
 import { testConfig } from '../support/config';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
