@@ -11,7 +11,6 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { Module } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import {
   ClientFactory,
@@ -23,14 +22,11 @@ import {
 } from '@a2a-js/sdk/client';
 import { Message, Task, StreamResponse } from '@a2a-js/sdk';
 import { mintA2AToken, mintNodeToken } from '@cp/auth';
-import { AppConfigModule, RedisModule, type AppConfig } from '@cp/common';
-import { DbModule, PrismaService, seedWhenEmpty } from '@cp/db';
+import { type AppConfig } from '@cp/common';
+import { PrismaService, seedWhenEmpty } from '@cp/db';
 import { NodeSync, UsageReporter } from '@cp/node-sdk';
-import { SyncPublisherModule } from '@cp/sync';
-import { NodeApiModule } from '../../apps/control-plane/src/node-api/node-api.module';
-import { UsageIngestModule } from '../../apps/control-plane/src/usage-ingest/usage-ingest.module';
-import { TokenExchangeModule } from '../../apps/control-plane/src/token-exchange/token-exchange.module';
 import { AgentNodeModule } from '../../apps/agent-node/src/agent-node.module';
+import { controlPlaneUnderTest } from '../support/control-plane-under-test';
 import { bootApp } from '../support/boot';
 import { testConfig } from '../support/config';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
@@ -40,18 +36,7 @@ import { until } from '../support/until';
 const AGENT = 'finance-agent';
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-@Module({
-  imports: [
-    AppConfigModule,
-    DbModule,
-    RedisModule,
-    SyncPublisherModule.forRoot({ outboxIntervalMs: 200, outboxGraceMs: 100, reannounceIntervalMs: 0 }),
-    NodeApiModule,
-    UsageIngestModule,
-    TokenExchangeModule,
-  ],
-})
-class ControlPlaneUnderTest {}
+const controlPlane = controlPlaneUnderTest({ a2a: true });
 
 /** The app on its own port (a node's card URLs name it before it listens). */
 const boot = (module: unknown, config: AppConfig, port = 0) => bootApp(module, config, { port });
@@ -179,7 +164,7 @@ describe('A2A 0.3 beside 1.0, JSON-RPC notifications and push notifications on o
     dir = await mkdtemp(join(tmpdir(), 'a2a-compat-e2e-'));
     const prefix = `e2e-compat-${randomBytes(4).toString('hex')}:`;
     cpConfig = testConfig({ DATABASE_URL: db.url, REDIS_KEY_PREFIX: prefix });
-    const cpBoot = await boot(ControlPlaneUnderTest, cpConfig);
+    const cpBoot = await boot(controlPlane, cpConfig);
     cp = cpBoot.app;
     hook = await receiver('127.0.0.1', () => `${stolen.url}/steal`);
     stolen = await receiver('127.0.0.2');

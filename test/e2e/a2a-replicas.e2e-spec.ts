@@ -10,19 +10,15 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { Module } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { ClientFactory, JsonRpcTransportFactory, RestTransportFactory } from '@a2a-js/sdk/client';
 import { Message, StreamResponse, Task } from '@a2a-js/sdk';
 import { Redis } from 'ioredis';
 import { mintA2AToken, mintNodeToken } from '@cp/auth';
-import { AppConfigModule, AppConfigToken, createFastifyAdapter, RedisModule, type AppConfig } from '@cp/common';
-import { DbModule, PrismaService, seedWhenEmpty } from '@cp/db';
-import { SyncPublisherModule } from '@cp/sync';
-import { NodeApiModule } from '../../apps/control-plane/src/node-api/node-api.module';
-import { TokenExchangeModule } from '../../apps/control-plane/src/token-exchange/token-exchange.module';
-import { UsageIngestModule } from '../../apps/control-plane/src/usage-ingest/usage-ingest.module';
+import { AppConfigToken, createFastifyAdapter, type AppConfig } from '@cp/common';
+import { PrismaService, seedWhenEmpty } from '@cp/db';
+import { controlPlaneUnderTest } from '../support/control-plane-under-test';
 import { spawnA2ANode, type A2ANodeProcess } from '../support/a2a-node-process';
 import { startRoundRobinProxy, type RoundRobinProxy } from '../support/round-robin-proxy';
 import { testConfig } from '../support/config';
@@ -32,18 +28,7 @@ import { freePort } from '../support/free-port';
 const AGENT = 'finance-agent';
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-@Module({
-  imports: [
-    AppConfigModule,
-    DbModule,
-    RedisModule,
-    SyncPublisherModule.forRoot({ outboxIntervalMs: 200, outboxGraceMs: 100, reannounceIntervalMs: 0 }),
-    NodeApiModule,
-    UsageIngestModule,
-    TokenExchangeModule,
-  ],
-})
-class ControlPlaneUnderTest {}
+const controlPlane = controlPlaneUnderTest({ a2a: true });
 
 async function until<T>(probe: () => Promise<T | undefined | false>, timeoutMs = 10_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -91,7 +76,7 @@ describe('A2A tasks across two node processes behind one address (@a2a-js/sdk as
     dir = await mkdtemp(join(tmpdir(), 'a2a-replicas-'));
     prefix = `e2e-rep-${process.pid}-${randomBytes(3).toString('hex')}:`;
     cpConfig = testConfig({ DATABASE_URL: db.url, REDIS_KEY_PREFIX: prefix });
-    const ref = await Test.createTestingModule({ imports: [ControlPlaneUnderTest] })
+    const ref = await Test.createTestingModule({ imports: [controlPlane] })
       .overrideProvider(AppConfigToken)
       .useValue(cpConfig)
       .compile();

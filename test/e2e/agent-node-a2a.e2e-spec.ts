@@ -7,20 +7,16 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { Module } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory } from '@a2a-js/sdk/client';
 import { Message, Task } from '@a2a-js/sdk';
 import jwt from 'jsonwebtoken';
 import { a2aAudience, mintA2AToken, mintNodeToken } from '@cp/auth';
-import { AppConfigModule, RedisModule, type AppConfig } from '@cp/common';
-import { DbModule, PrismaService, seedWhenEmpty } from '@cp/db';
+import { type AppConfig } from '@cp/common';
+import { PrismaService, seedWhenEmpty } from '@cp/db';
 import { NodeSync, UsageReporter } from '@cp/node-sdk';
-import { SyncPublisherModule } from '@cp/sync';
-import { NodeApiModule } from '../../apps/control-plane/src/node-api/node-api.module';
-import { UsageIngestModule } from '../../apps/control-plane/src/usage-ingest/usage-ingest.module';
-import { TokenExchangeModule } from '../../apps/control-plane/src/token-exchange/token-exchange.module';
 import { AgentNodeModule, ExecutorAgentNodeModule } from '../../apps/agent-node/src/agent-node.module';
+import { controlPlaneUnderTest } from '../support/control-plane-under-test';
 import { bootApp } from '../support/boot';
 import { testConfig } from '../support/config';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
@@ -28,18 +24,7 @@ import { freePort } from '../support/free-port';
 
 const AGENT = 'finance-agent';
 
-@Module({
-  imports: [
-    AppConfigModule,
-    DbModule,
-    RedisModule,
-    SyncPublisherModule.forRoot({ outboxIntervalMs: 200, outboxGraceMs: 100, reannounceIntervalMs: 0 }),
-    NodeApiModule,
-    UsageIngestModule,
-    TokenExchangeModule,
-  ],
-})
-class ControlPlaneUnderTest {}
+const controlPlane = controlPlaneUnderTest({ a2a: true });
 
 /** The app on its own port (a node's card URLs name it before it listens). */
 const boot = (module: unknown, config: AppConfig, port = 0) => bootApp(module, config, { port });
@@ -97,7 +82,7 @@ describe.each([
     dir = await mkdtemp(join(tmpdir(), 'agent-node-e2e-'));
     const prefix = `e2e-an-${randomBytes(4).toString('hex')}:`;
     cpConfig = testConfig({ DATABASE_URL: db.url, REDIS_KEY_PREFIX: prefix });
-    const cpBoot = await boot(ControlPlaneUnderTest, cpConfig);
+    const cpBoot = await boot(controlPlane, cpConfig);
     cp = cpBoot.app;
     const port = await freePort();
     nodeUrl = `http://127.0.0.1:${port}`;

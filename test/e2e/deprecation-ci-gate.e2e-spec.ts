@@ -11,7 +11,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Client } from 'pg';
 import { mintAdminToken } from '@cp/auth';
 import { PrismaService, seedWhenEmpty } from '@cp/db';
-import { addUsage, createNode, DAY_MS } from '@cp/jobs/testing';
+import { addUsage, createNode, DAY_MS } from '../support/given-db';
 import { AppModule } from '../../apps/control-plane/src/app.module';
 import { bootApp } from '../support/boot';
 import { testConfig } from '../support/config';

@@ -11,7 +11,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import { Test, type TestingModule } from '@nestjs/testing';
+import { type TestingModule } from '@nestjs/testing';
 import { getQueueToken } from '@nestjs/bullmq';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { Queue } from 'bullmq';
@@ -20,11 +20,9 @@ import { Client } from 'pg';
 import { Webhook } from 'standardwebhooks';
 import { a2aVerifier, mintA2AToken, mintAdminToken } from '@cp/auth';
 import { buildNodeBundle } from '@cp/capabilities';
-import { AppConfigModule, AppConfigToken, createFastifyAdapter, type AppConfig } from '@cp/common';
-import { DbModule, PrismaService, RegistrySnapshotRepository, seedWhenEmpty } from '@cp/db';
+import { type AppConfig } from '@cp/common';
+import { RegistrySnapshotRepository } from '@cp/db';
 import {
-  Clock,
-  ClockModule,
   NOTICE_DELIVER_JOB,
   NoticeDeliveryService,
   NOTICES_QUEUE,
@@ -32,10 +30,11 @@ import {
   RetirementService,
   type NoticeJobData,
 } from '@cp/jobs';
-import { addUsage, createNode, DAY_MS, FixedClock, setCoverage } from '@cp/jobs/testing';
+import { FixedClock } from '@cp/jobs/testing';
+import { addUsage, createNode, createNotice, createTenants, DAY_MS, setCoverage } from '../support/given-db';
 import { ActiveBundle, HandlerRegistry, InMemoryTaskEvents, InMemoryTaskStore, registerA2AServer, ToolGateway } from '@cp/node-sdk';
-import { AppModule } from '../../apps/control-plane/src/app.module';
 import { NoticesWorkerModule } from '../../apps/worker/src/notices/notices-worker.module';
+import { bootAppAndWorker, closeAppAndWorker } from '../support/app-and-worker';
 import { testConfig } from '../support/config';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
 import { until } from '../support/until';
@@ -95,28 +94,14 @@ describe('deprecation that reaches the callers (issue 21)', () => {
       DEPRECATION_NOTICE_ATTEMPTS: '3',
       DEPRECATION_NOTICE_BACKOFF_MS: '20',
     });
-    const ref = await Test.createTestingModule({ imports: [AppModule] })
-      .overrideProvider(AppConfigToken)
-      .useValue(config)
-      .overrideProvider(Clock)
-      .useValue(clock)
-      .compile();
-    app = ref.createNestApplication<NestFastifyApplication>(createFastifyAdapter(config), { logger: false });
-    await app.init();
-    await app.getHttpAdapter().getInstance().ready();
-    await seedWhenEmpty(app.get(PrismaService));
     // The worker's notice jobs (processor + BullMQ), on the same clock.
-    worker = await Test.createTestingModule({ imports: [AppConfigModule, DbModule, ClockModule, NoticesWorkerModule] })
-      .overrideProvider(AppConfigToken)
-      .useValue(config)
-      .overrideProvider(Clock)
-      .useValue(clock)
-      .compile();
-    worker.useLogger(false);
-    await worker.init();
+    ({ app, worker } = await bootAppAndWorker(NoticesWorkerModule, config, clock));
     pg = new Client({ connectionString: db.url });
     await pg.connect();
-    await pg.query(`INSERT INTO "Tenant" (id, name) VALUES ('globex', 'Globex'), ('initech', 'Initech') ON CONFLICT (id) DO NOTHING`);
+    await createTenants(pg, [
+      { id: 'globex', name: 'Globex' },
+      { id: 'initech', name: 'Initech' },
+    ]);
     await createNode(pg, { id: 'node-1', agentId: AGENT, registeredAt: at(-90), lastSeenAt: NOW, coverage: { from: at(-90), until: NOW } });
     admin = mintAdminToken(config, 'pat', ['platform-admin']);
     hooks['acme-partner'] = await receiver(() => 204);
@@ -127,9 +112,7 @@ describe('deprecation that reaches the callers (issue 21)', () => {
     hooks.initech = await receiver(() => initechStatus);
   }, 600_000);
   afterAll(async () => {
-    await worker?.get<Queue>(getQueueToken(NOTICES_QUEUE)).obliterate({ force: true });
-    await worker?.close();
-    await app?.close();
+    await closeAppAndWorker({ app, worker }, NOTICES_QUEUE);
     for (const h of Object.values(hooks)) h.server.close();
     await pg?.end();
     await db?.drop();
@@ -503,15 +486,14 @@ describe('deprecation that reaches the callers (issue 21)', () => {
   it('a second delivery of a notice while the first is in flight (a job redelivered meanwhile) sends nothing', async () => {
     const pending = async () => {
       const id = `race-${randomBytes(4).toString('hex')}`;
-      await pg.query(
-        `INSERT INTO "DeprecationNotice" (id, "tenantId", "agentId", "capabilityId", event, "eventKey", payload)
-         VALUES ($1, 'globex', $2, 'invoice-lookup', 'capability.deprecated', $1, $3)`,
-        [
-          id,
-          AGENT,
-          JSON.stringify({ type: 'capability.deprecated', timestamp: NOW.toISOString(), data: { capabilityId: 'invoice-lookup' } }),
-        ],
-      );
+      await createNotice(pg, {
+        id,
+        tenantId: 'globex',
+        agentId: AGENT,
+        capabilityId: 'invoice-lookup',
+        event: 'capability.deprecated',
+        payload: { type: 'capability.deprecated', timestamp: NOW.toISOString(), data: { capabilityId: 'invoice-lookup' } },
+      });
       return id;
     };
     const deliveries = worker.get(NoticeDeliveryService);

@@ -8,25 +8,20 @@ import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
-import { Module } from '@nestjs/common';
-import { APP_FILTER } from '@nestjs/core';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { verifyAgentCardSignature, type AgentCard as SdkAgentCard } from '@a2a-js/sdk';
 import type { JSONWebKeySet } from 'jose';
 import type { Redis } from 'ioredis';
 import { mintA2AToken, mintNodeToken } from '@cp/auth';
 import { buildNodeBundle, DEFAULT_BUNDLE_CLASS_LIMIT, type Caller, type CapabilityManifest, type NodeBundle } from '@cp/capabilities';
-import { AppConfigModule, AppConfigToken, RedisModule, RedisToken, type AppConfig } from '@cp/common';
-import { DbModule, manifestColumns, PrismaService, RegistrySnapshotRepository, RegistryWriter, seedWhenEmpty } from '@cp/db';
+import { RedisToken, type AppConfig } from '@cp/common';
+import { manifestColumns, PrismaService, RegistrySnapshotRepository, RegistryWriter, seedWhenEmpty } from '@cp/db';
 import { nodeApiPaths, nodeBundleEtag, syncKeys, verifyCardSignature } from '@cp/node-protocol';
 import { NodeSync } from '@cp/node-sdk';
-import { BundleCache, SigningKeys, SyncPublisherModule } from '@cp/sync';
-import { ApiExceptionFilter } from '../../apps/control-plane/src/common/http/api-exception.filter';
-import { NodeApiModule } from '../../apps/control-plane/src/node-api/node-api.module';
+import { BundleCache, SigningKeys } from '@cp/sync';
 import { CardSignaturesService } from '../../apps/control-plane/src/node-api/card-signatures.service';
-import { TokenExchangeModule } from '../../apps/control-plane/src/token-exchange/token-exchange.module';
-import { UsageIngestModule } from '../../apps/control-plane/src/usage-ingest/usage-ingest.module';
 import { AgentNodeModule } from '../../apps/agent-node/src/agent-node.module';
+import { controlPlaneUnderTest } from '../support/control-plane-under-test';
 import { bootApp } from '../support/boot';
 import { testConfig } from '../support/config';
 import { freePort } from '../support/free-port';
@@ -40,20 +35,8 @@ const AGENT = 'finance-agent';
 const SCOPES = Array.from({ length: 10 }, (_, i) => `extra.s${i}`);
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-@Module({
-  imports: [
-    AppConfigModule,
-    DbModule,
-    RedisModule,
-    SyncPublisherModule.forRoot({ outboxIntervalMs: 0, reannounceIntervalMs: 0 }),
-    NodeApiModule,
-    UsageIngestModule,
-    TokenExchangeModule,
-  ],
-  // The control plane's global filter: bodies Fastify refuses before a route runs get the node API's answer.
-  providers: [{ provide: APP_FILTER, inject: [AppConfigToken], useFactory: (c: AppConfig) => new ApiExceptionFilter(c.MAX_BODY_BYTES) }],
-})
-class ControlPlaneUnderTest {}
+// The control plane's global filter: bodies Fastify refuses before a route runs get the node API's answer.
+const controlPlane = controlPlaneUnderTest({ a2a: true, exceptionFilter: true, sync: { outboxIntervalMs: 0 } });
 
 /** The app on its own port (a node's card URLs name it before it listens). */
 const boot = (module: unknown, config: AppConfig, port = 0) => bootApp(module, config, { port });
@@ -133,7 +116,7 @@ describe('extended cards of classes past the bundle limit are signed once per (r
     );
     const prefix = `e2e-lazy-${randomBytes(4).toString('hex')}:`;
     cpConfig = testConfig({ DATABASE_URL: db.url, REDIS_KEY_PREFIX: prefix, SIGNING_KEYS_FILE: keyFile, SIGNING_KEYS_RELOAD_MS: '100' });
-    ({ app: cp, url: cpUrl } = await boot(ControlPlaneUnderTest, cpConfig));
+    ({ app: cp, url: cpUrl } = await boot(controlPlane, cpConfig));
     const port = await freePort();
     nodeUrl = `http://127.0.0.1:${port}`;
     const prisma = cp.get(PrismaService);
@@ -413,7 +396,7 @@ describe('extended cards of classes past the bundle limit are signed once per (r
       REDIS_KEY_PREFIX: `e2e-lazy-slow-${randomBytes(4).toString('hex')}:`,
       SIGNING_KEYS_FILE: keyFile,
     });
-    const other = await boot(ControlPlaneUnderTest, config);
+    const other = await boot(controlPlane, config);
     try {
       const { revision } = (await other.app.get(RegistrySnapshotRepository).stamp(AGENT))!;
       const res = await fetch(`${other.url}${nodeApiPaths.cardSignatures}`, {
@@ -438,7 +421,7 @@ describe('extended cards of classes past the bundle limit are signed once per (r
       REDIS_KEY_PREFIX: `e2e-lazy-away-${randomBytes(4).toString('hex')}:`,
       SIGNING_KEYS_FILE: keyFile,
     });
-    const other = await boot(ControlPlaneUnderTest, config);
+    const other = await boot(controlPlane, config);
     try {
       const { revision } = (await other.app.get(RegistrySnapshotRepository).stamp(AGENT))!;
       const ask = (timeoutMs = 10_000) =>

@@ -11,7 +11,7 @@ import { AuthErrorCode, mintA2AToken, mintAdminToken, mintNodeToken, wwwAuthenti
 import type { AppConfig } from '@cp/common';
 import { PrismaService, seedWhenEmpty } from '@cp/db';
 import { AppModule } from '../../apps/control-plane/src/app.module';
-import { createAgent, createManifests } from '../../libs/jobs/src/testing/retirement-fixtures';
+import { createAgent, createManifests } from '../support/given-db';
 import { bootApp } from '../support/boot';
 import { testConfig } from '../support/config';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';

@@ -18,7 +18,7 @@ import { mintA2AToken, mintAdminToken, mintNodeToken } from '@cp/auth';
 import { MetricsServer, type AppConfig } from '@cp/common';
 import { recordSpans, type RecordedSpans } from '@cp/common/testing';
 import { PrismaService, seedWhenEmpty } from '@cp/db';
-import { createAgent, createManifests, createNode, DAY_MS } from '@cp/jobs/testing';
+import { createAgent, createInventory, createManifests, createNode, DAY_MS } from '../support/given-db';
 import { NOTICE_DELIVER_JOB, NOTICE_SCAN_JOB, NOTICES_QUEUE, RETIREMENT_QUEUE } from '@cp/jobs';
 import { HttpUsageSender, NodeMetrics, NodeSync, UsageReporter } from '@cp/node-sdk';
 import { AppModule } from '../../apps/control-plane/src/app.module';
@@ -380,10 +380,7 @@ describe('observability of the worked example (metrics, traces, audit trail)', (
       await createNode(pg, { id: 'quiet-node', agentId: 'finance-agent', registeredAt: ago(DAY_MS), lastSeenAt: ago(5 * 60_000) });
       await createNode(pg, { id: 'old-node', agentId: 'finance-agent', registeredAt: ago(9 * DAY_MS), lastSeenAt: ago(3 * DAY_MS) });
       await createNode(pg, { id: 'stopped-node', agentId: 'finance-agent', registeredAt: ago(DAY_MS), lastSeenAt: ago(60_000) });
-      await pg.query(
-        `INSERT INTO "NodeInventory" ("agentId", "nodeId", handlers, "reportedAt", "stoppedAt") VALUES ('finance-agent', 'stopped-node', '[]', $1, $1)`,
-        [ago(60_000)],
-      );
+      await createInventory(pg, { agentId: 'finance-agent', nodeId: 'stopped-node', reportedAt: ago(60_000), stoppedAt: ago(60_000) });
     } finally {
       await pg.end();
     }

@@ -15,7 +15,7 @@ import { Client } from 'pg';
 import { mintAdminToken, mintNodeToken } from '@cp/auth';
 import { financeAgentExample, toManifestDocument } from '@cp/capabilities';
 import type { AppConfig } from '@cp/common';
-import { createAgent, createManifests, createNode, DAY_MS } from '@cp/jobs/testing';
+import { createAgent, createManifests, createNode, DAY_MS } from '../support/given-db';
 import { nodeApiPaths, NodeSync, syncKeys } from '@cp/node-sdk';
 import { spawnApp, type AppProcess } from '../support/app-process';
 import { testConfig } from '../support/config';

@@ -1,16 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import { Test, type TestingModule } from '@nestjs/testing';
-import { getQueueToken } from '@nestjs/bullmq';
+import { type TestingModule } from '@nestjs/testing';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import type { Queue } from 'bullmq';
 import { Client } from 'pg';
 import { mintAdminToken } from '@cp/auth';
-import { AppConfigModule, AppConfigToken, createFastifyAdapter, type AppConfig } from '@cp/common';
-import { DbModule, PrismaService, seedWhenEmpty } from '@cp/db';
-import { Clock, ClockModule, RETIREMENT_QUEUE } from '@cp/jobs';
-import { AppModule } from '../../apps/control-plane/src/app.module';
+import { type AppConfig } from '@cp/common';
+import { RETIREMENT_QUEUE } from '@cp/jobs';
 import { RetirementWorkerModule } from '../../apps/worker/src/retirement/retirement-worker.module';
-import { createAgent, createManifests, createNode, DAY_MS, FixedClock } from '@cp/jobs/testing';
+import { FixedClock } from '@cp/jobs/testing';
+import { createAgent, createManifests, createNode, DAY_MS } from '../support/given-db';
+import { bootAppAndWorker, closeAppAndWorker } from '../support/app-and-worker';
 import { testConfig } from '../support/config';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
 
@@ -36,24 +34,7 @@ describe('retirement in the admin GraphQL API', () => {
       REDIS_KEY_PREFIX: `test-retire-gql-${randomBytes(4).toString('hex')}:`,
       RETIREMENT_SCHEDULE_ENABLED: 'false',
     });
-    const ref = await Test.createTestingModule({ imports: [AppModule] })
-      .overrideProvider(AppConfigToken)
-      .useValue(config)
-      .overrideProvider(Clock)
-      .useValue(clock)
-      .compile();
-    app = ref.createNestApplication<NestFastifyApplication>(createFastifyAdapter(config), { logger: false });
-    await app.init();
-    await app.getHttpAdapter().getInstance().ready();
-    await seedWhenEmpty(app.get(PrismaService));
-    worker = await Test.createTestingModule({ imports: [AppConfigModule, DbModule, ClockModule, RetirementWorkerModule] })
-      .overrideProvider(AppConfigToken)
-      .useValue(config)
-      .overrideProvider(Clock)
-      .useValue(clock)
-      .compile();
-    worker.useLogger(false);
-    await worker.init();
+    ({ app, worker } = await bootAppAndWorker(RetirementWorkerModule, config, clock));
 
     pg = new Client({ connectionString: db.url });
     await pg.connect();
@@ -76,9 +57,7 @@ describe('retirement in the admin GraphQL API', () => {
     tokens.otherAdmin = mintAdminToken(config, 'otto', ['team-admin'], ['some-other-team']);
   });
   afterAll(async () => {
-    await worker?.get<Queue>(getQueueToken(RETIREMENT_QUEUE)).obliterate({ force: true });
-    await worker?.close();
-    await app?.close();
+    await closeAppAndWorker({ app, worker }, RETIREMENT_QUEUE);
     await pg?.end();
     await db?.drop();
   });

@@ -5,7 +5,8 @@ import { RetirementSkipCode } from '@cp/capabilities';
 import { AppConfigModule, AppConfigToken } from '@cp/common';
 import { DbModule, REVISION_LISTENERS } from '@cp/db';
 import { Clock, ClockModule, RetirementCoreModule, RetirementPlanner, RetirementService } from '@cp/jobs';
-import { addUsage, createAgent, createManifests, createNode, DAY_MS, FixedClock } from '@cp/jobs/testing';
+import { FixedClock } from '@cp/jobs/testing';
+import { addUsage, createAgent, createManifests, createNode, DAY_MS } from '../support/given-db';
 import { testConfig } from '../support/config';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
 

@@ -1,17 +1,14 @@
 import { spawnSync } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import path from 'node:path';
-import { Test, type TestingModule } from '@nestjs/testing';
+import { type TestingModule } from '@nestjs/testing';
 import { getQueueToken } from '@nestjs/bullmq';
 import { QueueEvents, type Queue } from 'bullmq';
 import { Client } from 'pg';
-import { AppConfigModule, AppConfigToken, type AppConfig } from '@cp/common';
-import { DbModule } from '@cp/db';
+import { type AppConfig } from '@cp/common';
 import {
   bullConnection,
   bullPrefix,
-  Clock,
-  ClockModule,
   RETIREMENT_JOB,
   RETIREMENT_QUEUE,
   RETIREMENT_SCHEDULER_ID,
@@ -19,7 +16,9 @@ import {
   type RetirementJobData,
 } from '@cp/jobs';
 import { RetirementWorkerModule } from '../../apps/worker/src/retirement/retirement-worker.module';
-import { createAgent, createManifests, createNode, DAY_MS, FixedClock } from '@cp/jobs/testing';
+import { FixedClock } from '@cp/jobs/testing';
+import { createAgent, createManifests, createNode, DAY_MS } from '../support/given-db';
+import { bootWorkerJobs } from '../support/app-and-worker';
 import { testConfig } from '../support/config';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
 
@@ -36,9 +35,9 @@ describe('retirement is exactly once (two workers, a crash) and scheduled (BullM
 
   /** A worker process's module: its own Prisma pool and its own BullMQ worker on the suite's prefix. */
   async function startWorker(overrides: Record<string, string> = {}): Promise<TestingModule> {
-    const ref = await Test.createTestingModule({ imports: [AppConfigModule, DbModule, ClockModule, RetirementWorkerModule] })
-      .overrideProvider(AppConfigToken)
-      .useValue({
+    const ref = await bootWorkerJobs(
+      RetirementWorkerModule,
+      {
         ...config,
         ...testConfig({
           DATABASE_URL: db.url,
@@ -46,12 +45,9 @@ describe('retirement is exactly once (two workers, a crash) and scheduled (BullM
           RETIREMENT_SCHEDULE_ENABLED: 'false',
           ...overrides,
         }),
-      })
-      .overrideProvider(Clock)
-      .useValue(clock)
-      .compile();
-    ref.useLogger(false);
-    await ref.init();
+      },
+      clock,
+    );
     workers.push(ref);
     return ref;
   }

@@ -9,7 +9,6 @@ import { createServer, type Server } from 'node:http';
 import { writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Module } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory } from '@a2a-js/sdk/client';
 import { AgentCard, verifyAgentCardSignature, type AgentCard as SdkAgentCard } from '@a2a-js/sdk';
@@ -18,16 +17,14 @@ import jwt from 'jsonwebtoken';
 import type { Redis } from 'ioredis';
 import { mintA2AToken, mintNodeToken } from '@cp/auth';
 import { buildNodeBundle, type NodeBundle } from '@cp/capabilities';
-import { AppConfigModule, RedisModule, RedisToken, type AppConfig } from '@cp/common';
-import { DbModule, PrismaService, RegistrySnapshotRepository, RegistryWriter, seedWhenEmpty } from '@cp/db';
+import { RedisToken, type AppConfig } from '@cp/common';
+import { PrismaService, RegistrySnapshotRepository, RegistryWriter, seedWhenEmpty } from '@cp/db';
 import { nodeBundleEtag, pinnedJwks, signNodeBundle, syncKeys, type SignatureKey } from '@cp/node-protocol';
 import { NodeSync, verifyCardSignature } from '@cp/node-sdk';
-import { BundleCache, SyncPublisherModule } from '@cp/sync';
-import { NodeApiModule } from '../../apps/control-plane/src/node-api/node-api.module';
-import { TokenExchangeModule } from '../../apps/control-plane/src/token-exchange/token-exchange.module';
-import { UsageIngestModule } from '../../apps/control-plane/src/usage-ingest/usage-ingest.module';
+import { BundleCache } from '@cp/sync';
 import { AgentNodeModule } from '../../apps/agent-node/src/agent-node.module';
 import { createErpTool } from '../../apps/agent-node/src/finance/erp-tool';
+import { controlPlaneUnderTest } from '../support/control-plane-under-test';
 import { bootApp } from '../support/boot';
 import { testConfig } from '../support/config';
 import { cpctl } from '../support/cpctl-harness';
@@ -39,19 +36,8 @@ import { until } from '../support/until';
 const AGENT = 'finance-agent';
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-@Module({
-  imports: [
-    AppConfigModule,
-    DbModule,
-    RedisModule,
-    // No outbox relay: a revision committed silently stays unannounced until the test plants its bundle.
-    SyncPublisherModule.forRoot({ outboxIntervalMs: 0, reannounceIntervalMs: 0 }),
-    NodeApiModule,
-    UsageIngestModule,
-    TokenExchangeModule,
-  ],
-})
-class ControlPlaneUnderTest {}
+// No outbox relay: a revision committed silently stays unannounced until the test plants its bundle.
+const controlPlane = controlPlaneUnderTest({ a2a: true, sync: { outboxIntervalMs: 0 } });
 
 /** The app on its own port (a node's card URLs name it before it listens). */
 const boot = (module: unknown, config: AppConfig, port = 0) => bootApp(module, config, { port });
@@ -158,7 +144,7 @@ describe('signed projections: cards, bundles and tool tokens under one rotating 
     writeKeyRing([{ key: keyA, state: 'active' }]);
     const prefix = `e2e-sign-${randomBytes(4).toString('hex')}:`;
     cpConfig = testConfig({ DATABASE_URL: db.url, REDIS_KEY_PREFIX: prefix, SIGNING_KEYS_FILE: keyFile, SIGNING_KEYS_RELOAD_MS: '100' });
-    ({ app: cp, url: cpUrl } = await boot(ControlPlaneUnderTest, cpConfig));
+    ({ app: cp, url: cpUrl } = await boot(controlPlane, cpConfig));
     jwksUrl = `${cpUrl}/.well-known/jwks.json`;
     const port = await freePort();
     nodeUrl = `http://127.0.0.1:${port}`;

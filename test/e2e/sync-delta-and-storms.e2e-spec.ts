@@ -6,18 +6,17 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Module } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Redis } from 'ioredis';
 import { mintNodeToken } from '@cp/auth';
-import { AppConfigModule, AppConfigToken, createFastifyAdapter, RedisModule, type AppConfig } from '@cp/common';
-import { DbModule, PrismaService, RegistryWriter, seedWhenEmpty } from '@cp/db';
+import { AppConfigToken, createFastifyAdapter, type AppConfig } from '@cp/common';
+import { PrismaService, RegistryWriter, seedWhenEmpty } from '@cp/db';
 import { NodeSync, nodeBundleEtag, syncKeys } from '@cp/node-sdk';
 import { BUNDLE_DELTA_BASE_HEADER, NODE_BUNDLE_DELTA_TYPE } from '@cp/node-protocol';
-import { BundleCache, BundleDeltas, SyncPublisherModule } from '@cp/sync';
-import { NodeApiModule } from '../../apps/control-plane/src/node-api/node-api.module';
+import { BundleCache, BundleDeltas } from '@cp/sync';
 import { NodeBundleRoute } from '../../apps/control-plane/src/node-api/node-bundle.route';
+import { controlPlaneUnderTest } from '../support/control-plane-under-test';
 import { testConfig } from '../support/config';
 import { startPrivateRedis, type PrivateRedis } from '../support/redis-server';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
@@ -28,16 +27,7 @@ const AGENT = 'finance-agent';
 const MANIFESTS = 2000;
 const STORM_NODES = 200;
 
-@Module({
-  imports: [
-    AppConfigModule,
-    DbModule,
-    RedisModule,
-    SyncPublisherModule.forRoot({ outboxIntervalMs: 200, outboxGraceMs: 100, reannounceIntervalMs: 0 }),
-    NodeApiModule,
-  ],
-})
-class ControlPlaneSyncTestModule {}
+const controlPlane = controlPlaneUnderTest({});
 
 describe('delta sync and reconnect storms (real PostgreSQL, Redis, HTTP)', () => {
   let db: TestDatabase;
@@ -83,7 +73,7 @@ describe('delta sync and reconnect storms (real PostgreSQL, Redis, HTTP)', () =>
       NODE_BUNDLE_RETRY_AFTER_SECONDS: '1',
     });
     dir = await mkdtemp(join(tmpdir(), 'node-delta-'));
-    const ref = await Test.createTestingModule({ imports: [ControlPlaneSyncTestModule] })
+    const ref = await Test.createTestingModule({ imports: [controlPlane] })
       .overrideProvider(AppConfigToken)
       .useValue(config)
       .compile();

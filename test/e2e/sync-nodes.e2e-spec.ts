@@ -5,17 +5,16 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Module } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Redis } from 'ioredis';
 import { buildNodeBundle, bundleContentHash, type NodeBundle } from '@cp/capabilities';
 import { mintNodeToken } from '@cp/auth';
-import { AppConfigModule, AppConfigToken, createFastifyAdapter, RedisModule, type AppConfig } from '@cp/common';
-import { DbModule, PrismaService, RegistrySnapshotRepository, RegistryWriter, seedWhenEmpty } from '@cp/db';
+import { AppConfigToken, createFastifyAdapter, type AppConfig } from '@cp/common';
+import { PrismaService, RegistrySnapshotRepository, RegistryWriter, seedWhenEmpty } from '@cp/db';
 import { NodeSync, nodeBundleEtag, syncKeys, type NodeSyncOptions } from '@cp/node-sdk';
-import { BundleCache, OutboxRelay, SigningKeys, SyncPublisherModule } from '@cp/sync';
-import { NodeApiModule } from '../../apps/control-plane/src/node-api/node-api.module';
+import { BundleCache, OutboxRelay, SigningKeys } from '@cp/sync';
+import { controlPlaneUnderTest } from '../support/control-plane-under-test';
 import { testConfig } from '../support/config';
 import { spawnNodeProcess, type NodeProcess } from '../support/node-process';
 import { startPrivateRedis, type PrivateRedis } from '../support/redis-server';
@@ -24,16 +23,7 @@ import { until } from '../support/until';
 
 const AGENT = 'finance-agent';
 
-@Module({
-  imports: [
-    AppConfigModule,
-    DbModule,
-    RedisModule,
-    SyncPublisherModule.forRoot({ outboxIntervalMs: 200, outboxGraceMs: 100, reannounceIntervalMs: 0 }),
-    NodeApiModule,
-  ],
-})
-class ControlPlaneSyncTestModule {}
+const controlPlane = controlPlaneUnderTest({});
 
 describe('node sync (real PostgreSQL, Redis, HTTP; one node in another process)', () => {
   let db: TestDatabase;
@@ -65,7 +55,7 @@ describe('node sync (real PostgreSQL, Redis, HTTP; one node in another process)'
 
   /** Boots the control plane on `listenPort` (0: ephemeral); a restart reuses the nodes' known port. */
   const bootControlPlane = async (listenPort = 0) => {
-    const ref = await Test.createTestingModule({ imports: [ControlPlaneSyncTestModule] })
+    const ref = await Test.createTestingModule({ imports: [controlPlane] })
       .overrideProvider(AppConfigToken)
       .useValue(config)
       .compile();

@@ -9,17 +9,16 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Module } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Redis } from 'ioredis';
 import { nodeBundleContentHash, type NodeBundle } from '@cp/capabilities';
-import { AppConfigModule, AppConfigToken, createFastifyAdapter, RedisModule, type AppConfig } from '@cp/common';
-import { DbModule, PrismaService, RegistryWriter, seedWhenEmpty } from '@cp/db';
+import { AppConfigToken, createFastifyAdapter, type AppConfig } from '@cp/common';
+import { PrismaService, RegistryWriter, seedWhenEmpty } from '@cp/db';
 import { NodeSync, syncKeys } from '@cp/node-sdk';
 import { diffNodeBundles, parseChangeMessage, parseRevisionAnnouncement, MAX_PUSHED_DELTA_LENGTH } from '@cp/node-protocol';
-import { BundleCache, RevisionPublisher, SYNC_OPTIONS, SyncPublisherModule, type SyncPublisherOptions } from '@cp/sync';
-import { NodeApiModule } from '../../apps/control-plane/src/node-api/node-api.module';
+import { BundleCache, RevisionPublisher, SYNC_OPTIONS, type SyncPublisherOptions } from '@cp/sync';
+import { controlPlaneUnderTest } from '../support/control-plane-under-test';
 import { testConfig } from '../support/config';
 import { startPrivateRedis, type PrivateRedis } from '../support/redis-server';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
@@ -29,16 +28,7 @@ import { until } from '../support/until';
 const AGENT = 'finance-agent';
 const OTHER = 'payroll-agent';
 
-@Module({
-  imports: [
-    AppConfigModule,
-    DbModule,
-    RedisModule,
-    SyncPublisherModule.forRoot({ outboxIntervalMs: 0, reannounceIntervalMs: 0 }),
-    NodeApiModule,
-  ],
-})
-class PushTestModule {}
+const controlPlane = controlPlaneUnderTest({ sync: { outboxIntervalMs: 0 } });
 
 describe('deltas pushed with announcements (ADR 0199; real PostgreSQL, Redis, HTTP)', () => {
   let db: TestDatabase;
@@ -77,7 +67,7 @@ describe('deltas pushed with announcements (ADR 0199; real PostgreSQL, Redis, HT
     redis = await startPrivateRedis();
     config = testConfig({ DATABASE_URL: db.url, REDIS_URL: redis.url, REDIS_KEY_PREFIX: 'sync-push-e2e:' });
     dir = await mkdtemp(join(tmpdir(), 'node-push-'));
-    const ref = await Test.createTestingModule({ imports: [PushTestModule] })
+    const ref = await Test.createTestingModule({ imports: [controlPlane] })
       .overrideProvider(AppConfigToken)
       .useValue(config)
       .compile();

@@ -9,7 +9,8 @@ import { DbModule, PrismaService, seedWhenEmpty } from '@cp/db';
 import { Clock, UsageRetentionService } from '@cp/jobs';
 import { UsageRetentionRepository } from '../../libs/jobs/src/retention/usage-retention.repository';
 import { UsageIngestModule } from '../../apps/control-plane/src/usage-ingest/usage-ingest.module';
-import { createAgent, createManifests, createNode, FixedClock } from '@cp/jobs/testing';
+import { FixedClock } from '@cp/jobs/testing';
+import { createAgent, createManifests, createNode, createUsageBatch } from '../support/given-db';
 import { testConfig } from '../support/config';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
 
@@ -328,11 +329,7 @@ describe('POST /node/v1/usage', () => {
   it('prunes exactly the batch ids whose windows ingestion would now refuse', async () => {
     const retention = new UsageRetentionService(new UsageRetentionRepository(app.get(PrismaService)), clock, config);
     await createNode(pg, { id: 'node-old', agentId: 'finance-agent', registeredAt: new Date('2026-09-01T00:00:00.000Z') });
-    const insert = (id: string, end: string) =>
-      pg.query(
-        `INSERT INTO "UsageBatch" (id, "nodeId", "agentId", "windowStart", "windowEnd", entries, calls) VALUES ($1, 'node-old', 'finance-agent', $2::timestamp - interval '1 minute', $2, 0, 0)`,
-        [id, end],
-      );
+    const insert = (id: string, windowEnd: string) => createUsageBatch(pg, { id, nodeId: 'node-old', agentId: 'finance-agent', windowEnd });
     await insert(randomUUID(), '2026-10-01T00:00:00.000Z'); // 62 days before the clock: prunable
     const kept = randomUUID();
     await insert(kept, '2026-11-01T00:00:00.000Z'); // 31 days: still within 35

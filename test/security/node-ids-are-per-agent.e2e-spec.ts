@@ -16,7 +16,7 @@ import { PrismaService, seedWhenEmpty } from '@cp/db';
 import { RetirementRepository } from '@cp/jobs';
 import { NodeSync, nodeSyncHealthCheck, type NodeSyncOptions } from '@cp/node-sdk';
 import { AppModule } from '../../apps/control-plane/src/app.module';
-import { createAgent, createManifests } from '../../libs/jobs/src/testing/retirement-fixtures';
+import { createAgent, createManifests } from '../support/given-db';
 import { bootApp } from '../support/boot';
 import { testConfig } from '../support/config';
 import { gqlOk } from '../support/graphql-client';

@@ -12,7 +12,7 @@ import { mintAdminToken, mintNodeToken } from '@cp/auth';
 import type { AppConfig } from '@cp/common';
 import { PrismaService, seedWhenEmpty } from '@cp/db';
 import { AppModule } from '../../apps/control-plane/src/app.module';
-import { createManifests } from '../../libs/jobs/src/testing/retirement-fixtures';
+import { addUsage, createManifests, createNode } from '../support/given-db';
 import { bootApp } from '../support/boot';
 import { testConfig } from '../support/config';
 import { gql } from '../support/graphql-client';
@@ -134,14 +134,17 @@ describe('usage ingestion refuses what it cannot trust', () => {
   });
 
   it('the usage query never fails because of stored sums', async () => {
-    const day = at(0).slice(0, 10);
-    await pg.query(`INSERT INTO "Node" (id, "agentId") VALUES ('usage-node:2', $1) ON CONFLICT DO NOTHING`, [AGENT]);
-    await pg.query(
-      `INSERT INTO "UsageBucket" ("agentId", "capabilityId", "tenantId", "nodeId", day, count, "lastCallAt")
-       VALUES ($1, 'invoice-lookup', 'acme-partner', 'usage-node:2', $2::date, $3, now())
-       ON CONFLICT ("agentId", "capabilityId", "tenantId", "nodeId", day) DO UPDATE SET count = EXCLUDED.count`,
-      [AGENT, day, String(BIGINT_MAX)],
-    );
+    await createNode(pg, { id: 'usage-node:2', agentId: AGENT, registeredAt: new Date() });
+    await addUsage(pg, [
+      {
+        agentId: AGENT,
+        capabilityId: 'invoice-lookup',
+        tenantId: 'acme-partner',
+        nodeId: 'usage-node:2',
+        lastCallAt: new Date(),
+        count: BIGINT_MAX,
+      },
+    ]);
     const admin = mintAdminToken(config, 'alice', ['platform-admin']);
     const daily = await gql(url, admin, `query($a: String!) { usage(filter: { agentId: $a }) { nodes { day calls } } }`, { a: AGENT });
     expect(daily.errors).toBeUndefined();

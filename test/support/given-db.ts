@@ -3,7 +3,8 @@
  * `given.agent({ teamId })`, `given.manifest(agent, {...})`, `given.tenant()`, `given.scope()`,
  * `given.optIn(tenantId, agentId)`, `given.usage(...)`, `given.node(agentId)`. Each returns what it
  * wrote; ids are unique per call unless given (`financeExample()` uses the seed's fixed ids: once per database). Writes bypass the API on purpose (arrange, not act).
- * Call `given.close()` in afterAll.
+ * Call `given.close()` in afterAll. The set-based SQL factories (lifecycle manifests, nodes with
+ * coverage, usage, batches, inventories, notices) are in given-sql.ts and exported from here too.
  */
 import { randomBytes } from 'node:crypto';
 import { PrismaPg } from '@prisma/adapter-pg';
@@ -11,6 +12,8 @@ import { financeAgentExample, type AgentBase, type CapabilityManifest } from '@c
 import { given as core } from '@cp/capabilities/testing';
 import { agentColumns, manifestColumns } from '@cp/db';
 import { PrismaClient } from '../../prisma/generated/client';
+
+export * from './given-sql';
 
 const unique = (prefix: string) => `${prefix}-${randomBytes(3).toString('hex')}`;
 

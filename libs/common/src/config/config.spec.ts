@@ -89,6 +89,16 @@ describe('loadConfig', () => {
     }
   });
 
+  it('derives CONTROL_PLANE_URL (and the JWKS URL) from CONTROL_PLANE_PORT unless it is set', () => {
+    const moved = loadConfig({ CONTROL_PLANE_PORT: '4100' });
+    expect(moved.CONTROL_PLANE_URL).toBe('http://127.0.0.1:4100');
+    expect(moved.SIGNING_JWKS_URL).toBe('http://127.0.0.1:4100/.well-known/jwks.json');
+    expect(loadConfig({}).CONTROL_PLANE_URL).toBe('http://127.0.0.1:3000');
+    const explicit = loadConfig({ CONTROL_PLANE_PORT: '4100', CONTROL_PLANE_URL: 'https://cp.example.com' });
+    expect(explicit.CONTROL_PLANE_URL).toBe('https://cp.example.com');
+    expect(explicit.SIGNING_JWKS_URL).toBe('https://cp.example.com/.well-known/jwks.json');
+  });
+
   it('treats empty variables as unset', () => {
     expect(loadConfig({ REDIS_URL: '' }).REDIS_URL).toBe('redis://127.0.0.1:6379');
   });

@@ -81,7 +81,8 @@ const configFields = z.object({
   CONTROL_PLANE_PORT: port.default(3000),
   WORKER_PORT: port.default(3001),
   AGENT_NODE_PORT: port.default(3002),
-  CONTROL_PLANE_URL: url(['http:', 'https:']).default('http://127.0.0.1:3000'),
+  /** Where agent nodes (and the control plane's own JWKS URL) reach it; unset: http://127.0.0.1:<CONTROL_PLANE_PORT>. */
+  CONTROL_PLANE_URL: url(['http:', 'https:']).optional(),
   /** Admin and node tokens: HS256 with JWT_SECRET, and/or RS256/ES256 with keys from a JWKS file or URL. */
   JWT_ALGORITHMS: list.pipe(z.array(z.enum(['HS256', 'RS256', 'ES256'])).min(1)).default(['HS256']),
   JWT_SECRET: z.string().min(32, 'must be at least 32 characters').default(DEV_SECRET),
@@ -337,11 +338,14 @@ export const configSchema = configFields
     // The one-click sign-in mints platform-admin tokens: only when asked for (`npm start` asks for
     // the demo), never by default, since a loopback HOST behind a same-host proxy is reachable (ADR 0210).
     const CONSOLE_DEV_SIGN_IN = config.CONSOLE_DEV_SIGN_IN ?? false;
+    // Moving the control plane to another port moves the address it is reached at, too.
+    const CONTROL_PLANE_URL = config.CONTROL_PLANE_URL ?? `http://127.0.0.1:${config.CONTROL_PLANE_PORT}`;
     return {
       ...config,
       NODE_ENV,
       CONSOLE_DEV_SIGN_IN,
-      SIGNING_JWKS_URL: config.SIGNING_JWKS_URL ?? `${config.CONTROL_PLANE_URL.replace(/\/+$/, '')}${JWKS_PATH}`,
+      CONTROL_PLANE_URL,
+      SIGNING_JWKS_URL: config.SIGNING_JWKS_URL ?? `${CONTROL_PLANE_URL.replace(/\/+$/, '')}${JWKS_PATH}`,
     };
   });
 

@@ -1,3 +1,2 @@
-/** @cp/jobs/testing: a fixed clock and set-based usage/retirement data for tests and benchmarks (not in the production build). */
+/** @cp/jobs/testing: a fixed clock for tests and benchmarks (not in the production build). Data factories: test/support/given-db.ts. */
 export { FixedClock } from './fixed-clock';
-export * from './retirement-fixtures';

@@ -17,7 +17,7 @@ import {
 } from '@a2a-js/sdk/server';
 import type { Caller } from '@cp/capabilities';
 import type { ToolInvoker } from '../tools/tool-gateway';
-import type { Handler, HandlerContext, HandlerResult } from './handler-registry';
+import type { Handler, HandlerContext, HandlerResult } from './handler';
 import type { WireArtifact, WireMessage } from './wire-types';
 
 /** Where the node's context sits in the SDK ServerCallContext's state bag. */

@@ -1,5 +1,5 @@
 import { Field, Float, Int, ObjectType } from '@nestjs/graphql';
-import { CapabilityStateEnum } from '../../manifests/dto/manifest.model';
+import { CapabilityStateEnum } from '../../manifests/dto/manifest.enums';
 import { RetirementSkipReasonModel, UnknownUsageModel } from '../../retirement/dto/retirement.models';
 import type { CapabilityState } from '@cp/capabilities';
 

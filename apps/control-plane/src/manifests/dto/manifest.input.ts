@@ -1,7 +1,7 @@
 import { Field, InputType, Int } from '@nestjs/graphql';
 import type { CapabilityState, Visibility } from '@cp/capabilities';
 import { JSONScalar } from '../../common/graphql/json.scalar';
-import { CapabilityStateEnum, VisibilityEnum } from './manifest.model';
+import { CapabilityStateEnum, VisibilityEnum } from './manifest.enums';
 
 @InputType()
 export class ManifestFilter {

@@ -1,21 +1,9 @@
-import { Field, Int, ObjectType, registerEnumType } from '@nestjs/graphql';
-import {
-  CAPABILITY_STATES,
-  VISIBILITIES,
-  type AssertTrue,
-  type CapabilityState,
-  type SameKeys,
-  type SkillBlock,
-  type Visibility,
-} from '@cp/capabilities';
+import { Field, Int, ObjectType } from '@nestjs/graphql';
+import type { AssertTrue, CapabilityState, SameKeys, SkillBlock, Visibility } from '@cp/capabilities';
 import { JSONScalar } from '../../common/graphql/json.scalar';
 import { Connection } from '../../common/graphql/pagination';
 import { PlanImpactModel } from '../../deprecation/dto/impact.model';
-
-export const CapabilityStateEnum = Object.fromEntries(CAPABILITY_STATES.map((s) => [s, s])) as Record<CapabilityState, CapabilityState>;
-export const VisibilityEnum = Object.fromEntries(VISIBILITIES.map((v) => [v, v])) as Record<Visibility, Visibility>;
-registerEnumType(CapabilityStateEnum, { name: 'CapabilityState' });
-registerEnumType(VisibilityEnum, { name: 'Visibility' });
+import { CapabilityStateEnum, VisibilityEnum } from './manifest.enums';
 
 @ObjectType('Skill', { description: 'The A2A AgentSkill the manifest advertises (without its id).' })
 export class SkillModel {

@@ -11,7 +11,7 @@
 import { DelayedError, Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { RedisClient } from '@cp/common';
 import { safeFetch, WebhookError, type HostResolver } from '@cp/common';
-import type { A2ALog } from '../a2a-service';
+import type { A2ALog } from '../request-context';
 import type { PushBacklog } from './push-backlog';
 import type { PushConfigStore } from './push-configs';
 

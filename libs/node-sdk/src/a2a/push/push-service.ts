@@ -6,7 +6,7 @@
  */
 import { resolveAndCheck, type HostResolver } from '@cp/common';
 import { A2AError, A2AErrorName } from '../a2a-errors';
-import type { A2ALog, RequestContext } from '../a2a-service';
+import type { A2ALog, RequestContext } from '../request-context';
 import { declaredBy, type ServedBundle } from '../served-bundle';
 import type { StreamEvent } from '../task-events';
 import { ownerKey, type TaskStore } from '../task-store';

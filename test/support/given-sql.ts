@@ -1,6 +1,9 @@
 /**
- * Test and benchmark data for usage and retirement, written with plain SQL over `pg` (set-based,
- * so the benchmark can create 100,000 manifests in seconds). Not used by product code.
+ * Set-based database factories over `pg` (plain SQL, so a suite or benchmark can write 100,000
+ * manifests in seconds): agents, lifecycle manifests, nodes and their usage coverage, usage, and
+ * the rows the admin API never writes directly (usage batches, inventories, notices). The same
+ * family as given-db.ts (which writes full manifests through Prisma) and re-exported from it: one
+ * import for every arrangement a suite makes (issue 29). Arrange, not act: these bypass the API.
  */
 import type { Client, Pool } from 'pg';
 
@@ -81,21 +84,68 @@ export async function setCoverage(
   );
 }
 
+/** Tenants by id (name defaults to the id); existing ids are kept. */
+export async function createTenants(db: Db, tenants: { id: string; name?: string }[]): Promise<void> {
+  await db.query(
+    `INSERT INTO "Tenant" (id, name) SELECT t.id, t.name FROM unnest($1::text[], $2::text[]) AS t(id, name) ON CONFLICT (id) DO NOTHING`,
+    [tenants.map((t) => t.id), tenants.map((t) => t.name ?? t.id)],
+  );
+}
+
+/** A usage batch the node already sent (what ingestion deduplicates on and retention prunes), one minute long. */
+export async function createUsageBatch(
+  db: Db,
+  batch: { id: string; nodeId: string; agentId: string; windowEnd: Date | string },
+): Promise<void> {
+  const end = typeof batch.windowEnd === 'string' ? batch.windowEnd : batch.windowEnd.toISOString();
+  await db.query(
+    `INSERT INTO "UsageBatch" (id, "nodeId", "agentId", "windowStart", "windowEnd", entries, calls) VALUES ($1, $2, $3, $4::timestamp - interval '1 minute', $4, 0, 0)`,
+    [batch.id, batch.nodeId, batch.agentId, end],
+  );
+}
+
+/** A node's handler inventory as last reported (`stoppedAt`: the node said it stopped). */
+export async function createInventory(
+  db: Db,
+  inventory: { agentId: string; nodeId: string; reportedAt: Date; stoppedAt?: Date | null; handlers?: unknown[] },
+): Promise<void> {
+  await db.query(`INSERT INTO "NodeInventory" ("agentId", "nodeId", handlers, "reportedAt", "stoppedAt") VALUES ($1, $2, $3, $4, $5)`, [
+    inventory.agentId,
+    inventory.nodeId,
+    JSON.stringify(inventory.handlers ?? []),
+    inventory.reportedAt,
+    inventory.stoppedAt ?? null,
+  ]);
+}
+
+/** A pending deprecation notice for one tenant (its id is also its event key). */
+export async function createNotice(
+  db: Db,
+  notice: { id: string; tenantId: string; agentId: string; capabilityId: string; event: string; payload: unknown },
+): Promise<void> {
+  await db.query(
+    `INSERT INTO "DeprecationNotice" (id, "tenantId", "agentId", "capabilityId", event, "eventKey", payload) VALUES ($1, $2, $3, $4, $5, $1, $6)`,
+    [notice.id, notice.tenantId, notice.agentId, notice.capabilityId, notice.event, JSON.stringify(notice.payload)],
+  );
+}
+
 export interface UsageFixture {
   agentId: string;
   capabilityId: string;
   nodeId: string;
   tenantId?: string;
   lastCallAt: Date;
-  count?: number;
+  count?: number | bigint;
 }
 
+/** Usage buckets (one per row's day); a bucket that exists already takes the row's count. */
 export async function addUsage(db: Db, usage: UsageFixture[]): Promise<void> {
   if (usage.length === 0) return;
   await db.query(
     `INSERT INTO "UsageBucket" ("agentId", "capabilityId", "tenantId", "nodeId", day, count, "lastCallAt")
      SELECT u.agent, u.cap, u.tenant, u.node, u.last::date, u.count, u.last
-       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::timestamp[], $6::bigint[]) AS u(agent, cap, tenant, node, last, count)`,
+       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::timestamp[], $6::bigint[]) AS u(agent, cap, tenant, node, last, count)
+     ON CONFLICT ("agentId", "capabilityId", "tenantId", "nodeId", day) DO UPDATE SET count = EXCLUDED.count`,
     [
       usage.map((u) => u.agentId),
       usage.map((u) => u.capabilityId),
