@@ -5,7 +5,7 @@ import { fieldOf } from '../../../../../test/support/a2a-error-field';
 import type { WireMessage, WireTask } from '../wire-types';
 import { signCard, verifyCardSignature } from '@cp/node-protocol';
 import { cardToV03 } from './card';
-import { V03_METHODS } from './jsonrpc-methods';
+import { V03_METHODS } from '../http/operations';
 import { eventToV03, messageFromV03, messageToV03, sendParamsFromV03, taskToV03 } from './shapes';
 
 const field = fieldOf;
