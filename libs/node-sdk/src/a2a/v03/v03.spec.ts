@@ -58,6 +58,10 @@ describe('A2A 0.3 shapes', () => {
     expect(field(() => sendParamsFromV03(m({ parts: [{ kind: 'text', text: 5 }] })))).toBe('params.message.parts[0].text');
     expect(field(() => sendParamsFromV03(m({ parts: [{ kind: 'file', file: {} }] })))).toBe('params.message.parts[0].file');
     expect(field(() => sendParamsFromV03(m({ parts: [{ kind: 'file', file: { bytes: 1 } }] })))).toBe('params.message.parts[0].file.bytes');
+    // One translation for both 0.3 dialects: metadata must be an object on JSON-RPC too (issue 29).
+    expect(field(() => sendParamsFromV03(m({ metadata: 'x' })))).toBe('params.message.metadata');
+    expect(field(() => sendParamsFromV03({ ...m({}), metadata: [1] }))).toBe('params.metadata');
+    expect(field(() => sendParamsFromV03({ ...m({}), configuration: 'x' }))).toBe('params.configuration');
     expect(field(() => sendParamsFromV03(m({ parts: [{ kind: 'data', data: 'str' }] })))).toBe('params.message.parts[0].data');
     expect(field(() => sendParamsFromV03(m({ parts: [{ kind: 'text', text: 'x', metadata: [] }] })))).toBe(
       'params.message.parts[0].metadata',
