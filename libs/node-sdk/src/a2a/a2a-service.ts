@@ -4,27 +4,12 @@
  * one right before the handler runs, re-checking entitlement with the core's function.
  */
 import { ANONYMOUS_TENANT } from '@cp/node-protocol';
-import { randomUUID } from 'node:crypto';
-import {
-  deprecationFor,
-  deprecationNotice,
-  isEntitled,
-  messageText,
-  negotiateExtensions,
-  routeAsync,
-  typedLimits,
-  type Caller,
-  type Classifier,
-  type DeprecationAnnouncement,
-  type PolicyEntry,
-  type RouteFailure,
-} from '@cp/capabilities';
-import { activeSpan, inSpan, markSpanError } from '@cp/common';
+import { deprecationFor, negotiateExtensions, type Classifier, type DeprecationAnnouncement } from '@cp/capabilities';
 import { NO_A2A_OBSERVER, type A2AObserver } from '../observability/observer';
 import type { ToolGateway } from '../tools/tool-gateway';
 import { A2AError, A2AErrorName } from './a2a-errors';
-import { ExecutionLimits, type Admission } from './execution-limits';
-import type { HandlerRegistration, HandlerRegistry, HandlerResult, LimitDeclaration, TypedLimits } from './handler-registry';
+import { ExecutionLimits } from './execution-limits';
+import type { HandlerRegistry } from './handler-registry';
 import { declaredBy, type ServedBundle, type ServedCard } from './served-bundle';
 import type { TaskEvents } from './task-events';
 import { endsStream, nowIso, statusUpdate, TaskRun } from './task-run';
@@ -33,27 +18,26 @@ import { DEFAULT_STREAM_LIMITS, StreamLimiter, type StreamLimitSettings } from '
 import { TaskStream } from './task-stream';
 import type { PushConfigInput } from './push/push-configs';
 import type { PushService } from './push/push-service';
-import type { ProtocolVersion } from './version';
+import { DEFAULT_PARAM_LIMITS, encodeCursor, listTasksParams, sendMessageParams, taskIdParam, type ParamLimits } from './validate-params';
+import { TERMINAL_STATES, type WireTask } from './wire-types';
 import {
-  DEFAULT_PARAM_LIMITS,
-  encodeCursor,
-  forHistory,
-  listTasksParams,
-  sendMessageParams,
-  taskIdParam,
-  type ParamLimits,
-} from './validate-params';
-import { TERMINAL_STATES, type SendMessageParams, type TaskState, type WireMessage, type WireTask } from './wire-types';
+  admit,
+  continueOrStart,
+  entitledPolicy,
+  handlerFor,
+  noteClarification,
+  routeError,
+  routeMessage,
+  routedTask,
+  routingMetadata,
+  saveTask,
+  taskNotFound,
+  type Prepared,
+} from './send/prepare-steps';
+import { TaskExecution, transition } from './send/task-execution';
+import type { A2ALog, RequestContext } from './request-context';
 
-export interface RequestContext {
-  caller: Caller;
-  /** The caller's raw token (token exchange); undefined for anonymous. */
-  token?: string;
-  /** Raw A2A-Extensions request header. */
-  extensions?: string | string[];
-  /** The protocol version the request speaks (0.3 requests are translated at the edge; default 1.0). */
-  version?: ProtocolVersion;
-}
+export type { A2ALog, RequestContext } from './request-context';
 
 export interface UsageSink {
   record(capabilityId: string, tenant: string): void;
@@ -72,12 +56,6 @@ export interface ClarificationChoice {
 
 export interface ClarificationSink {
   record(choice: ClarificationChoice): void;
-}
-
-export interface A2ALog {
-  info(fields: Record<string, unknown>, message: string): void;
-  warn(fields: Record<string, unknown>, message: string): void;
-  error(fields: Record<string, unknown>, message: string): void;
 }
 
 export interface A2AServiceDeps {
@@ -107,53 +85,32 @@ export interface A2ALimits extends ParamLimits, StreamLimitSettings {
 
 export const DEFAULT_A2A_LIMITS: A2ALimits = { ...DEFAULT_PARAM_LIMITS, ...DEFAULT_STREAM_LIMITS, historyPartMaxBytes: 16_384 };
 
-/** A message that passed validation, routing and entitlement: only its handler remains to run. */
-interface Prepared {
-  params: SendMessageParams;
-  rc: RequestContext;
-  active: readonly string[];
-  owner: string;
-  /** The task as stored before the handler runs (the inbound message already in its history). */
-  record: TaskRecord;
-  inbound: WireMessage;
-  /** undefined: the router asked the caller to clarify; the stored task is input-required. */
-  execution?: {
-    capabilityId: string;
-    registration: HandlerRegistration;
-    policy: PolicyEntry;
-    decision: Routed;
-    metadata: Record<string, unknown>;
-    limits: Record<string, unknown>;
-    /** Taken in prepare (concurrency slot, budget); released when the handler ends. */
-    admission: Admission;
-  };
-}
-
-type Routed = Extract<Awaited<ReturnType<typeof routeAsync>>, { kind: 'routed' }>;
-
 const PENDING_TASK = 'pending';
 
 /** Usage rows need a tenant; anonymous calls are counted under this one. */
 export { ANONYMOUS_TENANT };
-
-const STATE: Record<HandlerResult['state'], TaskState> = {
-  completed: 'TASK_STATE_COMPLETED',
-  'input-required': 'TASK_STATE_INPUT_REQUIRED',
-  failed: 'TASK_STATE_FAILED',
-  rejected: 'TASK_STATE_REJECTED',
-};
 
 export class A2AService {
   private readonly limits: A2ALimits;
   private readonly executionLimits: ExecutionLimits;
   private readonly observer: A2AObserver;
   private readonly streams: StreamLimiter;
+  private readonly execution: TaskExecution;
 
   constructor(private readonly deps: A2AServiceDeps) {
     this.limits = { ...DEFAULT_A2A_LIMITS, ...deps.limits };
     this.executionLimits = deps.executionLimits ?? new ExecutionLimits();
     this.observer = deps.observer ?? NO_A2A_OBSERVER;
     this.streams = new StreamLimiter(this.limits);
+    const { tasks, events, tools, log } = deps;
+    this.execution = new TaskExecution({
+      tasks,
+      events,
+      tools,
+      log,
+      observer: this.observer,
+      historyPartMaxBytes: this.limits.historyPartMaxBytes,
+    });
   }
 
   /** Open SSE streams on this node (leak checks, metrics). */
@@ -212,7 +169,7 @@ export class A2AService {
     const push = await this.pushConfigOf(rawParams, rc);
     const prepared = await this.prepare(rawParams, rc, active, true);
     await this.attachPush(push, prepared, rc);
-    const task = await this.execute(prepared);
+    const task = await this.execution.execute(prepared);
     return { task: trimHistory(task, prepared.params.configuration?.historyLength) };
   }
 
@@ -232,7 +189,7 @@ export class A2AService {
       stream = await this.openStream(prepared.record.task.id, prepared.owner);
     } catch (error) {
       // The task is stored: run it anyway, so it does not stay submitted forever.
-      if (prepared.execution) void this.execute(prepared).catch(() => undefined);
+      if (prepared.execution) void this.execution.execute(prepared).catch(() => undefined);
       throw error;
     }
     const r = prepared.record;
@@ -240,9 +197,9 @@ export class A2AService {
     stream.first({ task: trimHistory(r.task, prepared.params.configuration?.historyLength) }, r.seq, endsStream(r.task.status.state));
     if (prepared.execution) {
       // The handler runs on even if the client goes away; the task is stored either way.
-      void this.execute(prepared).catch((error: unknown) =>
-        this.deps.log.error({ taskId: r.task.id, err: (error as Error).message }, 'streamed message failed'),
-      );
+      void this.execution
+        .execute(prepared)
+        .catch((error: unknown) => this.deps.log.error({ taskId: r.task.id, err: (error as Error).message }, 'streamed message failed'));
     }
     return stream;
   }
@@ -356,7 +313,8 @@ export class A2AService {
 
   /**
    * Validation, routing and entitlement, then the task stored with the inbound message (which
-   * also applies the byte limits): every refusal happens here and changes nothing.
+   * also applies the byte limits): every refusal happens here and changes nothing. The steps are
+   * in send/prepare-steps.ts.
    */
   private async prepare(rawParams: unknown, rc: RequestContext, active: readonly string[], coalesce = false): Promise<Prepared> {
     const params = sendMessageParams(rawParams, this.limits);
@@ -364,271 +322,41 @@ export class A2AService {
     if (params.configuration?.taskPushNotificationConfig !== undefined && !declaredBy(bundle).pushNotifications) {
       throw new A2AError(A2AErrorName.PushNotificationNotSupported, 'this agent does not declare push notifications');
     }
-    const message = params.message;
     const owner = ownerKey(rc.caller);
-    let record: TaskRecord | undefined;
-    if (message.taskId !== undefined) {
-      record = await this.deps.tasks.get(message.taskId, owner);
-      if (!record) throw taskNotFound(message.taskId);
-      if (message.contextId !== undefined && message.contextId !== record.task.contextId) {
-        throw new A2AError(
-          A2AErrorName.InvalidParams,
-          `params.message.contextId: task ${record.task.id} belongs to context ${record.task.contextId}`,
-          { field: 'params.message.contextId' },
-        );
-      }
-      if (TERMINAL_STATES.has(record.task.status.state)) {
-        throw new A2AError(A2AErrorName.UnsupportedOperation, `task ${record.task.id} is ${record.task.status.state}; start a new task`, {
-          taskId: record.task.id,
-        });
-      }
-    }
-    const task: WireTask = record?.task ?? {
-      id: randomUUID(),
-      contextId: message.contextId ?? randomUUID(),
-      status: { state: 'TASK_STATE_SUBMITTED', timestamp: nowIso() },
-      history: [],
-    };
-    const inbound: WireMessage = { ...message, taskId: task.id, contextId: task.contextId };
-    const accepted = params.configuration?.acceptedOutputModes ?? [];
-
+    const { record, task, inbound } = await continueOrStart(this.deps.tasks, params.message, owner);
     const tenant = rc.caller?.tenant ?? ANONYMOUS_TENANT;
-    const decision = await inSpan('a2a.route', { 'a2a.tenant': tenant }, async (span) => {
-      const d = await routeAsync(message, rc.caller, bundle.routerIndexFor(rc.caller), {
-        boundCapabilityId: record?.capabilityId,
-        acceptedOutputModes: accepted,
-        requestMetadata: params.metadata,
-        shapes: this.deps.handlers.shapes(),
-        classifier: this.deps.classifier,
-      });
-      const layer = d.kind === 'routed' ? d.layer : d.kind === 'input-required' ? 'clarification' : 'none';
-      const outcome = d.kind === 'routed' ? 'routed' : d.kind === 'input-required' ? 'input-required' : 'refused';
-      this.observer.routed(layer, outcome);
-      span?.setAttributes({ 'a2a.routing.layer': layer, 'a2a.routing.decision': outcome });
-      if (d.kind === 'routed') span?.setAttribute('a2a.capability.id', d.entry.id);
-      return d;
-    });
+    const router = { handlers: this.deps.handlers, classifier: this.deps.classifier, observer: this.observer };
+    const decision = await routeMessage(router, bundle, params, rc.caller, tenant, record);
     if (decision.kind === 'failed') throw routeError(decision);
-    const base = { owner, tenant: rc.caller?.tenant ?? ANONYMOUS_TENANT, seq: record?.seq ?? 0 };
+    const base = { owner, tenant, seq: record?.seq ?? 0 };
     if (decision.kind === 'input-required') {
-      const next = this.transition(task, inbound, 'TASK_STATE_INPUT_REQUIRED', decision.message, [], {
-        routing: {
-          layer: 'clarification',
-          confidence: decision.confidence,
-          candidates: decision.candidates,
-          explanation: decision.explanation,
-        },
-      });
-      const saved = await this.store({ ...base, task: next, capabilityId: undefined }, record);
+      const clarification = { layer: 'clarification', confidence: decision.confidence, candidates: decision.candidates };
+      const routing = { ...clarification, explanation: decision.explanation };
+      const next = transition(task, inbound, 'TASK_STATE_INPUT_REQUIRED', decision.message, { routing }, this.limits.historyPartMaxBytes);
+      const saved = await saveTask(this.deps.tasks, this.deps.events, { ...base, task: next, capabilityId: undefined }, record);
       return { params, rc, active, owner, record: saved, inbound };
     }
 
-    // Enforcement at execution: the CURRENT policy, the core's entitlement function. A capability
-    // the caller may not use answers exactly like one that does not exist.
     const capabilityId = decision.entry.id;
     const live = this.current();
-    const policy = live.policy.entries.find((e) => e.capabilityId === capabilityId);
-    if (!policy || !isEntitled(policy, rc.caller, live.entitlementContext)) {
-      this.observer.denied(capabilityId);
-      markSpanError(activeSpan(), 'CAPABILITY_UNAVAILABLE');
-      throw new A2AError(
-        A2AErrorName.UnsupportedOperation,
-        'the capability this message was routed to is not available to you',
-        {},
-        'CAPABILITY_UNAVAILABLE',
-      );
-    }
+    const policy = entitledPolicy(live, capabilityId, rc.caller, this.observer);
     // Counted before any limit: a refused call is demand for the capability (never charged to the handler).
     this.deps.usage?.record(capabilityId, tenant);
-    const registration = this.deps.handlers.get(policy.handler);
-    if (!registration) {
-      // A node on older code than its bundle (issue 14): keep serving the rest, say so clearly.
-      throw new A2AError(
-        A2AErrorName.Unavailable,
-        `capability "${capabilityId}" is temporarily unavailable on this node (its handler is not deployed here yet)`,
-        { capabilityId, retryAfterSeconds: '30' },
-        'CAPABILITY_TEMPORARILY_UNAVAILABLE',
-      );
-    }
-
-    if (record?.capabilityId === undefined && record?.task.status.state === 'TASK_STATE_INPUT_REQUIRED' && decision.layer === 'hint') {
-      const asked = record.task.history?.find((m) => m.role === 'ROLE_USER');
-      const text = asked ? messageText(asked) : '';
-      if (text !== '') this.deps.clarifications?.record({ text, capabilityId, tenant });
-    }
-    const notices = decision.notices;
-    const routing = {
-      capabilityId,
-      layer: decision.layer,
-      confidence: decision.confidence,
-      outputMode: decision.outputMode,
-      explanation: decision.explanation,
-    };
-    const metadata: Record<string, unknown> = { routing };
-    if (notices.length > 0) metadata.notices = notices;
-    // The replacement and the dates, as this caller may see them (issue 21).
-    const deprecation = deprecationFor(live.policy, capabilityId, rc.caller, live.entitlementContext);
-    if (deprecation) metadata.deprecation = deprecationNotice(deprecation);
-
-    const submitted: WireTask = {
-      ...task,
-      status: { state: 'TASK_STATE_SUBMITTED', timestamp: nowIso() },
-      history: [...(task.history ?? []), forHistory(inbound, this.limits.historyPartMaxBytes)],
-      metadata,
-    };
-    // Generic limits (input size, concurrency, the tenant's cost-class budget) refuse here, before
-    // anything is stored or streamed; the admission is released when the handler ends.
-    const limits = typedLimits(policy.limits, registration.limits);
-    const admission = await this.executionLimits.admit({
-      agentId: live.policy.agentId,
-      capabilityId,
-      tenant,
-      limits,
-      budgets: live.costBudgets,
-      message: inbound,
-    });
+    const registration = handlerFor(this.deps.handlers, policy);
+    noteClarification(this.deps.clarifications, record, decision, capabilityId, tenant);
+    const metadata = routingMetadata(live, decision, capabilityId, rc.caller);
+    const { limits, admission } = await admit(this.executionLimits, live, policy, registration, tenant, inbound);
     let saved: TaskRecord;
     try {
-      // SendMessage on a new task: nobody streams it yet, so it is stored working straight away
-      // (one save instead of submitted + working; ADR 82). Streams and continued tasks show both.
-      const first: WireTask =
-        coalesce && record === undefined ? { ...submitted, status: { ...submitted.status, state: 'TASK_STATE_WORKING' } } : submitted;
-      saved = await this.store({ ...base, task: first, capabilityId }, record);
+      // A new SendMessage task is stored working at once: nobody streams it yet (ADR 82).
+      const first = routedTask(task, inbound, metadata, coalesce && record === undefined, this.limits.historyPartMaxBytes);
+      saved = await saveTask(this.deps.tasks, this.deps.events, { ...base, task: first, capabilityId }, record);
     } catch (error) {
       admission.release();
       throw error;
     }
-    return {
-      params,
-      rc,
-      active,
-      owner,
-      record: saved,
-      inbound,
-      execution: { capabilityId, registration, policy, decision, metadata, limits, admission },
-    };
-  }
-
-  /** Saves a new task (seq 1) or the next state of a known one, publishing the change. */
-  private async store(record: Omit<TaskRecord, 'updatedAt'>, known: TaskRecord | undefined): Promise<TaskRecord> {
-    const run = new TaskRun(known ?? { ...record, seq: 0, updatedAt: 0 }, this.deps.tasks, this.deps.events);
-    await run.commit(record.task, known ? statusUpdate(record.task) : { task: record.task }, { capabilityId: record.capabilityId });
-    return run.current;
-  }
-
-  /** Runs the handler; its updates and its result are stored and streamed. Returns the final task. */
-  private async execute(p: Prepared): Promise<WireTask> {
-    if (!p.execution) return p.record.task;
-    const { capabilityId, decision, metadata } = p.execution;
-    const run = new TaskRun(p.record, this.deps.tasks, this.deps.events);
-    const task = p.record.task;
-    if (task.status.state !== 'TASK_STATE_WORKING') {
-      const working: WireTask = { ...task, status: { state: 'TASK_STATE_WORKING', timestamp: nowIso() } };
-      await run.commit(working, statusUpdate(working));
-    }
-    const tenant = p.rc.caller?.tenant ?? ANONYMOUS_TENANT;
-    const started = performance.now();
-    const result = await inSpan(
-      'a2a.handler',
-      { 'a2a.capability.id': capabilityId, 'a2a.tenant': tenant, 'a2a.routing.layer': decision.layer },
-      async (span) => {
-        const r = await this.runHandler(p, run);
-        span?.setAttribute('a2a.task.state', r.state);
-        if (r.state === 'failed') markSpanError(span, 'TASK_FAILED');
-        return r;
-      },
-    );
-    this.observer.handled(capabilityId, result.state, (performance.now() - started) / 1000);
-    // A task canceled meanwhile (on any replica) stays canceled.
-    const latest = await this.deps.tasks.get(task.id, p.owner);
-    if (latest && TERMINAL_STATES.has(latest.task.status.state)) return latest.task;
-    try {
-      if (result.state === 'completed') {
-        for (const a of result.artifacts) await run.updates().artifact(a, { lastChunk: true });
-      }
-      const next = this.transition(run.current.task, undefined, STATE[result.state], result.text, [], metadata);
-      await run.commit(next, statusUpdate(next));
-    } catch (error) {
-      if (!(error instanceof A2AError) || error.kind !== A2AErrorName.PayloadTooLarge) throw error;
-      const next = this.transition(
-        run.current.task,
-        undefined,
-        'TASK_STATE_FAILED',
-        `the result was not kept: ${error.message}`,
-        [],
-        metadata,
-      );
-      await run.commit(next, statusUpdate(next));
-    }
-    this.deps.log.info(
-      {
-        taskId: task.id,
-        capability: capabilityId,
-        principal: p.rc.caller?.principal ?? 'anonymous',
-        state: run.current.task.status.state,
-        layer: decision.layer,
-      },
-      'message handled',
-    );
-    return run.current.task;
-  }
-
-  /** The handler inside the execution limits; never throws (a fault is a failed result). */
-  private async runHandler(p: Prepared, run: TaskRun): Promise<HandlerResult> {
-    const { capabilityId, registration, policy, decision, limits, admission } = p.execution!;
-    const task = p.record.task;
-    let result: HandlerResult;
-    try {
-      const outcome = await admission.run((signal) =>
-        registration.handle({
-          caller: p.rc.caller,
-          capability: { id: capabilityId, handler: policy.handler, state: policy.state, limits: limits as TypedLimits<LimitDeclaration> },
-          signal,
-          message: p.inbound,
-          text: messageText(p.params.message),
-          task: { id: task.id, contextId: task.contextId },
-          outputMode: decision.outputMode,
-          acceptedOutputModes: p.params.configuration?.acceptedOutputModes ?? [],
-          activeExtensions: p.active,
-          tools: this.deps.tools.forCall({ caller: p.rc.caller, callerToken: p.rc.token, capabilityId }),
-          metadata: p.params.metadata ?? {},
-          updates: run.updates(),
-        }),
-      );
-      result = outcome.timedOut
-        ? { state: 'failed', text: `the capability did not finish within its time limit (timeout_s ${String(limits.timeout_s)})` }
-        : outcome.value;
-    } catch (error) {
-      // Handlers' internals never reach the caller; the log has them with the task id.
-      this.deps.log.error({ taskId: task.id, capability: capabilityId, err: (error as Error).message }, 'handler failed');
-      result = { state: 'failed', text: 'the capability failed while handling this message' };
-    }
-    if (!result || !(result.state in STATE)) {
-      this.deps.log.error({ taskId: task.id, capability: capabilityId }, `handler "${policy.handler}" returned an invalid result`);
-      result = { state: 'failed', text: 'the capability returned an invalid result' };
-    }
-    return result;
-  }
-
-  private transition(
-    task: WireTask,
-    inbound: WireMessage | undefined,
-    state: TaskState,
-    text: string | undefined,
-    artifacts: WireTask['artifacts'],
-    metadata: Record<string, unknown>,
-  ): WireTask {
-    const status: WireTask['status'] = { state, timestamp: nowIso() };
-    const history = [...(task.history ?? [])];
-    if (inbound) history.push(forHistory(inbound, this.limits.historyPartMaxBytes));
-    if (text) {
-      status.message = { messageId: randomUUID(), role: 'ROLE_AGENT', parts: [{ text }], taskId: task.id, contextId: task.contextId };
-      history.push(status.message);
-    }
-    const next: WireTask = { id: task.id, contextId: task.contextId, status, history, metadata };
-    const all = [...(task.artifacts ?? []), ...(artifacts ?? [])];
-    if (all.length > 0) next.artifacts = all;
-    return next;
+    const execution = { capabilityId, registration, policy, decision, metadata, limits, admission };
+    return { params, rc, active, owner, record: saved, inbound, execution };
   }
 }
 
@@ -638,16 +366,6 @@ function terminalSubscribe(record: TaskRecord): A2AError {
     `task ${record.task.id} is ${record.task.status.state}; there is nothing left to subscribe to`,
     { taskId: record.task.id },
   );
-}
-
-function taskNotFound(id: string): A2AError {
-  return new A2AError(A2AErrorName.TaskNotFound, `task ${id} was not found`, { taskId: id });
-}
-
-function routeError(f: RouteFailure): A2AError {
-  const kind = f.error === 'ContentTypeNotSupportedError' ? A2AErrorName.ContentTypeNotSupported : A2AErrorName.UnsupportedOperation;
-  const reason = { 'capability-removed': 'CAPABILITY_REMOVED', 'capability-unavailable': 'CAPABILITY_UNAVAILABLE' }[f.reason as string];
-  return new A2AError(kind, f.message, f.details, reason);
 }
 
 function trimHistory(task: WireTask, historyLength: number | undefined): WireTask {

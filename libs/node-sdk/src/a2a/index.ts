@@ -42,7 +42,8 @@ export { InMemoryPushBacklog, RedisPushBacklog, DEFAULT_PUSH_BACKLOG_LIMITS } fr
 export type { PushBacklog, PushBacklogLimits, HoldResult } from './push/push-backlog';
 export { notificationTask, NOTIFICATION_TASK_MAX_BYTES } from './push/push-bodies';
 export { cardToV03 } from './v03/card';
-export { V03_METHODS } from './v03/jsonrpc-methods';
+export { V03_METHODS, OPERATIONS } from './http/operations';
+export type { Operation, UnaryOperation, StreamOperation, RestRoute } from './http/operations';
 export * as v03 from './v03/shapes';
 export { executorHandler, nodeContextOf, NODE_CONTEXT_KEY } from './agent-executor';
 export type { NodeContext } from './agent-executor';

@@ -1,8 +1,7 @@
 /**
  * What every A2A operation is given: who calls, in which protocol version, and where it logs.
  * Its own file so that the push code (push/*), which a2a-service.ts uses, can name these without
- * an import cycle (issue 29). a2a-service.ts still declares the same two shapes; they are to be
- * replaced there by a re-export of this file (left to the change that is splitting that file).
+ * an import cycle (issue 29); a2a-service.ts re-exports them.
  */
 import type { Caller } from '@cp/capabilities';
 import type { ProtocolVersion } from './version';

@@ -7,7 +7,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import { A2AError, A2AErrorName } from './a2a-errors';
-import type { A2ALog } from './a2a-service';
+import type { A2ALog } from './request-context';
 import type { StreamLimitSettings } from './stream-limits';
 import type { StreamEvent } from './task-events';
 import type { TaskStream } from './task-stream';

@@ -91,3 +91,35 @@ export function cardToV03(card: Json): Json {
   }
   return out;
 }
+
+/**
+ * The 0.3 proto AgentCard for a 1.0 card: 1.0's security schemes and requirements already are
+ * the proto forms (`{httpAuthSecurityScheme:{…}}`, `{schemes:{name:{list}}}`), so only the 0.3
+ * top-level fields change (`url`, `preferredTransport`, `additionalInterfaces`, `protocolVersion`,
+ * `supportsAuthenticatedExtendedCard`, `security`).
+ */
+export function cardToV03Proto(card: Json): Json {
+  const interfaces = (Array.isArray(card.supportedInterfaces) ? card.supportedInterfaces : []) as {
+    url: string;
+    protocolBinding: string;
+    protocolVersion: string;
+  }[];
+  const legacy = interfaces.filter((i) => /^0\.3(\.\d+)?$/.test(i.protocolVersion));
+  const primary = legacy.find((i) => i.protocolBinding === 'HTTP+JSON') ?? legacy[0];
+  const capabilities = isObject(card.capabilities) ? card.capabilities : {};
+  const { extendedAgentCard, ...caps03 } = capabilities;
+  const { supportedInterfaces: _interfaces, securityRequirements, signatures: _signatures, ...rest } = card;
+  void _interfaces;
+  void _signatures;
+  const out: Json = {
+    ...rest,
+    protocolVersion: '0.3.0',
+    url: primary?.url,
+    preferredTransport: primary?.protocolBinding ?? 'HTTP+JSON',
+    additionalInterfaces: legacy.map((i) => ({ url: i.url, transport: i.protocolBinding })),
+    capabilities: caps03,
+    supportsAuthenticatedExtendedCard: extendedAgentCard === true,
+  };
+  if (securityRequirements !== undefined) out.security = securityRequirements;
+  return out;
+}

@@ -5,7 +5,7 @@ import { fieldOf } from '../../../../../test/support/a2a-error-field';
 import type { WireMessage, WireTask } from '../wire-types';
 import { signCard, verifyCardSignature } from '@cp/node-protocol';
 import { cardToV03 } from './card';
-import { V03_METHODS } from './jsonrpc-methods';
+import { V03_METHODS } from '../http/operations';
 import { eventToV03, messageFromV03, messageToV03, sendParamsFromV03, taskToV03 } from './shapes';
 
 const field = fieldOf;
@@ -58,6 +58,10 @@ describe('A2A 0.3 shapes', () => {
     expect(field(() => sendParamsFromV03(m({ parts: [{ kind: 'text', text: 5 }] })))).toBe('params.message.parts[0].text');
     expect(field(() => sendParamsFromV03(m({ parts: [{ kind: 'file', file: {} }] })))).toBe('params.message.parts[0].file');
     expect(field(() => sendParamsFromV03(m({ parts: [{ kind: 'file', file: { bytes: 1 } }] })))).toBe('params.message.parts[0].file.bytes');
+    // One translation for both 0.3 dialects: metadata must be an object on JSON-RPC too (issue 29).
+    expect(field(() => sendParamsFromV03(m({ metadata: 'x' })))).toBe('params.message.metadata');
+    expect(field(() => sendParamsFromV03({ ...m({}), metadata: [1] }))).toBe('params.metadata');
+    expect(field(() => sendParamsFromV03({ ...m({}), configuration: 'x' }))).toBe('params.configuration');
     expect(field(() => sendParamsFromV03(m({ parts: [{ kind: 'data', data: 'str' }] })))).toBe('params.message.parts[0].data');
     expect(field(() => sendParamsFromV03(m({ parts: [{ kind: 'text', text: 'x', metadata: [] }] })))).toBe(
       'params.message.parts[0].metadata',

@@ -2,15 +2,15 @@ import fc from 'fast-check';
 import { A2AError } from '../a2a-errors';
 import { fieldOf } from '../../../../../test/support/a2a-error-field';
 import type { WireTask } from '../wire-types';
+import { cardToV03Proto } from './card';
 import {
-  cardToV03Proto,
   eventToV03Proto,
   pushConfigFromV03Proto,
   pushConfigToV03Proto,
   sendRequestFromV03Proto,
   sendResponseToV03Proto,
   taskToV03Proto,
-} from './rest-shapes';
+} from './shapes';
 
 const field = fieldOf;
 

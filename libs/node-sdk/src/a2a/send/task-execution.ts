@@ -1,0 +1,150 @@
+/**
+ * Runs the handler of a prepared message inside its admission (execution limits), stores and
+ * streams its updates and result, and returns the final task. A handler fault or an invalid result
+ * is a failed task, never an error to the caller; a task canceled meanwhile stays canceled.
+ */
+import { randomUUID } from 'node:crypto';
+import { ANONYMOUS_TENANT } from '@cp/node-protocol';
+import { messageText } from '@cp/capabilities';
+import { inSpan, markSpanError } from '@cp/common';
+import type { A2AObserver } from '../../observability/observer';
+import type { ToolGateway } from '../../tools/tool-gateway';
+import { A2AError, A2AErrorName } from '../a2a-errors';
+import type { A2ALog } from '../a2a-service';
+import type { HandlerResult, LimitDeclaration, TypedLimits } from '../handler-registry';
+import type { TaskEvents } from '../task-events';
+import { nowIso, statusUpdate, TaskRun } from '../task-run';
+import type { TaskStore } from '../task-store';
+import { forHistory } from '../validate-params';
+import { TERMINAL_STATES, type TaskState, type WireMessage, type WireTask } from '../wire-types';
+import type { Prepared } from './prepare-steps';
+
+const STATE: Record<HandlerResult['state'], TaskState> = {
+  completed: 'TASK_STATE_COMPLETED',
+  'input-required': 'TASK_STATE_INPUT_REQUIRED',
+  failed: 'TASK_STATE_FAILED',
+  rejected: 'TASK_STATE_REJECTED',
+};
+
+export interface TaskExecutionDeps {
+  tasks: TaskStore;
+  events: TaskEvents;
+  tools: ToolGateway;
+  observer: A2AObserver;
+  log: A2ALog;
+  historyPartMaxBytes: number;
+}
+
+/** The next state of a task: the inbound message and the agent's text (if any) appended to its history. */
+export function transition(
+  task: WireTask,
+  inbound: WireMessage | undefined,
+  state: TaskState,
+  text: string | undefined,
+  metadata: Record<string, unknown>,
+  historyPartMaxBytes: number,
+): WireTask {
+  const status: WireTask['status'] = { state, timestamp: nowIso() };
+  const history = [...(task.history ?? [])];
+  if (inbound) history.push(forHistory(inbound, historyPartMaxBytes));
+  if (text) {
+    status.message = { messageId: randomUUID(), role: 'ROLE_AGENT', parts: [{ text }], taskId: task.id, contextId: task.contextId };
+    history.push(status.message);
+  }
+  const next: WireTask = { id: task.id, contextId: task.contextId, status, history, metadata };
+  if (task.artifacts && task.artifacts.length > 0) next.artifacts = [...task.artifacts];
+  return next;
+}
+
+export class TaskExecution {
+  constructor(private readonly deps: TaskExecutionDeps) {}
+
+  /** Runs the handler; its updates and its result are stored and streamed. Returns the final task. */
+  async execute(p: Prepared): Promise<WireTask> {
+    if (!p.execution) return p.record.task;
+    const { capabilityId, decision, metadata } = p.execution;
+    const run = new TaskRun(p.record, this.deps.tasks, this.deps.events);
+    const task = p.record.task;
+    if (task.status.state !== 'TASK_STATE_WORKING') {
+      const working: WireTask = { ...task, status: { state: 'TASK_STATE_WORKING', timestamp: nowIso() } };
+      await run.commit(working, statusUpdate(working));
+    }
+    const tenant = p.rc.caller?.tenant ?? ANONYMOUS_TENANT;
+    const started = performance.now();
+    const result = await inSpan(
+      'a2a.handler',
+      { 'a2a.capability.id': capabilityId, 'a2a.tenant': tenant, 'a2a.routing.layer': decision.layer },
+      async (span) => {
+        const r = await this.runHandler(p, run);
+        span?.setAttribute('a2a.task.state', r.state);
+        if (r.state === 'failed') markSpanError(span, 'TASK_FAILED');
+        return r;
+      },
+    );
+    this.deps.observer.handled(capabilityId, result.state, (performance.now() - started) / 1000);
+    // A task canceled meanwhile (on any replica) stays canceled.
+    const latest = await this.deps.tasks.get(task.id, p.owner);
+    if (latest && TERMINAL_STATES.has(latest.task.status.state)) return latest.task;
+    const max = this.deps.historyPartMaxBytes;
+    try {
+      if (result.state === 'completed') {
+        for (const a of result.artifacts) await run.updates().artifact(a, { lastChunk: true });
+      }
+      const next = transition(run.current.task, undefined, STATE[result.state], result.text, metadata, max);
+      await run.commit(next, statusUpdate(next));
+    } catch (error) {
+      if (!(error instanceof A2AError) || error.kind !== A2AErrorName.PayloadTooLarge) throw error;
+      const text = `the result was not kept: ${error.message}`;
+      const next = transition(run.current.task, undefined, 'TASK_STATE_FAILED', text, metadata, max);
+      await run.commit(next, statusUpdate(next));
+    }
+    this.deps.log.info(
+      {
+        taskId: task.id,
+        capability: capabilityId,
+        principal: p.rc.caller?.principal ?? 'anonymous',
+        state: run.current.task.status.state,
+        layer: decision.layer,
+      },
+      'message handled',
+    );
+    return run.current.task;
+  }
+
+  /** The handler inside the execution limits; never throws (a fault is a failed result). */
+  private async runHandler(p: Prepared, run: TaskRun): Promise<HandlerResult> {
+    const { capabilityId, registration, policy, decision, limits, admission } = p.execution!;
+    const task = p.record.task;
+    let result: HandlerResult;
+    try {
+      const outcome = await admission.run((signal) =>
+        registration.handle({
+          caller: p.rc.caller,
+          capability: { id: capabilityId, handler: policy.handler, state: policy.state, limits: limits as TypedLimits<LimitDeclaration> },
+          signal,
+          message: p.inbound,
+          text: messageText(p.params.message),
+          task: { id: task.id, contextId: task.contextId },
+          outputMode: decision.outputMode,
+          acceptedOutputModes: p.params.configuration?.acceptedOutputModes ?? [],
+          activeExtensions: p.active,
+          tools: this.deps.tools.forCall({ caller: p.rc.caller, callerToken: p.rc.token, capabilityId }),
+          metadata: p.params.metadata ?? {},
+          updates: run.updates(),
+        }),
+      );
+      result = outcome.timedOut
+        ? { state: 'failed', text: `the capability did not finish within its time limit (timeout_s ${String(limits.timeout_s)})` }
+        : outcome.value;
+    } catch (error) {
+      // Handlers' internals never reach the caller; the log has them with the task id.
+      this.deps.log.error({ taskId: task.id, capability: capabilityId, err: (error as Error).message }, 'handler failed');
+      result = { state: 'failed', text: 'the capability failed while handling this message' };
+    }
+    if (!result || !(result.state in STATE)) {
+      this.deps.log.error({ taskId: task.id, capability: capabilityId }, `handler "${policy.handler}" returned an invalid result`);
+      result = { state: 'failed', text: 'the capability returned an invalid result' };
+    }
+    return result;
+  }
+}
