@@ -96,6 +96,9 @@ describe('A2A tasks across two node processes behind one address (@a2a-js/sdk as
       MAX_BODY_BYTES: '1048576',
       A2A_OWNER_MAX_BYTES: '4194304',
       A2A_HISTORY_PART_MAX_BYTES: '4096',
+      // The soak holds 15 watchers of one task on each node; the per-task cap (ADR 0205, default 10)
+      // is tested on its own in test/security/stream-slots-are-capped-per-owner-task-and-time.
+      A2A_MAX_STREAMS_PER_TASK: '16',
     });
     // Two tsx-compiled node processes: on a loaded machine their start alone can pass jest's 30 s.
     nodes.push(...(await Promise.all([0, 1].map((i) => spawnA2ANode(nodeEnv(i), ports[i])))));
