@@ -18,7 +18,7 @@ import {
   TOOL_NAME_MAX,
   TOOLS_MAX,
 } from './formats';
-import { CAPABILITY_STATES, COST_CLASSES, VISIBILITIES } from './types';
+import { CAPABILITY_STATES, COST_CLASSES, VISIBILITIES } from './vocabulary';
 
 const text = (max: number) => z.string().trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`);
 

@@ -5,12 +5,9 @@
 
 import type { SkillBlock } from './manifest-schema';
 
-export const CAPABILITY_STATES = ['preview', 'ga', 'deprecated', 'removed'] as const;
-export const VISIBILITIES = ['public', 'extended', 'internal'] as const;
-export type CapabilityState = (typeof CAPABILITY_STATES)[number];
-export type Visibility = (typeof VISIBILITIES)[number];
-export const COST_CLASSES = ['low', 'medium', 'high'] as const;
-export type CostClass = (typeof COST_CLASSES)[number];
+export { CAPABILITY_STATES, VISIBILITIES, COST_CLASSES } from './vocabulary';
+import type { CapabilityState, Visibility, CostClass } from './vocabulary';
+export type { CapabilityState, Visibility, CostClass };
 
 /**
  * The A2A 1.0 AgentSkill minus its id (the id lives at the top of the manifest). Declared once, as

@@ -36,27 +36,11 @@ import {
 } from './send/prepare-steps';
 import { TaskExecution, transition } from './send/task-execution';
 import type { A2ALog, RequestContext } from './request-context';
+import type { ClarificationSink, UsageSink } from './sinks';
 
 export type { A2ALog, RequestContext } from './request-context';
 
-export interface UsageSink {
-  record(capabilityId: string, tenant: string): void;
-}
-
-/**
- * A caller resolved a clarification: the task asked which capability was meant and the caller
- * continued it naming one (metadata.skillId). Recorded for review and promotion (ADR 0094).
- */
-export interface ClarificationChoice {
-  /** The text of the message that needed clarifying. */
-  text: string;
-  capabilityId: string;
-  tenant: string;
-}
-
-export interface ClarificationSink {
-  record(choice: ClarificationChoice): void;
-}
+export type { UsageSink, ClarificationChoice, ClarificationSink } from './sinks';
 
 export interface A2AServiceDeps {
   bundle: () => ServedBundle | undefined;

@@ -20,7 +20,8 @@ import {
 import { activeSpan, inSpan, markSpanError } from '@cp/common';
 import type { A2AObserver } from '../../observability/observer';
 import { A2AError, A2AErrorName } from '../a2a-errors';
-import type { ClarificationSink, RequestContext } from '../a2a-service';
+import type { RequestContext } from '../request-context';
+import type { ClarificationSink } from '../sinks';
 import type { Admission, ExecutionLimits } from '../execution-limits';
 import type { HandlerRegistration, HandlerRegistry } from '../handler-registry';
 import type { ServedBundle } from '../served-bundle';

@@ -10,7 +10,7 @@ import { inSpan, markSpanError } from '@cp/common';
 import type { A2AObserver } from '../../observability/observer';
 import type { ToolGateway } from '../../tools/tool-gateway';
 import { A2AError, A2AErrorName } from '../a2a-errors';
-import type { A2ALog } from '../a2a-service';
+import type { A2ALog } from '../request-context';
 import type { HandlerResult, LimitDeclaration, TypedLimits } from '../handler-registry';
 import type { TaskEvents } from '../task-events';
 import { nowIso, statusUpdate, TaskRun } from '../task-run';
