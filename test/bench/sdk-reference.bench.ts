@@ -23,8 +23,8 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import type * as FinanceA2A from '../../apps/agent-node/src/finance-a2a';
 import { processCpuSeconds } from '../support/process-cpu';
 import { freePort } from '../support/free-port';
 
@@ -43,12 +43,11 @@ else if (mode === '--floor') void floorServer(Number(process.argv[3]), process.a
 else void main();
 
 async function sdkServer(port: number): Promise<void> {
-  /* eslint-disable @typescript-eslint/no-require-imports -- the SDK's server is loaded only in its own child process */
   const express = require('express') as typeof import('express');
   const { AgentCard, Task, TaskArtifactUpdateEvent, TaskStatusUpdateEvent } = require('@a2a-js/sdk') as typeof import('@a2a-js/sdk');
   const server = require('@a2a-js/sdk/server') as typeof import('@a2a-js/sdk/server');
   const { jsonRpcHandler, UserBuilder } = require('@a2a-js/sdk/server/express') as typeof import('@a2a-js/sdk/server/express');
-  /* eslint-enable @typescript-eslint/no-require-imports */
+
   const { AgentEvent, DefaultRequestHandler, InMemoryTaskStore } = server;
   const executor: import('@a2a-js/sdk/server').AgentExecutor = {
     async execute(rc, bus) {
@@ -93,7 +92,8 @@ async function nodeServer(port: number, prefix: string): Promise<void> {
   const { connectRedis, loadConfig } = await import('@cp/common');
   const { buildNodeBundle, financeAgentExample } = await import('@cp/capabilities');
   const { ActiveBundle, HandlerRegistry } = await import('@cp/node-sdk');
-  const { registerFinanceA2A } = await import('../../apps/agent-node/src/finance-a2a');
+   
+  const { registerFinanceA2A } = require('../../apps/agent-node/src/finance-a2a') as typeof FinanceA2A;
   const config = loadConfig({
     NODE_ENV: 'test',
     LOG_LEVEL: 'silent',
@@ -151,7 +151,7 @@ interface AutocannonResult {
   requests: { average: number; total: number };
   latency: { p50: number; p99: number };
 }
-// eslint-disable-next-line @typescript-eslint/no-require-imports -- autocannon ships no types
+
 const autocannon = require('autocannon') as (opts: {
   url: string;
   connections: number;
@@ -309,7 +309,12 @@ async function main(): Promise<void> {
           await measure(s, 'SendStreamingMessage', headers, 1);
           const f = await measure(s, 'SendStreamingMessage', headers, SECONDS);
           const sample = await streamSample(s, headers);
-          add(`SendStreamingMessage ${name}`, { ...f, events: sample.events, ttfeP50: pct(sample.ttfe, 50), ttfeP99: pct(sample.ttfe, 99) });
+          add(`SendStreamingMessage ${name}`, {
+            ...f,
+            events: sample.events,
+            ttfeP50: pct(sample.ttfe, 50),
+            ttfeP99: pct(sample.ttfe, 99),
+          });
         }
       }
     } finally {
@@ -328,7 +333,9 @@ async function main(): Promise<void> {
     console.log(
       `${k.padEnd(36)} ${Math.round(med(fs.map((f) => f.rps)))
         .toString()
-        .padStart(6)}/s  p50 ${med(fs.map((f) => f.p50))} ms  p99 ${med(fs.map((f) => f.p99))} ms  CPU ${Math.round(med(fs.map((f) => f.cpuUs)))} µs/req${extra}`,
+        .padStart(
+          6,
+        )}/s  p50 ${med(fs.map((f) => f.p50))} ms  p99 ${med(fs.map((f) => f.p99))} ms  CPU ${Math.round(med(fs.map((f) => f.cpuUs)))} µs/req${extra}`,
     );
   }
   console.log('\nratios against the SDK server, per round (min–max, median):');
@@ -349,13 +356,14 @@ async function main(): Promise<void> {
   }
   const floorRps = results.get('SendMessage floor');
   const nodeAnon = results.get('SendMessage node anonymous');
-  if (floorRps && nodeAnon) console.log(`SendMessage node anonymous / floor: ${(med(nodeAnon.map((f) => f.rps)) / med(floorRps.map((f) => f.rps))).toFixed(2)}×`);
+  if (floorRps && nodeAnon)
+    console.log(`SendMessage node anonymous / floor: ${(med(nodeAnon.map((f) => f.rps)) / med(floorRps.map((f) => f.rps))).toFixed(2)}×`);
 
   await stopServer(node);
   await stopServer(floor);
   const { Redis } = await import('ioredis');
   const redis = new Redis(loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent' }).REDIS_URL);
-  for (let cursor = '0'; ; ) {
+  for (let cursor = '0'; ;) {
     const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
     if (keys.length) await redis.unlink(...keys);
     if ((cursor = next) === '0') break;

@@ -39,7 +39,9 @@ describe('the task store away under load: SendMessage fails fast with a retriabl
     token = mintA2AToken(config, 'caller@acme', 'acme-partner', ['recon.run']);
     command = connectRedis(config, 'a2a-commands');
     subscriber = connectRedis(config, 'a2a-events');
-    const bundle = new ActiveBundle(buildNodeBundle({ agentId: 'finance-agent', revision: 1, ...financeAgentExample(), previewTenants: [] }));
+    const bundle = new ActiveBundle(
+      buildNodeBundle({ agentId: 'finance-agent', revision: 1, ...financeAgentExample(), previewTenants: [] }),
+    );
     app = Fastify();
     registerA2AServer(app, {
       bundle: () => bundle,
@@ -48,7 +50,11 @@ describe('the task store away under load: SendMessage fails fast with a retriabl
         state: 'completed',
         artifacts: [{ parts: [{ data: { invoice: 'INV-20931', status: 'paid' } }] }],
       })),
-      tools: new ToolGateway({ exchange: async () => ({ accessToken: 't', expiresAt: Date.now() + 60_000, scopes: [] }) }, new Map(), silent),
+      tools: new ToolGateway(
+        { exchange: async () => ({ accessToken: 't', expiresAt: Date.now() + 60_000, scopes: [] }) },
+        new Map(),
+        silent,
+      ),
       log: silent,
       tasks: new RedisTaskStore(command, 'e2e-away:'),
       events: new RedisTaskEvents(command, subscriber, 'e2e-away:'),
@@ -65,7 +71,11 @@ describe('the task store away under load: SendMessage fails fast with a retriabl
   });
 
   const message = () => ({
-    message: { messageId: `m-${Math.random().toString(36).slice(2)}`, role: 'ROLE_USER', parts: [{ text: 'What is the status of invoice INV-20931?' }] },
+    message: {
+      messageId: `m-${Math.random().toString(36).slice(2)}`,
+      role: 'ROLE_USER',
+      parts: [{ text: 'What is the status of invoice INV-20931?' }],
+    },
   });
   const headers = () => ({ 'content-type': 'application/json', 'a2a-version': '1.0', authorization: `Bearer ${token}` });
 
@@ -101,16 +111,17 @@ describe('the task store away under load: SendMessage fails fast with a retriabl
 
   it('answers 503 + Retry-After naming the task store while Redis is away, under load, and serves again once it is back', async () => {
     // Load: 16 callers without pause until told to stop; every answer is kept with the phase it began in.
-    let phase: 'up' | 'away' | 'restarting' | 'back' = 'up';
+    type Phase = 'up' | 'away' | 'restarting' | 'back';
+    let phase = 'up' as Phase;
     let stop = false;
-    const answers: { phase: typeof phase; answer: Answer }[] = [];
+    const answers: { phase: Phase; answer: Answer }[] = [];
     const callers = Array.from({ length: CLIENTS }, async () => {
       while (!stop) {
         const began = phase;
         answers.push({ phase: began, answer: await rpc() });
       }
     });
-    const count = (p: typeof phase, ok?: (a: Answer) => boolean) => answers.filter((a) => a.phase === p && (!ok || ok(a.answer))).length;
+    const count = (p: Phase, ok?: (a: Answer) => boolean) => answers.filter((a) => a.phase === p && (!ok || ok(a.answer))).length;
     const completed = (a: Answer) => a.status === 200 && a.body.result?.task?.status?.state === 'TASK_STATE_COMPLETED';
 
     try {
