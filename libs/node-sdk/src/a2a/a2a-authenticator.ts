@@ -8,6 +8,7 @@ import { Strategy as JwtStrategy } from 'passport-jwt';
 import { AuthError, AuthErrorCode, bearerToken, toAuthError, type A2APrincipal, type JwtVerifier } from '@cp/auth';
 import type { Caller } from '@cp/capabilities';
 import { A2AError, A2AErrorName } from './a2a-errors';
+import { VerifiedTokens } from './verified-tokens';
 
 export interface Authenticated {
   caller: Caller;
@@ -20,7 +21,11 @@ type Req = { headers: Record<string, string | string[] | undefined> };
 export class A2AAuthenticator {
   private readonly strategy: JwtStrategy;
 
-  constructor(private readonly verifier: JwtVerifier) {
+  /** `verified`: tokens verified before (ADR 0241); pass one with maxEntries 0 to verify every time. */
+  constructor(
+    private readonly verifier: JwtVerifier,
+    private readonly verified = new VerifiedTokens(),
+  ) {
     this.strategy = new JwtStrategy(
       {
         jwtFromRequest: (req: Req) => bearerToken(req.headers.authorization) ?? null,
@@ -53,7 +58,11 @@ export class A2AAuthenticator {
     }
     const token = bearerToken(headers.authorization);
     if (!token) throw unauthenticated(new AuthError(AuthErrorCode.Malformed, 'the Authorization header must be "Bearer <token>"'));
-    const principal = await this.run({ headers });
+    let principal = this.verified.get(token);
+    if (!principal) {
+      principal = await this.run({ headers });
+      this.verified.remember(token, principal);
+    }
     return { caller: { principal: principal.subject, tenant: principal.tenant, scopes: principal.scopes }, token };
   }
 

@@ -7,7 +7,7 @@
  * A refused call never reaches the handler. One contained unit, called from one place in
  * A2AService, so the service's task handling can change around it.
  */
-import type { RedisClient } from '@cp/common';
+import { redisAway, type RedisClient } from '@cp/common/core';
 import type { CostBudget, CostBudgets, CostClass } from '@cp/capabilities';
 import { A2AError, A2AErrorName } from './a2a-errors';
 import type { WireMessage } from './wire-types';
@@ -57,6 +57,8 @@ export class RedisBudgetStore implements BudgetStore {
   }
 
   async take(key: string, budget: CostBudget) {
+    // Redis known lost: fail open now rather than after the budget timeout (ADR 0240).
+    if (redisAway(this.redis)) throw new Error('Redis is away: budget not checked');
     const windowMs = budget.windowS * 1000;
     const t = this.now();
     const window = Math.floor(t / windowMs);

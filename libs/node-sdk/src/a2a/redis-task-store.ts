@@ -12,6 +12,7 @@
  * index entries behind; a save over the owner limit and ListTasks forget them. The script also
  * PUBLISHes the change when given one, so save and fan-out are one round trip and no replica can
  * see an event whose state is not stored (ADR 82). Scripts run by SHA (EVALSHA), loaded on NOSCRIPT.
+ * With Redis away every call refuses at once with a retriable 503 (store-unavailable.ts, ADR 0240).
  */
 import { createHash } from 'node:crypto';
 import type { RedisClient } from '@cp/common';
@@ -30,6 +31,7 @@ import {
   type TaskStoreLimits,
   type PublishOnSave,
 } from './task-store';
+import { onTaskStore } from './store-unavailable';
 
 /** Keeps one save's script short on a pool of tiny tasks; the rest is evicted by the next saves. */
 const MAX_EVICTIONS_PER_SAVE = 1000;
@@ -168,14 +170,15 @@ export class RedisTaskStore implements TaskStore {
       record.owner === ANONYMOUS_OWNER ? '1' : '0',
       String(Date.now()),
     ];
-    const [code, bytes] = (await runScript(this.redis, SAVE, SAVE_SHA, 5, args)) as [number, number];
+    const [code, bytes] = (await onTaskStore(this.redis, () => runScript(this.redis, SAVE, SAVE_SHA, 5, args))) as [number, number];
     if (code === 1) throw taskTooLarge(bytes, this.limits.maxTaskBytes);
     if (code === 2) throw ownerQuotaExceeded(this.limits.maxOwnerBytes);
   }
 
   async get(id: string, owner: string): Promise<TaskRecord | undefined> {
     // Keyed under the owner: another owner's task id finds nothing.
-    const json = await this.redis.get(this.ownerKeys(owner).task(id));
+    const key = this.ownerKeys(owner).task(id);
+    const json = await onTaskStore(this.redis, () => this.redis.get(key));
     if (json === null) return undefined;
     const record = JSON.parse(json) as TaskRecord;
     return record.owner === owner ? record : undefined;
@@ -184,18 +187,18 @@ export class RedisTaskStore implements TaskStore {
   async list(owner: string, query: TaskQuery): Promise<TaskPage> {
     const o = this.ownerKeys(owner);
     const min = query.after === undefined ? '-inf' : `(${query.after}`;
-    const ids = await this.redis.zrevrangebyscore(o.index, '+inf', min);
+    const ids = await onTaskStore(this.redis, () => this.redis.zrevrangebyscore(o.index, '+inf', min));
     const records: TaskRecord[] = [];
     const gone: string[] = [];
     for (let i = 0; i < ids.length; i += CHUNK) {
       const slice = ids.slice(i, i + CHUNK);
-      const jsons = await this.redis.mget(slice.map((id) => o.task(id)));
+      const jsons = await onTaskStore(this.redis, () => this.redis.mget(slice.map((id) => o.task(id))));
       jsons.forEach((json, j) => {
         if (json === null) gone.push(slice[j]);
         else records.push(JSON.parse(json) as TaskRecord);
       });
     }
-    if (gone.length > 0) await this.redis.eval(FORGET, 4, o.index, o.sizes, o.bytes, o.created, ...gone);
+    if (gone.length > 0) await onTaskStore(this.redis, () => this.redis.eval(FORGET, 4, o.index, o.sizes, o.bytes, o.created, ...gone));
     const sorted = records
       .filter((r) => r.owner === owner && matches(r, query))
       .sort((a, b) => (before({ at: a.updatedAt, id: a.task.id }, { at: b.updatedAt, id: b.task.id }) ? -1 : 1));

@@ -6,7 +6,8 @@
  * in-memory bus is for unit tests and single-process use.
  */
 import { randomUUID } from 'node:crypto';
-import type { RedisClient } from '@cp/common';
+import { redisAway, type RedisClient } from '@cp/common/core';
+import { onTaskStore, taskStoreUnavailable } from './store-unavailable';
 import type { PublishOnSave } from './task-store';
 import type { WireArtifact, WireTask } from './wire-types';
 
@@ -155,7 +156,7 @@ export class RedisTaskEvents implements TaskEvents {
 
   async publish(taskId: string, event: TaskEvent): Promise<void> {
     const out = this.outbound(taskId, event);
-    await this.publisher.publish(out.channel, out.message);
+    await onTaskStore(this.publisher, () => this.publisher.publish(out.channel, out.message));
     out.local();
   }
 
@@ -170,6 +171,8 @@ export class RedisTaskEvents implements TaskEvents {
   }
 
   async subscribe(taskId: string, listener: TaskEventListener): Promise<() => Promise<void>> {
+    // The stream would hear nothing while its subscriber connection is lost: refuse now (ADR 0240).
+    if (redisAway(this.subscriber)) throw taskStoreUnavailable();
     // Commands on one connection run in order, so a SUBSCRIBE after a pending UNSUBSCRIBE wins.
     if (this.listeners.add(taskId, listener)) this.subscribed.set(taskId, this.subscriber.subscribe(this.channel(taskId)));
     await this.subscribed.get(taskId);

@@ -1,0 +1,372 @@
+/**
+ * This node against the server it replaces (issue 30). Run: `npm run bench sdk-reference`, or
+ * `npx tsx test/bench/sdk-reference.bench.ts`. Needs the machine's Redis.
+ *
+ * Four servers, each its own process, the same invoice-lookup answer (one artifact, completed),
+ * JSON-RPC (A2A 1.0), 16 concurrent clients (autocannon, in this process):
+ * - sdk: the official @a2a-js/sdk server (express, jsonRpcHandler, DefaultRequestHandler,
+ *   InMemoryTaskStore, no auth) with an AgentExecutor publishing that answer. A FRESH process each
+ *   round: its in-memory store only grows, so fresh is its best case.
+ * - node: the node's A2A layer as the agent node wires it (apps/agent-node/src/finance-a2a.ts:
+ *   Redis task store and event bus, JWT verification, routing, execution limits with Redis
+ *   budgets, usage), on Fastify, handlers giving the same answer; called anonymously and with a
+ *   partner token (HS256, as on nodes).
+ * - floor: bare Fastify doing one Redis round trip (a SET of the answer) per request: the physical
+ *   floor of a durably stored task.
+ * Rounds alternate sdk / node anonymous / node token / floor, each after a 1 s warm-up; figures are
+ * medians over rounds, ratios are against the SDK in the same run (the VM runs in two speeds).
+ * SendMessage: requests/s, p50/p99, server CPU per request. SendStreamingMessage: streams/s,
+ * events/s (streams × events per stream), and time to first event (16 concurrent streaming fetches).
+ *
+ * BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the node under the load;
+ * BENCH_SECONDS (4), BENCH_ROUNDS (3), BENCH_CASES=send|stream.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import type * as FinanceA2A from '../../apps/agent-node/src/finance-a2a';
+import { processCpuSeconds } from '../support/process-cpu';
+import { freePort } from '../support/free-port';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const CASES = process.env.BENCH_CASES ?? 'send,stream';
+const CLIENTS = 16;
+const TEXT = 'What is the status of invoice INV-20931?';
+const ANSWER = { invoiceNumber: 'INV-20931', status: 'paid', amount: { value: 1234.56, currency: 'EUR' }, dueDate: '2026-03-04' };
+
+// ---- child modes ---------------------------------------------------------------------------
+const mode = process.argv[2];
+if (mode === '--sdk') void sdkServer(Number(process.argv[3]));
+else if (mode === '--node') void nodeServer(Number(process.argv[3]), process.argv[4]);
+else if (mode === '--floor') void floorServer(Number(process.argv[3]), process.argv[4]);
+else void main();
+
+async function sdkServer(port: number): Promise<void> {
+  const express = require('express') as typeof import('express');
+  const { AgentCard, Task, TaskArtifactUpdateEvent, TaskStatusUpdateEvent } = require('@a2a-js/sdk') as typeof import('@a2a-js/sdk');
+  const server = require('@a2a-js/sdk/server') as typeof import('@a2a-js/sdk/server');
+  const { jsonRpcHandler, UserBuilder } = require('@a2a-js/sdk/server/express') as typeof import('@a2a-js/sdk/server/express');
+
+  const { AgentEvent, DefaultRequestHandler, InMemoryTaskStore } = server;
+  const executor: import('@a2a-js/sdk/server').AgentExecutor = {
+    async execute(rc, bus) {
+      bus.publish(AgentEvent.task(Task.fromJSON({ id: rc.taskId, contextId: rc.contextId, status: { state: 'TASK_STATE_SUBMITTED' } })));
+      bus.publish(
+        AgentEvent.artifactUpdate(
+          TaskArtifactUpdateEvent.fromJSON({
+            taskId: rc.taskId,
+            contextId: rc.contextId,
+            artifact: { artifactId: `${rc.taskId}-invoice`, name: 'invoice', parts: [{ data: ANSWER, mediaType: 'application/json' }] },
+            lastChunk: true,
+          }),
+        ),
+      );
+      bus.publish(
+        AgentEvent.statusUpdate(
+          TaskStatusUpdateEvent.fromJSON({ taskId: rc.taskId, contextId: rc.contextId, status: { state: 'TASK_STATE_COMPLETED' } }),
+        ),
+      );
+      bus.finished();
+    },
+    async cancelTask() {},
+  };
+  const card = AgentCard.fromJSON({
+    name: 'Finance agent (SDK reference)',
+    description: 'Invoice lookup',
+    version: '1.0.0',
+    supportedInterfaces: [{ url: `http://127.0.0.1:${port}/a2a/jsonrpc`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }],
+    capabilities: { streaming: true },
+    defaultInputModes: ['text/plain'],
+    defaultOutputModes: ['application/json'],
+    skills: [{ id: 'invoice-lookup', name: 'Invoice lookup', description: 'Status of an invoice', tags: ['finance'] }],
+  });
+  const handler = new DefaultRequestHandler(card, new InMemoryTaskStore(), executor);
+  const app = express();
+  app.use('/a2a/jsonrpc', jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }));
+  app.listen(port, '127.0.0.1');
+}
+
+async function nodeServer(port: number, prefix: string): Promise<void> {
+  const Fastify = (await import('fastify')).default;
+  const { connectRedis, loadConfig } = await import('@cp/common');
+  const { buildNodeBundle, financeAgentExample } = await import('@cp/capabilities');
+  const { ActiveBundle, HandlerRegistry } = await import('@cp/node-sdk');
+   
+  const { registerFinanceA2A } = require('../../apps/agent-node/src/finance-a2a') as typeof FinanceA2A;
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'silent',
+    AGENT_ID: 'finance-agent',
+    REDIS_KEY_PREFIX: prefix,
+    // The partner owner makes tens of thousands of tasks in a run: room for them, and short-lived.
+    A2A_OWNER_MAX_BYTES: String(1 << 30),
+    A2A_TASK_RETENTION_SECONDS: '120',
+  });
+  const bundle = new ActiveBundle(buildNodeBundle({ agentId: 'finance-agent', revision: 1, ...financeAgentExample(), previewTenants: [] }));
+  const answer = async () => ({
+    state: 'completed' as const,
+    artifacts: [{ name: 'invoice', parts: [{ data: ANSWER, mediaType: 'application/json' }] }],
+  });
+  const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
+  const app = Fastify();
+  registerFinanceA2A(app, config, {
+    bundle: () => bundle,
+    redis: connectRedis(config, 'a2a-commands'),
+    subscriber: connectRedis(config, 'a2a-events'),
+    nodeToken: () => 'unused',
+    log: silent,
+    usage: { record: () => undefined },
+    handlers: new HandlerRegistry().register('invoices.v1.lookup', answer).register('recon.v3.reconcile', answer),
+  });
+  await app.listen({ port, host: '127.0.0.1' });
+  const stop = () => void app.close().then(() => process.exit(0));
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+}
+
+async function floorServer(port: number, prefix: string): Promise<void> {
+  const Fastify = (await import('fastify')).default;
+  const { connectRedis, loadConfig } = await import('@cp/common');
+  const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent' });
+  const redis = connectRedis(config, 'floor');
+  const body = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    result: { task: { id: 't', status: { state: 'TASK_STATE_COMPLETED' }, artifacts: [{ parts: [{ data: ANSWER }] }] } },
+  });
+  let n = 0;
+  const app = Fastify();
+  app.post('/a2a/jsonrpc', async (_req, reply) => {
+    await redis.set(`${prefix}floor:${n++ % 1000}`, body, 'PX', 60_000);
+    return reply.header('content-type', 'application/json').send(body);
+  });
+  await app.listen({ port, host: '127.0.0.1' });
+}
+
+// ---- the load ------------------------------------------------------------------------------
+interface AutocannonResult {
+  non2xx: number;
+  errors: number;
+  requests: { average: number; total: number };
+  latency: { p50: number; p99: number };
+}
+
+const autocannon = require('autocannon') as (opts: {
+  url: string;
+  connections: number;
+  duration: number;
+  method: 'POST';
+  headers: Record<string, string>;
+  body: string;
+}) => Promise<AutocannonResult>;
+
+interface Server {
+  name: string;
+  url: string;
+  child: ChildProcess;
+}
+
+async function start(name: string, args: string[], nodeArgs: string[] = []): Promise<Server> {
+  const port = await freePort();
+  // tsx as a loader in the server's own process (its CLI would start a second one): CPU figures and
+  // --cpu-prof then belong to the server.
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', __filename, args[0], String(port), ...args.slice(1)], {
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  const url = `http://127.0.0.1:${port}/a2a/jsonrpc`;
+  const end = Date.now() + 90_000;
+  while (Date.now() < end) {
+    try {
+      await fetch(url, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json', 'a2a-version': '1.0' } });
+      return { name, url, child };
+    } catch {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  throw new Error(`${name} did not listen within 90 s`);
+}
+
+async function stopServer(s: Server): Promise<void> {
+  if (s.child.exitCode !== null) return;
+  await new Promise<void>((resolve) => {
+    s.child.once('exit', () => resolve());
+    s.child.kill('SIGTERM');
+  });
+}
+
+const rpcBody = (method: string) =>
+  JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method,
+    params: { message: { messageId: `m-${randomBytes(4).toString('hex')}`, role: 'ROLE_USER', parts: [{ text: TEXT }] } },
+  });
+
+interface Figures {
+  rps: number;
+  p50: number;
+  p99: number;
+  cpuUs: number;
+  events?: number;
+  ttfeP50?: number;
+  ttfeP99?: number;
+}
+
+async function measure(s: Server, method: string, headers: Record<string, string>, duration: number): Promise<Figures> {
+  const cpu0 = processCpuSeconds(s.child.pid);
+  const r = await autocannon({
+    url: s.url,
+    connections: CLIENTS,
+    duration,
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'a2a-version': '1.0', ...headers },
+    body: rpcBody(method),
+  });
+  const cpu = processCpuSeconds(s.child.pid) - cpu0;
+  if (r.non2xx > 0 || r.errors > 0) throw new Error(`${s.name} ${method}: ${r.non2xx} non-2xx, ${r.errors} errors`);
+  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, cpuUs: (cpu * 1e6) / Math.max(1, r.requests.total) };
+}
+
+/** One answer checked by content: the same completed task with one artifact, from every server. */
+async function check(s: Server, headers: Record<string, string>): Promise<void> {
+  const res = await fetch(s.url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'a2a-version': '1.0', ...headers },
+    body: rpcBody('SendMessage'),
+  });
+  const body = (await res.json()) as { result?: { task?: { status?: { state?: string }; artifacts?: unknown[] } } };
+  const task = body.result?.task;
+  if (task?.status?.state !== 'TASK_STATE_COMPLETED' || task.artifacts?.length !== 1)
+    throw new Error(`${s.name} answered ${JSON.stringify(body).slice(0, 300)}`);
+}
+
+/** Streams: events per stream, and time to first event under 16 concurrent streaming fetches. */
+async function streamSample(s: Server, headers: Record<string, string>): Promise<{ events: number; ttfe: number[] }> {
+  const ttfe: number[] = [];
+  let events = 0;
+  const end = performance.now() + 1500;
+  await Promise.all(
+    Array.from({ length: CLIENTS }, async () => {
+      while (performance.now() < end) {
+        const t0 = performance.now();
+        const res = await fetch(s.url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'a2a-version': '1.0', ...headers },
+          body: rpcBody('SendStreamingMessage'),
+        });
+        const reader = res.body!.getReader();
+        let n = 0;
+        let text = '';
+        for (;;) {
+          const { value, done } = await reader.read();
+          if (done) break;
+          if (n === 0) ttfe.push(performance.now() - t0);
+          text += Buffer.from(value).toString('utf8');
+          n = text.split('\n\n').filter((f) => f.startsWith('data:')).length;
+        }
+        events = Math.max(events, n);
+      }
+    }),
+  );
+  return { events, ttfe };
+}
+
+const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))] ?? NaN;
+const med = (xs: number[]) => pct(xs, 50);
+
+async function main(): Promise<void> {
+  const { mintA2AToken } = await import('@cp/auth');
+  const { loadConfig } = await import('@cp/common');
+  const { financeAgentExample } = await import('@cp/capabilities');
+  const partner = financeAgentExample().callers.partner!;
+  const token = mintA2AToken(loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent' }), partner.principal, partner.tenant, [...partner.scopes]);
+  const prefix = `bench-sdkref-${process.pid}:`;
+  const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const node = await start('node', ['--node', prefix], nodeArgs);
+  const floor = await start('floor', ['--floor', prefix]);
+  const bearer = { authorization: `Bearer ${token}` };
+  const subjects = (sdk: Server) =>
+    [
+      ['sdk', sdk, {}],
+      ['node anonymous', node, {}],
+      ['node token', node, bearer],
+      ['floor', floor, {}],
+    ] as const;
+
+  const results = new Map<string, Figures[]>();
+  const add = (k: string, f: Figures) => results.set(k, [...(results.get(k) ?? []), f]);
+  for (let round = 0; round < ROUNDS; round++) {
+    const sdk = await start('sdk', ['--sdk']);
+    try {
+      for (const [name, s, headers] of subjects(sdk)) {
+        if (name !== 'floor') await check(s, headers);
+        if (CASES.includes('send')) {
+          await measure(s, 'SendMessage', headers, 1);
+          add(`SendMessage ${name}`, await measure(s, 'SendMessage', headers, SECONDS));
+        }
+        if (CASES.includes('stream') && name !== 'floor') {
+          await measure(s, 'SendStreamingMessage', headers, 1);
+          const f = await measure(s, 'SendStreamingMessage', headers, SECONDS);
+          const sample = await streamSample(s, headers);
+          add(`SendStreamingMessage ${name}`, {
+            ...f,
+            events: sample.events,
+            ttfeP50: pct(sample.ttfe, 50),
+            ttfeP99: pct(sample.ttfe, 99),
+          });
+        }
+      }
+    } finally {
+      await stopServer(sdk);
+    }
+    process.stdout.write(`round ${round + 1}/${ROUNDS} done\n`);
+  }
+
+  console.log(`\n## This node against the @a2a-js/sdk reference server: ${CLIENTS} clients, ${ROUNDS} rounds of ${SECONDS} s (medians)`);
+  for (const [k, fs] of results) {
+    const events = fs[0].events;
+    const extra =
+      events === undefined
+        ? ''
+        : `  events/s ${Math.round(med(fs.map((f) => f.rps)) * events)} (${events}/stream)  first event p50 ${med(fs.map((f) => f.ttfeP50!)).toFixed(2)} ms p99 ${med(fs.map((f) => f.ttfeP99!)).toFixed(2)} ms`;
+    console.log(
+      `${k.padEnd(36)} ${Math.round(med(fs.map((f) => f.rps)))
+        .toString()
+        .padStart(
+          6,
+        )}/s  p50 ${med(fs.map((f) => f.p50))} ms  p99 ${med(fs.map((f) => f.p99))} ms  CPU ${Math.round(med(fs.map((f) => f.cpuUs)))} µs/req${extra}`,
+    );
+  }
+  console.log('\nratios against the SDK server, per round (min–max, median):');
+  for (const op of ['SendMessage', 'SendStreamingMessage']) {
+    const sdk = results.get(`${op} sdk`);
+    if (!sdk) continue;
+    for (const name of ['node anonymous', 'node token', 'floor']) {
+      const fs = results.get(`${op} ${name}`);
+      if (!fs) continue;
+      const ratios = fs.map((f, i) => f.rps / sdk[i].rps);
+      let line = `${op} ${name}: ${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}× (median ${med(ratios).toFixed(2)}×)`;
+      if (fs[0].ttfeP50 !== undefined) {
+        const t = fs.map((f, i) => f.ttfeP50! / sdk[i].ttfeP50!);
+        line += `; first event p50 ${med(t).toFixed(2)}× the SDK's`;
+      }
+      console.log(line);
+    }
+  }
+  const floorRps = results.get('SendMessage floor');
+  const nodeAnon = results.get('SendMessage node anonymous');
+  if (floorRps && nodeAnon)
+    console.log(`SendMessage node anonymous / floor: ${(med(nodeAnon.map((f) => f.rps)) / med(floorRps.map((f) => f.rps))).toFixed(2)}×`);
+
+  await stopServer(node);
+  await stopServer(floor);
+  const { Redis } = await import('ioredis');
+  const redis = new Redis(loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent' }).REDIS_URL);
+  for (let cursor = '0'; ;) {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+    if (keys.length) await redis.unlink(...keys);
+    if ((cursor = next) === '0') break;
+  }
+  redis.disconnect();
+}
