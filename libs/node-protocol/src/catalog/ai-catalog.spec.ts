@@ -16,7 +16,7 @@ describe('AI Catalog entries (per caller, no oracle)', () => {
     const s = given.snapshot([pub()], { agentId: 'finance' });
     const entry = agentCatalogEntry(agentOf(s), null, publisher)!;
     expect(entry).toMatchObject({
-      identifier: 'urn:air:acme-corp:finance-team:finance',
+      identifier: 'urn:air:acme-corp:agent:finance',
       mediaType: A2A_AGENT_CARD_MEDIA_TYPE,
       updatedAt: at,
       tags: ['finance', 'invoices'],
@@ -117,10 +117,10 @@ describe('identifiers and grouping', () => {
     const a = agentOf(given.snapshot([pub()], { agentId: 'a' }), 'team-a');
     const b = agentOf(given.snapshot([ext()], { agentId: 'b' }), 'team-b');
     const anon = fleetCatalog(host, [a, b], null, publisher);
-    expect(anon.entries.map((e) => e.identifier)).toEqual(expect.arrayContaining(['urn:air:acme-corp:~teams:team-a']));
+    expect(anon.entries.map((e) => e.identifier)).toEqual(expect.arrayContaining(['urn:air:acme-corp:team:team-a']));
     expect(JSON.stringify(anon)).not.toContain('team-b');
     const entitled = fleetCatalog(host, [a, b], given.caller({ scopes: ['recon.run'] }), publisher);
-    expect(JSON.stringify(entitled)).toContain('urn:air:acme-corp:~teams:team-b');
+    expect(JSON.stringify(entitled)).toContain('urn:air:acme-corp:team:team-b');
     expect(checkAiCatalog(entitled)).toEqual([]);
   });
 });

@@ -12,6 +12,12 @@ export const A2A_AGENT_CARD_MEDIA_TYPE = 'application/a2a-agent-card+json';
 export const AI_CATALOG_SPEC_VERSION = '1.0';
 export const AI_CATALOG_PATH = '/.well-known/ai-catalog.json';
 const AGENT_CARD_PATH = '/.well-known/agent-card.json';
+/**
+ * The `{namespace}` of an agent's `urn:air`: agent ids are unique in the registry, and a fixed
+ * namespace (not the team) keeps the identifier stable when an agent changes teams and lets a node,
+ * which does not know its team, name itself exactly as the control plane does (ADR 0250).
+ */
+export const AGENT_NAMESPACE = 'agent';
 
 export interface AiCatalogHost {
   displayName: string;
@@ -164,7 +170,7 @@ export function agentCatalogEntry(agent: CatalogAgent, caller: Caller, publisher
   const metadata: Record<string, unknown> = { lifecycle: lifecycleOf(visible) };
   if (extended && urls.extendedCard) metadata.extendedCardUrl = urls.extendedCard;
   return {
-    identifier: agentUrn(publisher.identifier, agent.teamId, snapshot.agentId),
+    identifier: agentUrn(publisher.identifier, AGENT_NAMESPACE, snapshot.agentId),
     displayName: snapshot.agent.name,
     mediaType: A2A_AGENT_CARD_MEDIA_TYPE,
     url: urls.publicCard,
@@ -211,7 +217,7 @@ export function fleetCatalog(
       groups.set(key, [...(groups.get(key) ?? []), entry]);
     }
     return [...groups.entries()].map(([key, entries]) => ({
-      identifier: agentUrn(publisher.identifier, kind === 'host' ? '~hosts' : '~teams', key),
+      identifier: agentUrn(publisher.identifier, kind, key),
       displayName: kind === 'host' ? `Agents on ${key}` : `Agents of team ${key}`,
       mediaType: AI_CATALOG_MEDIA_TYPE,
       data: {
