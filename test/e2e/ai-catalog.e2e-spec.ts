@@ -73,16 +73,31 @@ describe('the AI Catalog', () => {
     const keyFile = join(dir, 'keys', 'signing-keys.json');
     mkdirSync(join(dir, 'keys'));
     const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-    writeFileSync(keyFile, JSON.stringify({ keys: [{ kid: 'catalog-key', state: 'active', privateJwk: privateKey.export({ format: 'jwk' }) }] }));
+    writeFileSync(
+      keyFile,
+      JSON.stringify({ keys: [{ kid: 'catalog-key', state: 'active', privateJwk: privateKey.export({ format: 'jwk' }) }] }),
+    );
     const prefix = `e2e-catalog-${randomBytes(4).toString('hex')}:`;
-    cpConfig = testConfig({ DATABASE_URL: db.url, REDIS_KEY_PREFIX: prefix, SIGNING_KEYS_FILE: keyFile, CATALOG_PUBLISHER: 'example-finance' });
+    cpConfig = testConfig({
+      DATABASE_URL: db.url,
+      REDIS_KEY_PREFIX: prefix,
+      SIGNING_KEYS_FILE: keyFile,
+      CATALOG_PUBLISHER: 'example-finance',
+    });
     ({ app: cp, url: cpUrl } = await bootApp(ControlPlaneWithCatalog, cpConfig));
     const port = await freePort();
     nodeUrl = `http://127.0.0.1:${port}`;
     await seedWhenEmpty(cp.get(PrismaService), { agentNodeUrl: nodeUrl });
     given = givenDb(db.url);
     await given.team({ id: forecast.teamId });
-    await given.agent({ id: forecast.id, teamId: forecast.teamId, base: { name: 'Forecasts', supportedInterfaces: [{ url: 'http://forecast.internal:4100/a2a/rest', protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' }] } });
+    await given.agent({
+      id: forecast.id,
+      teamId: forecast.teamId,
+      base: {
+        name: 'Forecasts',
+        supportedInterfaces: [{ url: 'http://forecast.internal:4100/a2a/rest', protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' }],
+      },
+    });
     await given.manifest(forecast, { id: 'forecast-cash', state: 'preview', visibility: 'public' });
     await given.optIn('acme-partner', forecast.id);
     const nodeConfig = testConfig({
@@ -120,7 +135,12 @@ describe('the AI Catalog', () => {
     expect(catalog.host?.displayName).toBeTruthy();
     expect(await verifyCatalogSignature(res.text, jwks)).toEqual({ ok: true, kid: 'catalog-key' });
     const ids = catalog.entries.map((e) => e.identifier);
-    expect(ids).toEqual(expect.arrayContaining([`urn:air:example-finance:host:127.0.0.1-${new URL(nodeUrl).port}`, 'urn:air:example-finance:team:finance-agents-team']));
+    expect(ids).toEqual(
+      expect.arrayContaining([
+        `urn:air:example-finance:host:127.0.0.1-${new URL(nodeUrl).port}`,
+        'urn:air:example-finance:team:finance-agents-team',
+      ]),
+    );
     const finance = agentEntries(catalog).find((e) => e.identifier === `urn:air:example-finance:agent:${AGENT}`)!;
     expect(finance).toMatchObject({ mediaType: 'application/a2a-agent-card+json', url: `${nodeUrl}/.well-known/agent-card.json` });
     expect(finance.updatedAt).toMatch(/^\d{4}-\d{2}-\d{2}T/);
@@ -142,7 +162,9 @@ describe('the AI Catalog', () => {
     const catalog = (await get(`${cpUrl}${PATH}`, catalogToken('acme-partner', ['recon.run']))).json();
     expect(checkAiCatalog(catalog)).toEqual([]);
     const entries = agentEntries(catalog);
-    expect(entries.find((e) => e.identifier.endsWith(`:agent:${AGENT}`))?.metadata?.extendedCardUrl).toBe(`${nodeUrl}/a2a/rest/extendedAgentCard`);
+    expect(entries.find((e) => e.identifier.endsWith(`:agent:${AGENT}`))?.metadata?.extendedCardUrl).toBe(
+      `${nodeUrl}/a2a/rest/extendedAgentCard`,
+    );
     expect(entries.find((e) => e.identifier.endsWith(':agent:forecast-agent'))?.metadata?.lifecycle).toMatchObject({ status: 'preview' });
     const other = agentEntries((await get(`${cpUrl}${PATH}`, catalogToken('globex', []))).json());
     expect(other.map((e) => e.identifier)).toEqual([`urn:air:example-finance:agent:${AGENT}`, `urn:air:example-finance:agent:${AGENT}`]);
@@ -151,19 +173,30 @@ describe('the AI Catalog', () => {
   it('follows a capability through preview → ga → deprecated → removed', async () => {
     const prisma = cp.get(PrismaService);
     const set = async (data: Record<string, unknown>) => {
-      await prisma.capabilityManifest.update({ where: { agentId_capabilityId: { agentId: forecast.id, capabilityId: 'forecast-cash' } }, data });
+      await prisma.capabilityManifest.update({
+        where: { agentId_capabilityId: { agentId: forecast.id, capabilityId: 'forecast-cash' } },
+        data,
+      });
       await bump(forecast.id);
     };
-    const anonymousForecast = async () => agentEntries((await get(`${cpUrl}${PATH}`)).json()).find((e) => e.identifier.endsWith(':agent:forecast-agent'));
+    const anonymousForecast = async () =>
+      agentEntries((await get(`${cpUrl}${PATH}`)).json()).find((e) => e.identifier.endsWith(':agent:forecast-agent'));
     expect(await anonymousForecast()).toBeUndefined();
     await set({ state: 'ga' });
     expect((await anonymousForecast())?.metadata?.lifecycle).toEqual({ status: 'active', capabilities: [] });
-    await set({ state: 'deprecated', deprecatedAt: new Date('2026-11-01T00:00:00Z'), sunsetAt: new Date('2027-03-01T00:00:00Z'), deprecationReason: 'folded into finance' });
+    await set({
+      state: 'deprecated',
+      deprecatedAt: new Date('2026-11-01T00:00:00Z'),
+      sunsetAt: new Date('2027-03-01T00:00:00Z'),
+      deprecationReason: 'folded into finance',
+    });
     expect((await anonymousForecast())?.metadata?.lifecycle).toEqual({
       status: 'deprecated',
       deprecatedAt: '2026-11-01T00:00:00.000Z',
       sunsetAt: '2027-03-01T00:00:00.000Z',
-      capabilities: [{ id: 'forecast-cash', status: 'deprecated', deprecatedAt: '2026-11-01T00:00:00.000Z', sunsetAt: '2027-03-01T00:00:00.000Z' }],
+      capabilities: [
+        { id: 'forecast-cash', status: 'deprecated', deprecatedAt: '2026-11-01T00:00:00.000Z', sunsetAt: '2027-03-01T00:00:00.000Z' },
+      ],
     });
     await set({ state: 'removed', removedAt: new Date() });
     expect(await anonymousForecast()).toBeUndefined();
@@ -178,7 +211,10 @@ describe('the AI Catalog', () => {
     expect(checkAiCatalog(catalog)).toEqual([]);
     expect(catalog.entries.map((e) => e.identifier)).toEqual([`urn:air:example-finance:agent:${AGENT}`]);
     expect((await get(`${nodeUrl}${PATH}`, undefined, { 'if-none-match': anon.headers.get('etag')! })).status).toBe(304);
-    const partner = await get(`${nodeUrl}${PATH}`, mintA2AToken(cpConfig, 'orchestrator@acme-partner', 'acme-partner', ['recon.run'], 600, AGENT));
+    const partner = await get(
+      `${nodeUrl}${PATH}`,
+      mintA2AToken(cpConfig, 'orchestrator@acme-partner', 'acme-partner', ['recon.run'], 600, AGENT),
+    );
     expect(checkAiCatalog(partner.json())).toEqual([]);
     expect(partner.json().entries[0]?.metadata?.extendedCardUrl).toBe(`${nodeUrl}/a2a/rest/extendedAgentCard`);
     expect(partner.headers.get('etag')).not.toBe(anon.headers.get('etag'));

@@ -70,9 +70,17 @@ describe('the AI Catalog never reveals an agent a caller may not see', () => {
     await given.agent({
       id: SECRET.id,
       teamId: SECRET.teamId,
-      base: { supportedInterfaces: [{ url: 'http://mergers.internal:7000/a2a/rest', protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' }] },
+      base: {
+        supportedInterfaces: [{ url: 'http://mergers.internal:7000/a2a/rest', protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' }],
+      },
     });
-    await given.manifest(SECRET, { id: 'value-target', visibility: 'extended', requiresScopes: ['merger.run'], tenants: ['initech'], skill: { tags: ['merger'] } });
+    await given.manifest(SECRET, {
+      id: 'value-target',
+      visibility: 'extended',
+      requiresScopes: ['merger.run'],
+      tenants: ['initech'],
+      skill: { name: 'Value a target', description: 'Values a merger target.', tags: ['merger'] },
+    });
   }, 120_000);
 
   afterAll(async () => {
@@ -86,17 +94,18 @@ describe('the AI Catalog never reveals an agent a caller may not see', () => {
     expect(entitled.text).toContain(`:agent:${SECRET.id}`);
     for (const p of probes()) {
       const res = await get(PATH, p.auth);
-      expect({ who: p.who, status: res.status, issues: checkAiCatalog(JSON.parse(res.text)) }).toEqual({ who: p.who, status: 200, issues: [] });
-      for (const trace of [SECRET.id, SECRET.teamId, 'mergers.internal', 'merger', 'value-target']) expect({ who: p.who, trace, found: res.text.includes(trace) }).toMatchObject({ found: false });
+      expect({ who: p.who, status: res.status, issues: checkAiCatalog(JSON.parse(res.text)) }).toEqual({
+        who: p.who,
+        status: 200,
+        issues: [],
+      });
+      for (const trace of [SECRET.id, SECRET.teamId, 'mergers.internal', 'merger', 'value-target'])
+        expect({ who: p.who, trace, found: res.text.includes(trace) }).toMatchObject({ found: false });
     }
   });
 
   it('probing by identifier, path or query answers exactly what it answers when the agent does not exist', async () => {
-    const hostile = [
-      PATH,
-      `${PATH}?identifier=urn:air:capability-control-plane:agent:${SECRET.id}`,
-      `${PATH}?team=${SECRET.teamId}`,
-    ];
+    const hostile = [PATH, `${PATH}?identifier=urn:air:capability-control-plane:agent:${SECRET.id}`, `${PATH}?team=${SECRET.teamId}`];
     const before = new Map<string, { status: number; etag: string | null; body: string }>();
     for (const p of probes())
       for (const path of hostile) {
@@ -117,7 +126,10 @@ describe('the AI Catalog never reveals an agent a caller may not see', () => {
         });
       }
     const gone = await get(`/.well-known/ai-catalog/${SECRET.id}.json`);
-    expect({ status: gone.status, body: gone.text.replace(/"reqId":"[^"]*"/, '') }).toEqual({ status: nested.status, body: nested.text.replace(/"reqId":"[^"]*"/, '') });
+    expect({ status: gone.status, body: gone.text.replace(/"reqId":"[^"]*"/, '') }).toEqual({
+      status: nested.status,
+      body: nested.text.replace(/"reqId":"[^"]*"/, ''),
+    });
   });
 
   it('a token that is not a catalog token is refused, never read as anonymous', async () => {

@@ -62,8 +62,22 @@ export {
   agentsCatalog,
   fleetCatalog,
 } from './catalog/ai-catalog';
-export type { AgentLifecycle, AiCatalog, AiCatalogEntry, AiCatalogHost, AiCatalogPublisher, CatalogAgent, CapabilityLifecycle } from './catalog/ai-catalog';
+export type {
+  AgentLifecycle,
+  AiCatalog,
+  AiCatalogEntry,
+  AiCatalogHost,
+  AiCatalogPublisher,
+  CatalogAgent,
+  CapabilityLifecycle,
+} from './catalog/ai-catalog';
 export { MAX_CATALOG_DEPTH, checkAiCatalog } from './catalog/check-catalog';
 export type { CatalogIssue } from './catalog/check-catalog';
-export { CATALOG_SIGNATURE_KEY, CATALOG_SIGNATURE_TYP, catalogSigningInput, signCatalog, verifyCatalogSignature } from './signing/catalog-signature';
+export {
+  CATALOG_SIGNATURE_KEY,
+  CATALOG_SIGNATURE_TYP,
+  catalogSigningInput,
+  signCatalog,
+  verifyCatalogSignature,
+} from './signing/catalog-signature';
 export type { CatalogVerification } from './signing/catalog-signature';

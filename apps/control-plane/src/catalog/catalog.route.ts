@@ -55,7 +55,11 @@ export class CatalogRoute implements OnModuleInit {
         caller = { principal: p.subject, tenant: p.tenant, scopes: p.scopes };
       } catch (error) {
         const message = error instanceof AuthError ? error.message : 'the bearer token is not valid';
-        return reply.code(401).header('content-type', 'application/json').header('cache-control', 'no-store').send(JSON.stringify({ error: message }));
+        return reply
+          .code(401)
+          .header('content-type', 'application/json')
+          .header('cache-control', 'no-store')
+          .send(JSON.stringify({ error: message }));
       }
     }
     const served = await this.catalogs.servedFor(caller);

@@ -83,7 +83,11 @@ async function walk(doc: unknown, depth: number, seen: Set<string>, keys: Verifi
         seen.add(e.url);
         const nested = JSON.parse(await fetchText(new URL(e.url), token)) as unknown;
         const issues = checkAiCatalog(nested);
-        out.push({ what: `catalog ${e.url}`, ok: issues.length === 0, ...(issues.length ? { code: 'INVALID', reason: issues[0]!.message } : {}) });
+        out.push({
+          what: `catalog ${e.url}`,
+          ok: issues.length === 0,
+          ...(issues.length ? { code: 'INVALID', reason: issues[0].message } : {}),
+        });
         await walk(nested, depth + 1, seen, keys, token, out);
       }
     } else if (e.mediaType === A2A_AGENT_CARD_MEDIA_TYPE && typeof e.url === 'string' && !seen.has(e.url)) {
@@ -123,7 +127,10 @@ export async function catalogVerifyCommand(ctx: CommandContext, raw: string, opt
     for (const i of issues.slice(0, 20)) r.problem(`${r.c.red('invalid:')} ${i.path}: ${i.message}`);
   } else {
     const signature = await verifyCatalogSignature(doc, keys);
-    findings.push({ what: `catalog ${url.href}`, ...(signature.ok ? { ok: true, kid: signature.kid } : { ok: false, code: signature.code, reason: signature.reason }) });
+    findings.push({
+      what: `catalog ${url.href}`,
+      ...(signature.ok ? { ok: true, kid: signature.kid } : { ok: false, code: signature.code, reason: signature.reason }),
+    });
     if (!signature.ok) exitCode = EXIT[signature.code];
     await walk(doc, 1, new Set([url.href]), keys, token, findings);
     const failed = findings.find((f) => !f.ok);
@@ -150,7 +157,7 @@ export async function exportAiCatalogCommand(ctx: CommandContext, file: string):
     issues = [{ path: '$', message: 'not JSON' }];
   }
   if (issues.length > 0) {
-    r.problem(`${r.c.red('not exported:')} ${url.href} is not an AI Catalog: ${issues[0]!.path}: ${issues[0]!.message}`);
+    r.problem(`${r.c.red('not exported:')} ${url.href} is not an AI Catalog: ${issues[0].path}: ${issues[0].message}`);
     r.result({ command: 'export', ok: false, exitCode: ExitCode.CatalogInvalid, url: url.href, issues });
     return ExitCode.CatalogInvalid;
   }

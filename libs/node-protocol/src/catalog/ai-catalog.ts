@@ -115,7 +115,10 @@ export function agentHost(snapshot: RegistrySnapshot): string {
 }
 
 const latest = (values: readonly (string | null | undefined)[]): string | undefined =>
-  values.filter((v): v is string => typeof v === 'string').sort().at(-1);
+  values
+    .filter((v): v is string => typeof v === 'string')
+    .sort()
+    .at(-1);
 
 function lifecycleOf(visible: readonly CapabilityManifest[]): AgentLifecycle {
   const ids = new Set(visible.map((m) => m.id));

@@ -23,7 +23,7 @@ function requireString(o: Record<string, unknown>, key: string, path: string, ou
     return;
   }
   if (typeof o[key] !== 'string') out.push({ path: `${path}.${key}`, message: `"${key}" must be a string` });
-  else if (required && (o[key] as string).length === 0) out.push({ path: `${path}.${key}`, message: `"${key}" must not be empty` });
+  else if (required && o[key].length === 0) out.push({ path: `${path}.${key}`, message: `"${key}" must not be empty` });
 }
 
 function checkMetadata(v: unknown, path: string, out: CatalogIssue[]): void {
@@ -97,7 +97,8 @@ function checkCatalogAt(doc: unknown, path: string, depth: number, out: CatalogI
     if (!isObject(e) || typeof e.identifier !== 'string') return;
     // identifier alone is unique without a version; identifier + version with one.
     const key = typeof e.version === 'string' ? `${e.identifier}\u0000${e.version}` : e.identifier;
-    if (seen.has(key)) out.push({ path: `${at}.identifier`, message: `"${e.identifier}" appears twice (identifier and version must be unique)` });
+    if (seen.has(key))
+      out.push({ path: `${at}.identifier`, message: `"${e.identifier}" appears twice (identifier and version must be unique)` });
     seen.add(key);
   });
 }

@@ -25,7 +25,7 @@ type WithSnapshot = ServedBundle & { bundle?: { snapshot?: RegistrySnapshot; gen
 
 export function registerCatalogRoute(
   app: FastifyInstance,
-  bundle: () => ServedBundle | undefined,
+  bundle: () => WithSnapshot | undefined,
   authenticator: A2AAuthenticator,
   options: CatalogRouteOptions,
 ): void {
@@ -35,7 +35,7 @@ export function registerCatalogRoute(
     reply.code(status).header('content-type', 'application/json').header('cache-control', 'no-store').send(JSON.stringify(body));
 
   app.get(AI_CATALOG_PATH, async (request: FastifyRequest, reply: FastifyReply) => {
-    const served = bundle() as WithSnapshot | undefined;
+    const served = bundle();
     const snapshot = served?.bundle?.snapshot;
     if (!served || !snapshot) return json(reply.header('retry-after', '1'), 503, { error: 'no capability bundle applied yet' });
     let caller;

@@ -1,15 +1,23 @@
 import fc from 'fast-check';
 import { given, snapshotArb, callerArb } from '@cp/capabilities/testing';
 import type { RegistrySnapshot } from '@cp/capabilities';
-import { A2A_AGENT_CARD_MEDIA_TYPE, agentCatalogEntry, agentsCatalog, agentUrn, fleetCatalog, type CatalogAgent } from './ai-catalog';
-import { checkAiCatalog } from './check-catalog';
+import {
+  A2A_AGENT_CARD_MEDIA_TYPE,
+  agentCatalogEntry,
+  agentsCatalog,
+  agentUrn,
+  checkAiCatalog,
+  fleetCatalog,
+  type CatalogAgent,
+} from '@cp/node-protocol';
 
 const publisher = { identifier: 'acme-corp', displayName: 'Acme' };
 const host = { displayName: 'Acme agents' };
 const at = '2026-12-01T10:00:00.000Z';
 const agentOf = (snapshot: RegistrySnapshot, teamId = 'finance-team'): CatalogAgent => ({ snapshot, teamId, updatedAt: at });
 const pub = () => given.manifest({ visibility: 'public', skill: { tags: ['finance', 'invoices'] } });
-const ext = (o: Parameters<typeof given.manifest>[0] = {}) => given.manifest({ visibility: 'extended', requiresScopes: ['recon.run'], ...o });
+const ext = (o: Parameters<typeof given.manifest>[0] = {}) =>
+  given.manifest({ visibility: 'extended', requiresScopes: ['recon.run'], ...o });
 
 describe('AI Catalog entries (per caller, no oracle)', () => {
   it('lists an agent with a public capability for anonymous, with a urn:air id, the public card URL, tags and updatedAt', () => {
@@ -79,16 +87,28 @@ describe('lifecycle in the entry (metadata.lifecycle)', () => {
     expect(entry.metadata?.lifecycle).toEqual({
       status: 'active',
       capabilities: [
-        { id: 'reconcile-v1', status: 'deprecated', deprecatedAt: '2026-11-01T00:00:00.000Z', sunsetAt: '2027-02-01T00:00:00.000Z', replacement: 'reconcile-v2' },
+        {
+          id: 'reconcile-v1',
+          status: 'deprecated',
+          deprecatedAt: '2026-11-01T00:00:00.000Z',
+          sunsetAt: '2027-02-01T00:00:00.000Z',
+          replacement: 'reconcile-v2',
+        },
       ],
     });
-    const onlyOld = agentCatalogEntry(agentOf(given.snapshot([{ ...old, replacedBy: 'hidden-v2' }, ext({ id: 'hidden-v2' })])), null, publisher)!;
+    const onlyOld = agentCatalogEntry(
+      agentOf(given.snapshot([{ ...old, replacedBy: 'hidden-v2' }, ext({ id: 'hidden-v2' })])),
+      null,
+      publisher,
+    )!;
     expect(onlyOld.metadata?.lifecycle).toEqual({
       status: 'deprecated',
       deprecatedAt: '2026-11-01T00:00:00.000Z',
       sunsetAt: '2027-02-01T00:00:00.000Z',
       // The replacement is extended-only: an anonymous caller is never told its name.
-      capabilities: [{ id: 'reconcile-v1', status: 'deprecated', deprecatedAt: '2026-11-01T00:00:00.000Z', sunsetAt: '2027-02-01T00:00:00.000Z' }],
+      capabilities: [
+        { id: 'reconcile-v1', status: 'deprecated', deprecatedAt: '2026-11-01T00:00:00.000Z', sunsetAt: '2027-02-01T00:00:00.000Z' },
+      ],
     });
   });
 
@@ -97,7 +117,11 @@ describe('lifecycle in the entry (metadata.lifecycle)', () => {
     const optedIn = given.caller({ tenant: 'acme' });
     const other = given.caller({ tenant: 'globex' });
     const at = (state: 'preview' | 'ga' | 'deprecated' | 'removed') =>
-      agentOf(given.snapshot([{ ...m, state, ...(state === 'deprecated' ? { deprecationReason: 'no successor' } : {}) }], { previewTenants: ['acme'] }));
+      agentOf(
+        given.snapshot([{ ...m, state, ...(state === 'deprecated' ? { deprecationReason: 'no successor' } : {}) }], {
+          previewTenants: ['acme'],
+        }),
+      );
     expect(agentCatalogEntry(at('preview'), null, publisher)).toBeUndefined();
     expect(agentCatalogEntry(at('preview'), other, publisher)).toBeUndefined();
     expect(agentCatalogEntry(at('preview'), optedIn, publisher)?.metadata?.lifecycle).toMatchObject({ status: 'preview' });
@@ -138,17 +162,34 @@ describe('checkAiCatalog (the spec MUST rules)', () => {
     ['duplicate identifier', { specVersion: '1.0', entries: [entry, entry] }, '$.entries[1].identifier'],
     ['bad updatedAt', { specVersion: '1.0', entries: [{ ...entry, updatedAt: 'yesterday' }] }, '$.entries[0].updatedAt'],
     ['empty metadata key', { specVersion: '1.0', metadata: { '': 1 }, entries: [] }, '$.metadata'],
-    ['trust manifest of another identity', { specVersion: '1.0', entries: [{ ...entry, trustManifest: { identity: 'urn:x:b' } }] }, '$.entries[0].trustManifest.identity'],
-    ['bad nested catalog', { specVersion: '1.0', entries: [{ ...entry, url: undefined, mediaType: 'application/ai-catalog+json', data: { entries: [] } }] }, '$.entries[0].data.specVersion'],
+    [
+      'trust manifest of another identity',
+      { specVersion: '1.0', entries: [{ ...entry, trustManifest: { identity: 'urn:x:b' } }] },
+      '$.entries[0].trustManifest.identity',
+    ],
+    [
+      'bad nested catalog',
+      { specVersion: '1.0', entries: [{ ...entry, url: undefined, mediaType: 'application/ai-catalog+json', data: { entries: [] } }] },
+      '$.entries[0].data.specVersion',
+    ],
   ])('refuses %s', (_name, doc, path) => {
     const clean = JSON.parse(JSON.stringify(doc)) as unknown;
     expect(checkAiCatalog(clean).map((i) => i.path)).toContain(path);
   });
 
   it('accepts the same identifier twice with distinct versions, and refuses catalogs nested past the depth limit', () => {
-    expect(checkAiCatalog({ specVersion: '1.0', entries: [{ ...entry, version: '1' }, { ...entry, version: '2' }] })).toEqual([]);
+    expect(
+      checkAiCatalog({
+        specVersion: '1.0',
+        entries: [
+          { ...entry, version: '1' },
+          { ...entry, version: '2' },
+        ],
+      }),
+    ).toEqual([]);
     let doc: object = { specVersion: '1.0', entries: [] };
-    for (let i = 0; i < 5; i++) doc = { specVersion: '1.0', entries: [{ ...entry, url: undefined, mediaType: 'application/ai-catalog+json', data: doc }] };
+    for (let i = 0; i < 5; i++)
+      doc = { specVersion: '1.0', entries: [{ ...entry, url: undefined, mediaType: 'application/ai-catalog+json', data: doc }] };
     expect(checkAiCatalog(JSON.parse(JSON.stringify(doc))).some((i) => i.message.includes('nested deeper'))).toBe(true);
   });
 });

@@ -2,10 +2,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { canonicalize as independentJcs } from 'json-canonicalize';
 import { base64url, compactVerify, type JSONWebKeySet } from 'jose';
 import { given } from '@cp/capabilities/testing';
-import { agentsCatalog, type AiCatalog } from '../catalog/ai-catalog';
-import { CardVerifyCode } from './card-signature';
-import { signCatalog, verifyCatalogSignature } from './catalog-signature';
-import type { SignatureKey } from './keys';
+import { agentsCatalog, CardVerifyCode, signCatalog, verifyCatalogSignature, type AiCatalog, type SignatureKey } from '@cp/node-protocol';
 
 function newKey(kid: string): { key: SignatureKey; jwks: JSONWebKeySet } {
   const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
@@ -17,7 +14,13 @@ const theirs = newKey('attacker');
 const catalog = (): AiCatalog =>
   agentsCatalog(
     { displayName: 'Ünïcode host "quoted" \u2028' },
-    [{ snapshot: given.snapshot([given.manifest({ visibility: 'public', skill: { tags: ['z', 'a', '€'] } })]), teamId: 't', updatedAt: '2026-12-01T00:00:00Z' }],
+    [
+      {
+        snapshot: given.snapshot([given.manifest({ visibility: 'public', skill: { tags: ['z', 'a', '€'] } })]),
+        teamId: 't',
+        updatedAt: '2026-12-01T00:00:00Z',
+      },
+    ],
     null,
     { identifier: 'acme', displayName: 'Acme' },
   );
@@ -39,7 +42,7 @@ describe('the catalog-level signature', () => {
   it('refuses a changed entry, another key, a missing or malformed signature, without throwing', async () => {
     const signed = await signCatalog(catalog(), ours.key);
     const tampered = structuredClone(signed);
-    tampered.entries[0]!.url = 'https://evil.example/.well-known/agent-card.json';
+    tampered.entries[0].url = 'https://evil.example/.well-known/agent-card.json';
     expect(await verifyCatalogSignature(tampered, ours.jwks)).toMatchObject({ ok: false, code: CardVerifyCode.BadSignature });
     expect(await verifyCatalogSignature(await signCatalog(catalog(), theirs.key), ours.jwks)).toMatchObject({
       ok: false,
@@ -54,7 +57,9 @@ describe('the catalog-level signature', () => {
   it('keeps other metadata signed alongside the signature', async () => {
     const signed = await signCatalog({ ...catalog(), metadata: { 'com.example.region': 'eu' } }, ours.key);
     expect(await verifyCatalogSignature(signed, ours.jwks)).toMatchObject({ ok: true });
-    expect(await verifyCatalogSignature({ ...signed, metadata: { ...signed.metadata, 'com.example.region': 'us' } }, ours.jwks)).toMatchObject({
+    expect(
+      await verifyCatalogSignature({ ...signed, metadata: { ...signed.metadata, 'com.example.region': 'us' } }, ours.jwks),
+    ).toMatchObject({
       ok: false,
       code: CardVerifyCode.BadSignature,
     });
