@@ -107,6 +107,10 @@ export function registerFinanceA2A(app: FastifyInstance, c: AppConfig, deps: Fin
   return registerA2AServer(app, {
     bundle: deps.bundle,
     verifier: a2aVerifier(c),
+    catalog: {
+      host: { displayName: c.CATALOG_HOST_NAME },
+      publisher: { identifier: c.CATALOG_PUBLISHER, displayName: c.CATALOG_HOST_NAME },
+    },
     handlers,
     // cost_class budgets are shared by every replica of the agent through Redis.
     executionLimits: new ExecutionLimits({

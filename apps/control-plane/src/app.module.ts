@@ -23,6 +23,7 @@ import { ObservabilityModule } from './observability/observability.module';
 import { DeprecationModule } from './deprecation/deprecation.module';
 import { NotificationsModule } from './notifications/notifications.module';
 import { ConsoleModule } from './console/console.module';
+import { CatalogModule } from './catalog/catalog.module';
 
 @Module({
   imports: [
@@ -56,6 +57,7 @@ import { ConsoleModule } from './console/console.module';
     DeprecationModule,
     NotificationsModule,
     ConsoleModule,
+    CatalogModule,
   ],
 })
 export class AppModule {}

@@ -6,6 +6,7 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { cardDiffCommand, cardShowCommand } from './commands/card.command';
 import { cardVerifyCommand } from './commands/card-verify.command';
 import { exportCommand } from './commands/export.command';
+import { catalogVerifyCommand, exportAiCatalogCommand } from './commands/catalog.command';
 import { planCommand } from './commands/plan.command';
 import { routeTestCommand } from './commands/route-test.command';
 import { validateCommand } from './commands/validate.command';
@@ -177,10 +178,26 @@ export async function run(argv: readonly string[], io: Io): Promise<ExitCode> {
   program
     .command('export')
     .description("write an agent's registry out as files that apply takes back unchanged")
-    .requiredOption('--agent <id>', 'agent id')
-    .argument('<dir>', 'directory to write (created if missing)')
+    .option('--agent <id>', 'agent id')
+    .option('--ai-catalog', "write the control plane's signed AI Catalog (as CPCTL_TOKEN's caller sees it) to the file <dir>")
+    .argument('<dir>', 'directory to write (created if missing), or the file with --ai-catalog')
     .option('--replace', 'delete the manifest files already in <dir> first')
-    .action(action('export', (ctx, dir: string, opts: { agent: string; replace?: boolean }) => exportCommand(ctx, dir, opts)));
+    .action(
+      action('export', (ctx, dir: string, opts: { agent?: string; replace?: boolean; aiCatalog?: boolean }) => {
+        if (opts.aiCatalog) return exportAiCatalogCommand(ctx, dir);
+        if (!opts.agent) throw new CpctlError(CpctlErrorCode.Usage, "required option '--agent <id>' not specified (or --ai-catalog)");
+        return exportCommand(ctx, dir, { agent: opts.agent, replace: opts.replace });
+      }),
+    );
+
+  program
+    .command('catalog')
+    .description('the AI Catalog (/.well-known/ai-catalog.json)')
+    .command('verify')
+    .description("verify an AI Catalog: the spec's MUST rules, its signature and every linked card's, against a JWKS you name")
+    .argument('<url>', 'the catalog URL (a base URL means its /.well-known/ai-catalog.json)')
+    .option('--jwks <url|file>', 'the JWKS to verify with (env CPCTL_JWKS), e.g. the control plane /.well-known/jwks.json')
+    .action(action('catalog verify', (ctx, url: string, opts: { jwks?: string }) => catalogVerifyCommand(ctx, url, opts)));
 
   try {
     await program.parseAsync([...argv], { from: 'user' });

@@ -38,4 +38,6 @@ export enum ExitCode {
   CardMalformed = 16,
   /** plan/apply/card diff: a change removes, narrows or hides a capability called in the window and --accept-impact does not name it. */
   UnacceptedImpact = 17,
+  /** catalog verify: the document breaks a MUST rule of the AI Catalog specification. */
+  CatalogInvalid = 18,
 }

@@ -10,6 +10,7 @@ export type { ManifestDocument } from './manifest-document';
 export { entitlement, isEntitled, canBeExtendedOnly } from './entitlement';
 export type { EntitlementDecision, EntitlementRule, EntitlementSubject, EntitlementContext } from './entitlement';
 export { buildPublicCard, buildExtendedCard, declaresExtendedCard } from './cards';
+export { manifestsForCaller } from './select';
 export { buildRouterIndex, findTombstone } from './router-index';
 export type { RouterIndex, RouterEntry, Tombstone } from './router-index';
 export { buildExecutionPolicy, policyEntriesForHandler } from './execution-policy';

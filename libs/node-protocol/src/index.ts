@@ -50,3 +50,34 @@ export {
   applyNodeBundleDelta,
 } from './bundle-delta';
 export type { DeltaPatch, NodeBundleDelta, DeltaApplication } from './bundle-delta';
+export {
+  A2A_AGENT_CARD_MEDIA_TYPE,
+  AI_CATALOG_MEDIA_TYPE,
+  AI_CATALOG_PATH,
+  AI_CATALOG_SPEC_VERSION,
+  agentCardUrls,
+  agentCatalogEntry,
+  agentHost,
+  agentUrn,
+  agentsCatalog,
+  fleetCatalog,
+} from './catalog/ai-catalog';
+export type {
+  AgentLifecycle,
+  AiCatalog,
+  AiCatalogEntry,
+  AiCatalogHost,
+  AiCatalogPublisher,
+  CatalogAgent,
+  CapabilityLifecycle,
+} from './catalog/ai-catalog';
+export { MAX_CATALOG_DEPTH, checkAiCatalog } from './catalog/check-catalog';
+export type { CatalogIssue } from './catalog/check-catalog';
+export {
+  CATALOG_SIGNATURE_KEY,
+  CATALOG_SIGNATURE_TYP,
+  catalogSigningInput,
+  signCatalog,
+  verifyCatalogSignature,
+} from './signing/catalog-signature';
+export type { CatalogVerification } from './signing/catalog-signature';

@@ -20,7 +20,7 @@ const EXIT: Record<CardVerifyCode, ExitCode> = {
 const MAX_BYTES = 4 * 1024 * 1024;
 
 /** A verification outcome found before the signatures were looked at (no JWKS, not a card). */
-class CardCheckFailure extends Error {
+export class CardCheckFailure extends Error {
   constructor(
     readonly code: CardVerifyCode,
     message: string,
@@ -44,7 +44,7 @@ function cardUrl(raw: string): URL {
   return url;
 }
 
-async function keysFrom(ctx: CommandContext, jwks: string | undefined): Promise<{ keys: VerificationKeys; from: string }> {
+export async function keysFrom(ctx: CommandContext, jwks: string | undefined): Promise<{ keys: VerificationKeys; from: string }> {
   const from = jwks ?? ctx.env.CPCTL_JWKS;
   if (!from) {
     throw new CpctlError(

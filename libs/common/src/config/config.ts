@@ -129,6 +129,17 @@ const configFields = z.object({
     .default('urn:a2a-agent:{agentId}'),
   MAX_BODY_BYTES: z.coerce.number().int().min(1024).default(1_048_576),
   /**
+   * The AI Catalog (docs/catalog.md, ADR 0250): the publisher in every `urn:air:{publisher}:agent:{id}`
+   * (URN characters only), the host's display name, and the audience of the a2a tokens the control
+   * plane's catalog accepts (one audience for the whole fleet: agent audiences are per agent).
+   */
+  CATALOG_PUBLISHER: z
+    .string()
+    .regex(/^[A-Za-z0-9._~-]{1,64}$/, 'must be 1-64 of A-Z a-z 0-9 . _ ~ - (it is part of a URN)')
+    .default('capability-control-plane'),
+  CATALOG_HOST_NAME: z.string().min(1).max(200).default('Capability control plane'),
+  CATALOG_JWT_AUDIENCE: z.string().min(1).max(200).default('urn:ai-catalog'),
+  /**
    * Control plane, GET /node/v1/bundle: full bundles being sent at once; past it a node is told
    * 503 with Retry-After (a reconnect storm is spread out instead of queued; ADR 0156). 304s and
    * deltas are never shed for load (ADR 0157).

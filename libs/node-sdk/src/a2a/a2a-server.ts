@@ -13,6 +13,7 @@ import { A2AAuthenticator } from './a2a-authenticator';
 import { registerA2ARoutes } from './a2a-routes';
 import { A2AService, DEFAULT_A2A_LIMITS, type A2ALimits, type A2ALog, type ClarificationSink, type UsageSink } from './a2a-service';
 import { registerCardRoute } from './card-route';
+import { registerCatalogRoute, type CatalogRouteOptions } from './catalog-route';
 import type { ExecutionLimits } from './execution-limits';
 import type { HandlerRegistry } from './handler-registry';
 import type { ServedBundle } from './served-bundle';
@@ -46,6 +47,8 @@ export interface A2AServerOptions {
   observer?: A2AObserver;
   /** Push notifications (served when the card declares them): config store and delivery (ADR 0162). */
   push?: Omit<PushServiceDeps, 'bundle' | 'tasks' | 'log'>;
+  /** The node's AI Catalog at /.well-known/ai-catalog.json (ADR 0250); absent: not served. */
+  catalog?: CatalogRouteOptions;
 }
 
 export interface A2AServer {
@@ -78,9 +81,11 @@ export function registerA2AServer(app: FastifyInstance, options: A2AServerOption
     observer,
   });
   registerCardRoute(app, options.bundle, options.cardMaxAgeSeconds ?? 60, observer);
+  const authenticator = new A2AAuthenticator(options.verifier);
+  if (options.catalog) registerCatalogRoute(app, options.bundle, authenticator, options.catalog);
   registerA2ARoutes(app, {
     service,
-    authenticator: new A2AAuthenticator(options.verifier),
+    authenticator,
     jsonRpcPath: options.jsonRpcPath ?? '/a2a/jsonrpc',
     restBase: options.restBase ?? '/a2a/rest',
     maxBodyBytes: options.maxBodyBytes ?? 1_048_576,

@@ -26,6 +26,8 @@ export { InMemoryTaskEvents, RedisTaskEvents } from './task-events';
 export type { TaskEvents, TaskEvent, StreamEvent } from './task-events';
 export type { TaskStream } from './task-stream';
 export { AGENT_CARD_PATH, etagMatches, registerCardRoute } from './card-route';
+export { registerCatalogRoute } from './catalog-route';
+export type { CatalogRouteOptions } from './catalog-route';
 export { checkVersion, SUPPORTED_VERSIONS } from './version';
 export type { ServedBundle, ServedCard } from './served-bundle';
 export type { WireTask, WireArtifact, TaskState, SendMessageParams } from './wire-types';
