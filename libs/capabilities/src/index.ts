@@ -79,3 +79,4 @@ export {
   addedWebhookAllow,
   METADATA_ADDRESSES,
 } from './webhook-allow';
+export * from './upstream';
