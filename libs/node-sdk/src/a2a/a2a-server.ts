@@ -19,6 +19,7 @@ import type { ServedBundle } from './served-bundle';
 import { PushService, type PushServiceDeps } from './push/push-service';
 import { notifyingEvents, type TaskEvents } from './task-events';
 import type { TaskStore } from './task-store';
+import type { UpstreamGateway } from './upstream/upstream-gateway';
 
 export interface A2AServerOptions {
   bundle: () => ServedBundle | undefined;
@@ -46,6 +47,8 @@ export interface A2AServerOptions {
   observer?: A2AObserver;
   /** Push notifications (served when the card declares them): config store and delivery (ADR 0162). */
   push?: Omit<PushServiceDeps, 'bundle' | 'tasks' | 'log'>;
+  /** The gateway to upstream agents (ADR 0230): capabilities whose manifest names an upstream are forwarded. */
+  upstreams?: UpstreamGateway;
 }
 
 export interface A2AServer {
@@ -76,6 +79,7 @@ export function registerA2AServer(app: FastifyInstance, options: A2AServerOption
     push,
     log: options.log,
     observer,
+    upstreams: options.upstreams,
   });
   registerCardRoute(app, options.bundle, options.cardMaxAgeSeconds ?? 60, observer);
   registerA2ARoutes(app, {
