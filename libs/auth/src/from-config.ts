@@ -11,6 +11,7 @@ export function maxLifetimes(config: AppConfig): Record<TokenUse, number> {
     node: config.JWT_MAX_LIFETIME_NODE_SECONDS,
     a2a: config.JWT_MAX_LIFETIME_A2A_SECONDS,
     tool: config.JWT_MAX_LIFETIME_TOOL_SECONDS,
+    upstream: config.JWT_MAX_LIFETIME_TOOL_SECONDS,
   };
 }
 

@@ -11,6 +11,7 @@ import {
   type Principal,
   type TokenUse,
   type ToolPrincipal,
+  type UpstreamPrincipal,
 } from './principals';
 
 export interface JwtVerifierOptions extends KeySourceOptions {
@@ -28,12 +29,13 @@ export const DEFAULT_MAX_LIFETIME_SECONDS: Record<TokenUse, number> = {
   node: 30 * 24 * 3600,
   a2a: 3600,
   tool: 300,
+  upstream: 300,
 };
 
 type Claims = jwt.JwtPayload & Record<string, unknown>;
 
 const DEFAULT_CLOCK_TOLERANCE_SECONDS = 5;
-const KINDS: readonly string[] = ['admin', 'node', 'a2a', 'tool'];
+const KINDS: readonly string[] = ['admin', 'node', 'a2a', 'tool', 'upstream'];
 
 /**
  * Verifies a bearer token completely (signature with the key its algorithm allows, expiry,
@@ -189,5 +191,19 @@ function toPrincipal(use: TokenUse, claims: Claims): Principal {
         capabilityId: str(claims, 'capability'),
         actor: str(claims, 'act_sub'),
       } satisfies ToolPrincipal;
+    case 'upstream': {
+      const act = claims.act as { sub?: unknown } | undefined;
+      if (typeof act?.sub !== 'string' || act.sub === '')
+        throw new AuthError(AuthErrorCode.BadClaims, 'the token names no actor (act.sub)');
+      return {
+        kind: 'upstream',
+        subject,
+        tenant: str(claims, 'tenant'),
+        scopes: scopes(claims),
+        capabilityId: str(claims, 'capability'),
+        agentId: str(claims, 'agent_id'),
+        actor: act.sub,
+      } satisfies UpstreamPrincipal;
+    }
   }
 }

@@ -2,7 +2,7 @@
  * Who is calling. Every token carries `token_use`, so a token minted for one purpose (a node
  * syncing, a partner agent calling a node) is never accepted for another (the admin API).
  */
-export type TokenUse = 'admin' | 'node' | 'a2a' | 'tool';
+export type TokenUse = 'admin' | 'node' | 'a2a' | 'tool' | 'upstream';
 
 export const ADMIN_ROLES = ['platform-admin', 'team-admin', 'viewer'] as const;
 export type AdminRole = (typeof ADMIN_ROLES)[number];
@@ -44,4 +44,19 @@ export interface ToolPrincipal {
   actor: string;
 }
 
-export type Principal = AdminPrincipal | NodePrincipal | A2APrincipal | ToolPrincipal;
+/**
+ * What an upstream agent behind a gateway node receives (token exchange, ADR 0231): the caller is
+ * the subject, the node is the actor (`act.sub`), scopes are the caller's ∩ the capability's.
+ */
+export interface UpstreamPrincipal {
+  kind: 'upstream';
+  subject: string;
+  tenant: string;
+  scopes: string[];
+  capabilityId: string;
+  agentId: string;
+  /** The node acting for the caller (`act.sub`). */
+  actor: string;
+}
+
+export type Principal = AdminPrincipal | NodePrincipal | A2APrincipal | ToolPrincipal | UpstreamPrincipal;

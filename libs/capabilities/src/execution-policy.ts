@@ -1,5 +1,6 @@
 /** The execution policy: per handler, the scopes, tenants and limits a node enforces. */
 import { manifestsForCaller, byId } from './select';
+import type { UpstreamSpec } from './upstream';
 import type { Caller, CapabilityManifest, CapabilityState, ManifestLimits, RegistrySnapshot, Visibility } from './types';
 
 export interface PolicyEntry {
@@ -12,6 +13,8 @@ export interface PolicyEntry {
   limits: ManifestLimits;
   /** Deprecated capabilities only: what nodes announce on the wire (Deprecation/Sunset/Link, task metadata). */
   deprecation?: PolicyDeprecation;
+  /** The upstream agent that serves it (ADR 0230): the node forwards instead of running a local handler. */
+  upstream?: UpstreamSpec;
 }
 
 export interface PolicyDeprecation {
@@ -43,6 +46,7 @@ function entry(m: CapabilityManifest): PolicyEntry {
   };
   if (m.state === 'deprecated')
     e.deprecation = { deprecatedAt: m.deprecatedAt ?? null, sunsetAt: m.sunsetAt ?? null, replacedBy: m.replacedBy ?? null };
+  if (m.upstream) e.upstream = structuredClone(m.upstream);
   return e;
 }
 

@@ -80,3 +80,4 @@ export {
   addedWebhookAllow,
   METADATA_ADDRESSES,
 } from './webhook-allow';
+export * from './upstream';

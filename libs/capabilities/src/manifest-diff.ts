@@ -24,6 +24,7 @@ const FIELDS = {
   deprecationReason: 'compare',
   sunsetAt: 'compare',
   routing: 'compare',
+  upstream: 'compare',
   skill: 'skill',
   deprecatedAt: 'derived',
   removedFromPreview: 'derived',

@@ -52,6 +52,7 @@ export function toManifestDocument(m: CapabilityManifest): ManifestDocument {
     if (m.routing.terms.length > 0) doc.routing.terms = [...m.routing.terms];
     if (m.routing.negativeTerms.length > 0) doc.routing.negative_terms = [...m.routing.negativeTerms];
   }
+  if (m.upstream) doc.upstream = structuredClone(m.upstream);
   return doc;
 }
 
@@ -77,5 +78,6 @@ export function fromManifestDocument(doc: ManifestDocument): CapabilityManifest 
   const negativeTerms = doc.routing?.negative_terms ?? [];
   // No hints and an empty block are the same manifest: keep one form so diffs and hashes agree.
   if (terms.length + negativeTerms.length > 0) m.routing = { terms: [...terms], negativeTerms: [...negativeTerms] };
+  if (doc.upstream) m.upstream = structuredClone(doc.upstream);
   return m;
 }

@@ -19,6 +19,7 @@ import {
   TOOLS_MAX,
 } from './formats';
 import { CAPABILITY_STATES, COST_CLASSES, VISIBILITIES } from './vocabulary';
+import { upstreamSchema } from './upstream';
 
 const text = (max: number) => z.string().trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`);
 
@@ -113,6 +114,8 @@ export const manifestDocumentSchema = z.strictObject({
   deprecation_reason: text(1000).nullable().optional(),
   sunset_at: sunsetAt.nullable().optional(),
   routing: routingHintsSchema.optional(),
+  // Server-side only (ADR 0230): the A2A agent the node forwards to; never in a card.
+  upstream: upstreamSchema.optional(),
 });
 
 export const tenantSlug = slug('tenant');

@@ -4,6 +4,7 @@
  */
 
 import type { SkillBlock } from './manifest-schema';
+import type { UpstreamSpec } from './upstream';
 
 export { CAPABILITY_STATES, VISIBILITIES, COST_CLASSES } from './vocabulary';
 import type { CapabilityState, Visibility, CostClass } from './vocabulary';
@@ -68,6 +69,11 @@ export interface CapabilityManifest {
   removedFromPreview?: boolean;
   /** Absent when the manifest has none. */
   routing?: RoutingHintsBlock;
+  /**
+   * Server-side only (never in a card, ADR 0230): the upstream A2A agent that serves this
+   * capability through the node acting as a gateway. Absent: an in-process handler serves it.
+   */
+  upstream?: UpstreamSpec;
 }
 
 /** null = anonymous (no verified token). */
@@ -102,6 +108,11 @@ export interface ProtocolSettings {
    * although private or loopback (ADR 0162). Never in a card; nodes read it from the bundle.
    */
   webhookAllow?: string[];
+  /**
+   * Hosts, IPs or CIDRs upstream agents (ADR 0230) may be reached at although private; same rule as
+   * webhookAllow, changed by platform admins only. Never in a card; nodes read it from the bundle.
+   */
+  upstreamAllow?: string[];
 }
 
 export interface AgentBase {

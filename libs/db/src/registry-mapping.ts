@@ -6,6 +6,7 @@ import type {
   ManifestLimits,
   RoutingHintsBlock,
   SkillBlock,
+  UpstreamSpec,
 } from '@cp/capabilities';
 import { wasRemovedFromPreview } from '@cp/capabilities';
 import { Prisma } from '../../../prisma/generated/client';
@@ -30,6 +31,7 @@ export const MANIFEST_ROW_COLUMNS = [
   'sunsetAt',
   'deprecatedAt',
   'routing',
+  'upstream',
 ] as const satisfies readonly (keyof CapabilityManifestModel)[];
 
 export function manifestFromRow(row: CapabilityManifestModel): CapabilityManifest {
@@ -52,6 +54,7 @@ export function manifestFromRow(row: CapabilityManifestModel): CapabilityManifes
     manifest.deprecatedAt = row.deprecatedAt.toISOString();
   if (wasRemovedFromPreview(row)) manifest.removedFromPreview = true;
   if (row.routing !== null && typeof row.routing === 'object') manifest.routing = row.routing as unknown as RoutingHintsBlock;
+  if (row.upstream !== null && typeof row.upstream === 'object') manifest.upstream = row.upstream as unknown as UpstreamSpec;
   return manifest;
 }
 
@@ -73,6 +76,7 @@ export function manifestColumns(m: CapabilityManifest) {
     deprecationReason: m.deprecationReason ?? null,
     sunsetAt: m.sunsetAt ? new Date(m.sunsetAt) : null,
     routing: m.routing ? (m.routing as unknown as Prisma.InputJsonValue) : Prisma.DbNull,
+    upstream: m.upstream ? (m.upstream as unknown as Prisma.InputJsonValue) : Prisma.DbNull,
   };
 }
 
@@ -90,6 +94,8 @@ export function agentBaseFromRow(row: AgentModel): AgentBase {
       extendedAgentCard: row.extendedCardEnabled,
       versions: row.protocolVersions,
       webhookAllow: row.webhookAllow,
+      // Only when set, so agents without upstreams keep the bundles (and hashes) they had.
+      ...(row.upstreamAllow.length > 0 ? { upstreamAllow: row.upstreamAllow } : {}),
     },
     extensions: row.extensions as unknown as AgentExtension[],
   };
@@ -122,5 +128,6 @@ export function agentColumns(base: AgentBase) {
     extendedCardEnabled: base.protocol.extendedAgentCard,
     protocolVersions: base.protocol.versions ?? ['1.0'],
     webhookAllow: base.protocol.webhookAllow ?? [],
+    upstreamAllow: base.protocol.upstreamAllow ?? [],
   };
 }

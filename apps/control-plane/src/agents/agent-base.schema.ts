@@ -42,6 +42,8 @@ export const agentBaseSchema = z.object({
     versions: protocolVersionsSchema.optional(),
     // Private hosts push webhooks may reach; never the whole internet or the metadata service (ADR 0211).
     webhookAllow: webhookAllowSchema.optional(),
+    // Private hosts upstream agents may be reached at (ADR 0230): the same rule, platform admins only.
+    upstreamAllow: webhookAllowSchema.optional(),
   }),
   extensions: z
     .array(

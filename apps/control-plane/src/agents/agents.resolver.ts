@@ -11,7 +11,12 @@ import { AgentFilter, CreateAgentInput, UpdateAgentInput } from './dto/agent.inp
 
 const toModel = (a: AgentRecord): AgentModel => ({
   ...a.base,
-  protocol: { ...a.base.protocol, versions: a.base.protocol.versions ?? ['1.0'], webhookAllow: a.base.protocol.webhookAllow ?? [] },
+  protocol: {
+    ...a.base.protocol,
+    versions: a.base.protocol.versions ?? ['1.0'],
+    webhookAllow: a.base.protocol.webhookAllow ?? [],
+    upstreamAllow: a.base.protocol.upstreamAllow ?? [],
+  },
   id: a.id,
   teamId: a.teamId,
   revision: a.revision,

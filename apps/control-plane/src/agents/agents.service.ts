@@ -75,7 +75,10 @@ export class AgentsService {
     this.access.assertCanWrite(principal, input.teamId, { type: 'team', id: input.teamId });
     if (!(await this.agents.teamExists(input.teamId))) throw notFound('team', input.teamId);
     const base = this.validBase(merge({ extensions: [], protocol: DEFAULT_PROTOCOL }, input));
-    const widened = this.webhookAllowWidening(principal, input.id, [], base);
+    const widened = [
+      ...this.allowWidening(principal, input.id, 'webhookAllow', [], base),
+      ...this.allowWidening(principal, input.id, 'upstreamAllow', [], base),
+    ];
     // Agent ids are one namespace, so a taken id is refused, but with one answer whether the
     // holder is visible to the caller or not (agent(id) answers NOT_FOUND for the hidden one):
     // it names neither the holder nor its team, and a concurrent insert answers the same.
@@ -108,7 +111,10 @@ export class AgentsService {
   async update(principal: AdminPrincipal, input: UpdateAgentInput): Promise<AgentRecord> {
     const current = await this.getForWrite(principal, input.id);
     const base = this.validBase(merge(current.base, input));
-    const widened = this.webhookAllowWidening(principal, input.id, current.base.protocol?.webhookAllow ?? [], base);
+    const widened = [
+      ...this.allowWidening(principal, input.id, 'webhookAllow', current.base.protocol?.webhookAllow ?? [], base),
+      ...this.allowWidening(principal, input.id, 'upstreamAllow', current.base.protocol?.upstreamAllow ?? [], base),
+    ];
     await this.assertNoLeak(input.id, base);
     const { result } = await this.writer.change(
       { agentId: input.id, expectedRevision: input.expectedRevision, actor: principal.subject, summary: `update agent ${input.id}` },
@@ -122,21 +128,28 @@ export class AgentsService {
 
   /**
    * Every entry added to `protocol.webhookAllow` lets anonymous callers' push URLs reach a private
-   * address, so only a platform admin may add one (ADR 0211); a team admin may keep or remove
+   * address (ADR 0211), and every entry added to `protocol.upstreamAllow` lets a manifest's upstream
+   * reach one (ADR 0230), so only a platform admin may add one; a team admin may keep or remove
    * entries. The widening gets an audit event of its own, naming what was added.
    */
-  private webhookAllowWidening(principal: AdminPrincipal, agentId: string, previous: readonly string[], base: AgentBase): AuditEntry[] {
-    const next = base.protocol.webhookAllow ?? [];
+  private allowWidening(
+    principal: AdminPrincipal,
+    agentId: string,
+    list: 'webhookAllow' | 'upstreamAllow',
+    previous: readonly string[],
+    base: AgentBase,
+  ): AuditEntry[] {
+    const next = base.protocol[list] ?? [];
     const added = addedWebhookAllow(previous, next);
     if (added.length === 0) return [];
-    this.access.assertPlatformAdmin(principal, `add entries to protocol.webhookAllow (${added.map((e) => JSON.stringify(e)).join(', ')})`);
+    this.access.assertPlatformAdmin(principal, `add entries to protocol.${list} (${added.map((e) => JSON.stringify(e)).join(', ')})`);
     return [
       {
-        action: 'agent.webhook-allow.widen',
+        action: list === 'webhookAllow' ? 'agent.webhook-allow.widen' : 'agent.upstream-allow.widen',
         targetType: 'agent',
         targetId: agentId,
-        before: { webhookAllow: previous },
-        after: { webhookAllow: next, added },
+        before: { [list]: previous },
+        after: { [list]: next, added },
       },
     ];
   }

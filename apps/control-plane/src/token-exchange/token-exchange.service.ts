@@ -1,7 +1,8 @@
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import type { Registry } from 'prom-client';
 import { a2aVerifier, AuthError, toolTokenSigner, type JwtVerifier, type NodePrincipal, type TokenSigner } from '@cp/auth';
-import { downscopedScopes, isEntitled } from '@cp/capabilities';
+import type { CapabilityManifest } from '@cp/capabilities';
+import { downscopedScopes, isEntitled, upstreamAudience, upstreamScopes } from '@cp/capabilities';
 import { activeSpan, currentTraceId, InjectConfig, MetricsRegistryToken, serverCounter, type AppConfig } from '@cp/common';
 import { NodeHttpError } from '../node-auth/node-http-error';
 import { tokenExchangeSchema, type TokenExchangeResult } from '@cp/node-protocol';
@@ -48,6 +49,68 @@ export class TokenExchangeService {
     return verifier;
   }
 
+  /** Never outlive the caller's token: exp = min(now + TTL, caller exp). */
+  private lifetime(callerExpiresAt: number): { issuedAt: number; expiresIn: number } {
+    const issuedAt = Math.floor(Date.now() / 1000);
+    const ttl = Math.min(TOOL_TOKEN_TTL_SECONDS, this.config.JWT_MAX_LIFETIME_TOOL_SECONDS);
+    const expiresIn = Math.min(ttl, callerExpiresAt - issuedAt);
+    // Accepted within the clock skew but already past its exp here: nothing left to hand on.
+    if (expiresIn <= 0) {
+      throw new TokenExchangeError(
+        TokenExchangeErrorCode.SubjectTokenInvalid,
+        'the subject token is not a valid a2a token: it has expired',
+      );
+    }
+    return { issuedAt, expiresIn };
+  }
+
+  /**
+   * The token a gateway node presents to the capability's upstream agent (ADR 0231): subject the
+   * caller, `act.sub` the node, audience the upstream as the REGISTRY's manifest names it, scopes
+   * the caller's ∩ what the capability may use upstream, never outliving the caller's token. A
+   * capability without an upstream answers like an unknown tool.
+   */
+  private async issueUpstream(
+    node: NodePrincipal,
+    caller: { subject: string; tenant: string; scopes: string[]; expiresAt: number },
+    manifest: CapabilityManifest,
+    capabilityId: string,
+  ): Promise<TokenExchangeResult> {
+    if (!manifest.upstream)
+      throw new TokenExchangeError(TokenExchangeErrorCode.UnknownTool, `capability "${capabilityId}" has no upstream agent`);
+    const audience = upstreamAudience(manifest.upstream);
+    const scopes = downscopedScopes(caller.scopes, upstreamScopes(manifest.upstream, manifest.requiresScopes));
+    const { issuedAt, expiresIn } = this.lifetime(caller.expiresAt);
+    const accessToken = this.signer.sign({
+      use: 'upstream',
+      subject: caller.subject,
+      audience,
+      issuer: this.config.JWT_ISSUER,
+      issuedAt,
+      expiresIn,
+      claims: {
+        tenant: caller.tenant,
+        scope: scopes.join(' '),
+        capability: capabilityId,
+        agent_id: node.agentId,
+        act: { sub: node.subject },
+      },
+    });
+    const chain = {
+      principal: caller.subject,
+      tenant: caller.tenant,
+      agentId: node.agentId,
+      node: node.subject,
+      capabilityId,
+      tool: `upstream:${audience}`,
+      scopes,
+    };
+    await this.tools.recordIssued(node.subject, chain, 'upstream-token.issue');
+    activeSpan()?.setAttributes({ 'a2a.capability.id': capabilityId, 'a2a.tenant': caller.tenant });
+    this.logger.log({ ...chain, expiresIn, traceId: currentTraceId() }, 'upstream token issued');
+    return { accessToken, tokenType: 'Bearer', issuedTokenType: 'urn:ietf:params:oauth:token-type:jwt', expiresIn, scopes, audience };
+  }
+
   /** Counted by outcome (issued, or the refusal code); the span gets the outcome, never a token. */
   async exchange(node: NodePrincipal, rawBody: unknown): Promise<TokenExchangeResult> {
     let outcome = 'failed';
@@ -81,26 +144,17 @@ export class TokenExchangeService {
         `the caller may not use capability "${body.capabilityId}" of agent "${node.agentId}"`,
       );
     }
+    if (body.kind === 'upstream') return this.issueUpstream(node, caller, capability.manifest, body.capabilityId);
     // A tool the capability may not use answers exactly like a tool that does not exist.
-    const tool = capability.manifest.tools?.includes(body.tool) ? await this.tools.tool(node.agentId, body.tool) : null;
+    const tool = body.tool && capability.manifest.tools?.includes(body.tool) ? await this.tools.tool(node.agentId, body.tool) : null;
     if (!tool) {
       throw new TokenExchangeError(
         TokenExchangeErrorCode.UnknownTool,
-        `capability "${body.capabilityId}" has no tool named "${body.tool}"`,
+        `capability "${body.capabilityId}" has no tool named "${body.tool ?? ''}"`,
       );
     }
     const scopes = downscopedScopes(caller.scopes, tool.scopes);
-    // Never outlive the caller's token: exp = min(now + TTL, caller exp).
-    const issuedAt = Math.floor(Date.now() / 1000);
-    const ttl = Math.min(TOOL_TOKEN_TTL_SECONDS, this.config.JWT_MAX_LIFETIME_TOOL_SECONDS);
-    const expiresIn = Math.min(ttl, caller.expiresAt - issuedAt);
-    // Accepted within the clock skew but already past its exp here: nothing left to hand on.
-    if (expiresIn <= 0) {
-      throw new TokenExchangeError(
-        TokenExchangeErrorCode.SubjectTokenInvalid,
-        'the subject token is not a valid a2a token: it has expired',
-      );
-    }
+    const { issuedAt, expiresIn } = this.lifetime(caller.expiresAt);
     const accessToken = this.signer.sign({
       use: 'tool',
       subject: node.subject,

@@ -28,10 +28,10 @@ export class ToolRepository {
   }
 
   /** The control plane's half of the audit trail: one event per tool token issued, with its delegation chain. */
-  async recordIssued(actor: string, chain: DelegationChain): Promise<void> {
+  async recordIssued(actor: string, chain: DelegationChain, action = 'tool-token.issue'): Promise<void> {
     await writeAudit(this.prisma, actor, { agentId: chain.agentId, revision: null }, [
       {
-        action: 'tool-token.issue',
+        action,
         targetType: 'tool',
         targetId: `${chain.agentId}/${chain.tool}`,
         onBehalfOf: chain.principal,

@@ -8,7 +8,7 @@ const AGENT_FIELDS = `
   securitySchemes securityRequirements
   defaultInputModes defaultOutputModes
   extensions { uri description required params }
-  protocol { streaming pushNotifications extendedAgentCard versions webhookAllow }`;
+  protocol { streaming pushNotifications extendedAgentCard versions webhookAllow upstreamAllow }`;
 
 export const AGENT_QUERY = `query CpctlAgent($id: String!) { agent(id: $id) { ${AGENT_FIELDS} } }`;
 

@@ -50,8 +50,17 @@ export const agentDocumentSchema = z.strictObject({
       versions: protocolVersionsSchema.default(['1.0']),
       /** Private hosts, *.domains, IPs or CIDRs push webhooks may reach (ADRs 0162, 0211: the admin API's rule). */
       webhookAllow: webhookAllowSchema.default([]),
+      /** Private hosts upstream agents may be reached at (ADR 0230); widening needs a platform admin. */
+      upstreamAllow: webhookAllowSchema.default([]),
     })
-    .default({ streaming: false, pushNotifications: false, extendedAgentCard: true, versions: ['1.0'], webhookAllow: [] }),
+    .default({
+      streaming: false,
+      pushNotifications: false,
+      extendedAgentCard: true,
+      versions: ['1.0'],
+      webhookAllow: [],
+      upstreamAllow: [],
+    }),
   extensions: z
     .array(
       z.strictObject({
@@ -117,6 +126,7 @@ export function toAgentDocument(id: string, base: AgentBase, previewTenants: rea
     ...copy.protocol,
     versions: (copy.protocol.versions ?? ['1.0']) as AgentDocument['protocol']['versions'],
     webhookAllow: copy.protocol.webhookAllow ?? [],
+    upstreamAllow: copy.protocol.upstreamAllow ?? [],
   };
   const doc: AgentDocument = { id, ...copy, protocol, previewTenants: [...previewTenants] };
   if (doc.previewTenants.length === 0) delete (doc as Partial<AgentDocument>).previewTenants;

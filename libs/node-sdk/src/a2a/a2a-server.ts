@@ -20,6 +20,7 @@ import type { ServedBundle } from './served-bundle';
 import { PushService, type PushServiceDeps } from './push/push-service';
 import { notifyingEvents, type TaskEvents } from './task-events';
 import type { TaskStore } from './task-store';
+import type { UpstreamGateway } from './upstream/upstream-gateway';
 
 export interface A2AServerOptions {
   bundle: () => ServedBundle | undefined;
@@ -49,6 +50,8 @@ export interface A2AServerOptions {
   push?: Omit<PushServiceDeps, 'bundle' | 'tasks' | 'log'>;
   /** The node's AI Catalog at /.well-known/ai-catalog.json (ADR 0250); absent: not served. */
   catalog?: CatalogRouteOptions;
+  /** The gateway to upstream agents (ADR 0230): capabilities whose manifest names an upstream are forwarded. */
+  upstreams?: UpstreamGateway;
 }
 
 export interface A2AServer {
@@ -79,6 +82,7 @@ export function registerA2AServer(app: FastifyInstance, options: A2AServerOption
     push,
     log: options.log,
     observer,
+    upstreams: options.upstreams,
   });
   registerCardRoute(app, options.bundle, options.cardMaxAgeSeconds ?? 60, observer);
   const authenticator = new A2AAuthenticator(options.verifier);

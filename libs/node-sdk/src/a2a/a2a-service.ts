@@ -10,6 +10,7 @@ import type { ToolGateway } from '../tools/tool-gateway';
 import { A2AError, A2AErrorName } from './a2a-errors';
 import { ExecutionLimits } from './execution-limits';
 import type { HandlerRegistry } from './handler-registry';
+import type { UpstreamGateway } from './upstream/upstream-gateway';
 import { declaredBy, type ServedBundle, type ServedCard } from './served-bundle';
 import type { TaskEvents } from './task-events';
 import { endsStream, nowIso, statusUpdate, TaskRun } from './task-run';
@@ -60,6 +61,8 @@ export interface A2AServiceDeps {
   log: A2ALog;
   /** Routing decisions, denials at execution and handler durations (metrics). */
   observer?: A2AObserver;
+  /** Forwards capabilities whose manifest names an upstream agent (ADR 0230); absent: they are unavailable here. */
+  upstreams?: UpstreamGateway;
 }
 
 export interface A2ALimits extends ParamLimits, StreamLimitSettings {
@@ -227,6 +230,8 @@ export class A2AService {
     }
     const next: WireTask = { ...record.task, status: { state: 'TASK_STATE_CANCELED', timestamp: nowIso() } };
     await new TaskRun(record, this.deps.tasks, this.deps.events).commit(next, statusUpdate(next));
+    const policy = this.deps.upstreams && this.deps.bundle()?.policy.entries.find((e) => e.capabilityId === record.capabilityId);
+    if (policy?.upstream) void this.deps.upstreams!.cancel(policy, id, rc.token);
     return next;
   }
 
@@ -326,7 +331,9 @@ export class A2AService {
     const policy = entitledPolicy(live, capabilityId, rc.caller, this.observer);
     // Counted before any limit: a refused call is demand for the capability (never charged to the handler).
     this.deps.usage?.record(capabilityId, tenant);
-    const registration = handlerFor(this.deps.handlers, policy);
+    // An upstream capability is forwarded only now, after routing, entitlement and usage (ADR 0230).
+    const registration =
+      policy.upstream && this.deps.upstreams ? this.deps.upstreams.registration(policy, rc.token) : handlerFor(this.deps.handlers, policy);
     noteClarification(this.deps.clarifications, record, decision, capabilityId, tenant);
     const metadata = routingMetadata(live, decision, capabilityId, rc.caller);
     const { limits, admission } = await admit(this.executionLimits, live, policy, registration, tenant, inbound);

@@ -49,3 +49,6 @@ export type { Operation, UnaryOperation, StreamOperation, RestRoute } from './ht
 export * as v03 from './v03/shapes';
 export { executorHandler, nodeContextOf, NODE_CONTEXT_KEY } from './agent-executor';
 export type { NodeContext } from './agent-executor';
+// The node as a gateway to upstream A2A agents (issue 28, ADR 0230).
+export { UpstreamGateway, type UpstreamGatewayDeps } from './upstream/upstream-gateway';
+export { UpstreamLinks, type UpstreamLink } from './upstream/upstream-links';

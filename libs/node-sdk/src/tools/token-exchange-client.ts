@@ -39,7 +39,19 @@ export class HttpTokenExchanger implements TokenExchanger {
     );
   }
 
-  private async post(request: { subjectToken: string; tool: string; capabilityId: string }): Promise<ExchangedToken> {
+  /** An upstream token (ADR 0231): audience the capability's upstream, subject the caller, act the node. */
+  exchangeUpstream(request: { subjectToken: string; capabilityId: string }): Promise<ExchangedToken> {
+    return inSpan(
+      'upstream.token_exchange',
+      { 'a2a.capability.id': request.capabilityId },
+      () => this.post({ ...request, kind: 'upstream' }),
+      {
+        kind: SpanKind.CLIENT,
+      },
+    );
+  }
+
+  private async post(request: { subjectToken: string; tool?: string; kind?: 'upstream'; capabilityId: string }): Promise<ExchangedToken> {
     let res: Response;
     try {
       res = await fetch(new URL(nodeApiPaths.tokenExchange, this.controlPlaneUrl), {

@@ -32,6 +32,11 @@ export class ProtocolInput {
   versions?: string[] | null;
   @Field(() => [String], { nullable: true, description: 'Hosts, *.domains, IPs or CIDRs push webhooks may reach although private.' })
   webhookAllow?: string[] | null;
+  @Field(() => [String], {
+    nullable: true,
+    description: 'Hosts, *.domains, IPs or CIDRs upstream agents may be reached at although private (platform admins only).',
+  })
+  upstreamAllow?: string[] | null;
 }
 
 /** The card base fields; every field optional so one type serves create (checked for completeness) and update (a patch). */

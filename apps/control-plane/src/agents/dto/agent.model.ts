@@ -32,6 +32,8 @@ export class ProtocolModel {
   @Field(() => [String], { description: 'A2A versions served: "1.0", and "0.3" beside it on JSON-RPC and HTTP+JSON.' }) versions!: string[];
   @Field(() => [String], { description: 'Hosts, *.domains, IPs or CIDRs push webhooks may reach although private.' })
   webhookAllow!: string[];
+  @Field(() => [String], { description: 'Hosts, *.domains, IPs or CIDRs upstream agents may be reached at although private.' })
+  upstreamAllow!: string[];
 }
 
 @ObjectType('Agent', { description: "An A2A agent: the base of its card and its registry's current revision." })

@@ -1,0 +1,195 @@
+/**
+ * A thin, bounded A2A 1.0 client for a gateway node's upstream agents (issue 28, ADR 0230): one
+ * streamed SendStreamingMessage (JSON-RPC or HTTP+JSON) and CancelTask. Every connection goes to an
+ * address checked with the webhook SSRF rules (resolveAndCheck, the socket's lookup pinned to it,
+ * the agent's platform-admin upstreamAllow the only way to a private address), redirects are never
+ * followed, each SSE event and the whole answer are bounded, a silent stream ends at the idle
+ * timeout, and nothing of the upstream's headers is ever read beyond the status and content type.
+ */
+import http from 'node:http';
+import https from 'node:https';
+import type { LookupFunction } from 'node:net';
+import { randomUUID } from 'node:crypto';
+import { resolveAndCheck, type HostResolver } from '@cp/common';
+import { upstreamTimeouts, type UpstreamSpec } from '@cp/capabilities';
+
+export class UpstreamError extends Error {
+  override readonly name = 'UpstreamError';
+}
+
+export interface UpstreamCall {
+  spec: UpstreamSpec;
+  /** The exchanged token (never the caller's, never the node's own). */
+  token?: string;
+  allow: readonly string[];
+  resolve?: HostResolver;
+  /** Largest single SSE event and largest non-streamed answer, in bytes. */
+  maxEventBytes: number;
+  signal?: AbortSignal;
+}
+
+const pinned = (address: string, family: 4 | 6): LookupFunction =>
+  ((_h: string, o: { all?: boolean }, cb: (...a: unknown[]) => void) =>
+    o?.all ? cb(null, [{ address, family }]) : cb(null, address, family)) as LookupFunction;
+
+const joinPath = (base: string, path: string) => `${base.replace(/\/+$/, '')}${path}`;
+
+/** One request to the checked address; resolves with the response once its head arrived. */
+async function open(
+  call: UpstreamCall,
+  url: string,
+  body: unknown,
+  accept: string,
+): Promise<{ res: http.IncomingMessage; abort: () => void }> {
+  const target = new URL(url);
+  const checked = await resolveAndCheck(target, { allow: call.allow, resolve: call.resolve });
+  if (!checked.ok) throw new UpstreamError(`the upstream address is not allowed: ${checked.reason.replace('webhook', 'upstream')}`);
+  const timeouts = upstreamTimeouts(call.spec);
+  const payload = JSON.stringify(body);
+  const client = target.protocol === 'https:' ? https : http;
+  return new Promise((resolve, reject) => {
+    const req = client.request(target, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept,
+        ...(call.token ? { authorization: `Bearer ${call.token}` } : {}),
+        'a2a-version': call.spec.version,
+        'content-length': String(Buffer.byteLength(payload)),
+      },
+      lookup: pinned(checked.address, checked.family),
+      // No pooled socket: each call is checked on its own (DNS rebinding).
+      agent: false,
+    });
+    const connect = setTimeout(
+      () => req.destroy(new UpstreamError('the upstream did not accept the connection in time')),
+      timeouts.connect,
+    );
+    req.on('socket', (s) => s.once('connect', () => clearTimeout(connect)));
+    const onAbort = () => req.destroy(new UpstreamError('the upstream call was canceled'));
+    call.signal?.addEventListener('abort', onAbort, { once: true });
+    req.on('error', (e) => {
+      clearTimeout(connect);
+      reject(
+        e instanceof UpstreamError
+          ? e
+          : new UpstreamError(`the upstream could not be reached (${(e as NodeJS.ErrnoException).code ?? 'error'})`),
+      );
+    });
+    req.on('response', (res) => {
+      clearTimeout(connect);
+      resolve({ res, abort: () => req.destroy() });
+    });
+    req.end(payload);
+  });
+}
+
+/**
+ * The StreamResponse objects of a streamed send, one at a time. JSON-RPC answers wrap each in
+ * `{ result }`; an upstream error (either binding) is an UpstreamError with a bounded message.
+ */
+export async function* streamMessage(call: UpstreamCall, params: Record<string, unknown>): AsyncGenerator<Record<string, unknown>> {
+  const rpc = call.spec.binding === 'jsonrpc';
+  const id = randomUUID();
+  const url = rpc ? call.spec.url : joinPath(call.spec.url, '/message:stream');
+  const body = rpc ? { jsonrpc: '2.0', id, method: 'SendStreamingMessage', params } : params;
+  const { res, abort } = await open(call, url, body, 'text/event-stream');
+  try {
+    const type = String(res.headers['content-type'] ?? '');
+    if (res.statusCode !== 200 || !type.startsWith('text/event-stream')) {
+      // Its body is never read into anything the caller sees: an upstream's errors are its own.
+      throw new UpstreamError(`the upstream answered HTTP ${res.statusCode ?? 0}`);
+    }
+    for await (const data of sseData(res, call.maxEventBytes, upstreamTimeouts(call.spec).idle)) {
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(data);
+      } catch {
+        throw new UpstreamError('the upstream sent an event that is not JSON');
+      }
+      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+        throw new UpstreamError('the upstream sent an event that is not an object');
+      const o = parsed as Record<string, unknown>;
+      if (rpc) {
+        if (o.id !== id) throw new UpstreamError('the upstream sent an event for another request');
+        if (o.error !== undefined) throw new UpstreamError('the upstream refused the message');
+        if (typeof o.result !== 'object' || o.result === null)
+          throw new UpstreamError('the upstream sent a JSON-RPC event without a result');
+        yield o.result as Record<string, unknown>;
+      } else {
+        if (o.error !== undefined) throw new UpstreamError('the upstream refused the message');
+        yield o;
+      }
+    }
+  } finally {
+    abort();
+  }
+}
+
+/** CancelTask on the upstream (best effort: the node's task is canceled whatever it answers). */
+export async function cancelUpstream(call: UpstreamCall, upstreamTaskId: string): Promise<void> {
+  const rpc = call.spec.binding === 'jsonrpc';
+  const url = rpc ? call.spec.url : joinPath(call.spec.url, `/tasks/${encodeURIComponent(upstreamTaskId)}:cancel`);
+  const body = rpc ? { jsonrpc: '2.0', id: randomUUID(), method: 'CancelTask', params: { id: upstreamTaskId } } : { id: upstreamTaskId };
+  const { res, abort } = await open(call, url, body, 'application/json');
+  try {
+    await readBounded(res, call.maxEventBytes);
+  } finally {
+    abort();
+  }
+}
+
+function readBounded(res: http.IncomingMessage, max: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    res.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > max) {
+        res.destroy();
+        reject(new UpstreamError(`the upstream answer is larger than ${max} bytes`));
+      } else chunks.push(c);
+    });
+    res.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    res.on('error', () => reject(new UpstreamError('the upstream connection was lost')));
+  });
+}
+
+/**
+ * The `data` of each SSE event. An event larger than `max`, a silence longer than `idleMs` or a
+ * connection lost before the stream ended is an UpstreamError.
+ */
+async function* sseData(res: http.IncomingMessage, max: number, idleMs: number): AsyncGenerator<string> {
+  let buffer = '';
+  let idle: NodeJS.Timeout | undefined;
+  const arm = () => {
+    clearTimeout(idle);
+    idle = setTimeout(() => res.destroy(new UpstreamError(`the upstream was silent for more than ${idleMs} ms`)), idleMs);
+  };
+  arm();
+  res.setEncoding('utf8');
+  try {
+    for await (const chunk of res as AsyncIterable<string>) {
+      arm();
+      buffer += chunk;
+      let at: number;
+      while ((at = buffer.search(/\r?\n\r?\n/)) >= 0) {
+        const raw = buffer.slice(0, at);
+        if (raw.length > max) throw new UpstreamError(`the upstream sent an event larger than ${max} bytes`);
+        buffer = buffer.slice(at + (buffer[at] === '\r' ? 4 : 2));
+        const data = raw
+          .split(/\r?\n/)
+          .filter((l) => l.startsWith('data:'))
+          .map((l) => l.slice(5).replace(/^ /, ''))
+          .join('\n');
+        if (data !== '') yield data;
+      }
+      if (buffer.length > max) throw new UpstreamError(`the upstream sent an event larger than ${max} bytes`);
+    }
+  } catch (error) {
+    throw error instanceof UpstreamError ? error : new UpstreamError('the upstream connection was lost');
+  } finally {
+    clearTimeout(idle);
+  }
+  if (!res.complete) throw new UpstreamError('the upstream connection was lost');
+}

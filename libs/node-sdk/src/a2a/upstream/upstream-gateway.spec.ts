@@ -1,0 +1,256 @@
+/**
+ * The node as a gateway (issue 28, ADR 0230) on a real Fastify server, in front of real node:http
+ * upstreams started here: what the caller gets AND what the upstream received (an exchanged token,
+ * never the caller's; nothing at all for a caller who is not entitled), and every way a hostile
+ * upstream can misbehave ending the task with a clear error that leaks nothing.
+ */
+import http from 'node:http';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { a2aVerifier, mintA2AToken } from '@cp/auth';
+import { loadConfig } from '@cp/common';
+import { buildNodeBundle, financeAgentExample, type RegistrySnapshot, type UpstreamSpec } from '@cp/capabilities';
+import { ActiveBundle } from '../../active-bundle';
+import { ToolGateway } from '../../tools/tool-gateway';
+import { HandlerRegistry } from '../handler-registry';
+import { registerA2AServer } from '../a2a-server';
+import { InMemoryTaskEvents } from '../task-events';
+import { InMemoryTaskStore } from '../task-store';
+import { UpstreamGateway } from './upstream-gateway';
+
+const config = loadConfig({ NODE_ENV: 'test' });
+const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
+
+interface Received {
+  authorization?: string;
+  body: Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+}
+type Behaviour = (req: http.IncomingMessage, res: http.ServerResponse, body: Record<string, any>) => void; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+const sse = (res: http.ServerResponse) =>
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'set-cookie': 'upstream-secret=1', 'x-upstream-secret': 'zebra' });
+const send = (res: http.ServerResponse, id: unknown, result: unknown) =>
+  res.write(`data: ${JSON.stringify({ jsonrpc: '2.0', id, result })}\n\n`);
+
+/** A well-behaved 1.0 JSON-RPC upstream: task, progress, an artifact, completed. */
+const goodUpstream: Behaviour = (_req, res, body) => {
+  sse(res);
+  const t = { taskId: 'up-1', contextId: 'up-ctx' };
+  send(res, body.id, { task: { id: 'up-1', contextId: 'up-ctx', status: { state: 'TASK_STATE_WORKING' } } });
+  send(res, body.id, {
+    statusUpdate: {
+      ...t,
+      status: { state: 'TASK_STATE_WORKING', message: { messageId: 'x', role: 'ROLE_AGENT', parts: [{ text: 'matching lines' }] } },
+    },
+  });
+  send(res, body.id, {
+    artifactUpdate: { ...t, artifact: { artifactId: 'a1', name: 'diff', parts: [{ data: { differences: 0 } }] }, lastChunk: true },
+  });
+  send(res, body.id, { statusUpdate: { ...t, status: { state: 'TASK_STATE_COMPLETED' } } });
+  res.end();
+};
+
+async function upstream(behaviour: Behaviour): Promise<{ server: http.Server; url: string; received: Received[] }> {
+  const received: Received[] = [];
+  const server = http.createServer((req, res) => {
+    let raw = '';
+    req.on('data', (c: Buffer) => (raw += c.toString()));
+    req.on('end', () => {
+      const body = JSON.parse(raw) as Record<string, unknown>;
+      received.push({ authorization: req.headers.authorization, body });
+      behaviour(req, res, body);
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { server, url: `http://127.0.0.1:${(server.address() as { port: number }).port}/a2a/jsonrpc`, received };
+}
+
+function snapshot(spec: UpstreamSpec): RegistrySnapshot {
+  const f = financeAgentExample();
+  const manifests = f.manifests.map((m) => (m.id === 'reconcile-invoice' ? { ...m, upstream: spec } : m));
+  return {
+    agentId: 'finance-agent',
+    revision: 1,
+    agent: { ...f.agent, protocol: { ...f.agent.protocol, streaming: true } },
+    manifests,
+    previewTenants: [],
+  };
+}
+
+const exchanged: { callerToken: string; capabilityId: string }[] = [];
+
+async function gateway(spec: UpstreamSpec, allow: string[] = ['127.0.0.1']): Promise<{ app: FastifyInstance; url: string }> {
+  const app = Fastify();
+  const bundle = new ActiveBundle(buildNodeBundle(snapshot(spec)));
+  registerA2AServer(app, {
+    bundle: () => bundle,
+    verifier: a2aVerifier(config),
+    handlers: new HandlerRegistry(),
+    tools: new ToolGateway({ exchange: async () => ({ accessToken: 't', expiresAt: Date.now() + 60_000, scopes: [] }) }, new Map(), silent),
+    log: silent,
+    tasks: new InMemoryTaskStore(),
+    events: new InMemoryTaskEvents(),
+    upstreams: new UpstreamGateway({
+      exchange: async (callerToken, capabilityId) => {
+        exchanged.push({ callerToken, capabilityId });
+        return `exchanged-for-${capabilityId}`;
+      },
+      allow: () => allow,
+      log: silent,
+      maxEventBytes: 4096,
+    }),
+  });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  return { app, url: `http://127.0.0.1:${(app.server.address() as { port: number }).port}` };
+}
+
+const callerToken = mintA2AToken(config, 'p@acme', 'acme-partner', ['recon.run']);
+const rpc = async (url: string, method: string, params: unknown, token = callerToken) => {
+  const res = await fetch(`${url}/a2a/jsonrpc`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'a2a-version': '1.0', authorization: `Bearer ${token}` },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 'x', method, params }),
+  });
+  return { headers: res.headers, body: (await res.json()) as Record<string, any> }; // eslint-disable-line @typescript-eslint/no-explicit-any
+};
+const reconcile = { message: { messageId: 'm1', role: 'ROLE_USER', parts: [{ text: 'reconcile invoice INV-1 against its PO' }] } };
+
+describe('the node as a gateway to an upstream agent', () => {
+  const closers: (() => Promise<unknown>)[] = [];
+  afterAll(async () => {
+    for (const c of closers) await c();
+  });
+  const start = async (behaviour: Behaviour, allow?: string[]) => {
+    const up = await upstream(behaviour);
+    const gw = await gateway({ url: up.url, binding: 'jsonrpc', version: '1.0', timeouts: { idle: 2000 } }, allow);
+    closers.push(
+      () => gw.app.close(),
+      () => new Promise((r) => up.server.close(r)),
+    );
+    return { up, gw };
+  };
+
+  it('forwards with an exchanged token (never the caller’s) and keeps its own task, updates and artifacts', async () => {
+    const { up, gw } = await start(goodUpstream);
+    const { body, headers } = await rpc(gw.url, 'SendMessage', reconcile);
+    const task = body.result.task;
+    expect(task.status.state).toBe('TASK_STATE_COMPLETED');
+    expect(task.id).not.toBe('up-1');
+    expect(task.contextId).not.toBe('up-ctx');
+    expect(task.artifacts).toEqual([expect.objectContaining({ artifactId: 'a1', parts: [{ data: { differences: 0 } }] })]);
+    expect(task.metadata.routing.capabilityId).toBe('reconcile-invoice');
+    expect(headers.get('x-upstream-secret')).toBeNull();
+    expect(headers.get('set-cookie')).toBeNull();
+    expect(up.received).toHaveLength(1);
+    expect(up.received[0].authorization).toBe('Bearer exchanged-for-reconcile-invoice');
+    expect(JSON.stringify(up.received[0])).not.toContain(callerToken);
+    expect(up.received[0].body.method).toBe('SendStreamingMessage');
+    expect(up.received[0].body.params.message).toEqual({ messageId: 'm1', role: 'ROLE_USER', parts: reconcile.message.parts });
+    expect(exchanged.at(-1)).toEqual({ callerToken, capabilityId: 'reconcile-invoice' });
+  });
+
+  it('never calls the upstream for a caller who is not entitled', async () => {
+    const { up, gw } = await start(goodUpstream);
+    const before = exchanged.length;
+    const { body } = await rpc(
+      gw.url,
+      'SendMessage',
+      { ...reconcile, metadata: { skillId: 'reconcile-invoice' } },
+      mintA2AToken(config, 'q@acme', 'acme-partner', []),
+    );
+    expect(body.error).toBeDefined();
+    expect(up.received).toHaveLength(0);
+    expect(exchanged.length).toBe(before);
+  });
+
+  it('refuses a loopback upstream the agent’s upstreamAllow does not name (SSRF at the node)', async () => {
+    const { up, gw } = await start(goodUpstream, []);
+    const { body } = await rpc(gw.url, 'SendMessage', reconcile);
+    expect(body.result.task.status.state).toBe('TASK_STATE_FAILED');
+    expect(JSON.stringify(body.result.task.status)).toContain('not allowed');
+    expect(up.received).toHaveLength(0);
+  });
+
+  it.each<[string, Behaviour, string]>([
+    [
+      'events for another task',
+      (_q, res, b) => {
+        sse(res);
+        send(res, b.id, { task: { id: 'up-1', contextId: 'c', status: { state: 'TASK_STATE_WORKING' } } });
+        send(res, b.id, { statusUpdate: { taskId: 'someone-elses', contextId: 'c', status: { state: 'TASK_STATE_COMPLETED' } } });
+        res.end();
+      },
+      'another task',
+    ],
+    [
+      'invalid JSON',
+      (_q, res) => {
+        sse(res);
+        res.end('data: {not json\n\n');
+      },
+      'not JSON',
+    ],
+    [
+      'an oversized event',
+      (_q, res, b) => {
+        sse(res);
+        send(res, b.id, {
+          task: { id: 'up-1', contextId: 'c', status: { state: 'TASK_STATE_WORKING', message: { parts: [{ text: 'x'.repeat(10_000) }] } } },
+        });
+        res.end();
+      },
+      'larger than 4096',
+    ],
+    [
+      'a lost connection',
+      (_q, res, b) => {
+        sse(res);
+        send(res, b.id, { task: { id: 'up-1', contextId: 'c', status: { state: 'TASK_STATE_WORKING' } } });
+        setTimeout(() => res.socket?.destroy(), 20);
+      },
+      'lost',
+    ],
+    [
+      'silence past the idle timeout',
+      (_q, res, b) => {
+        sse(res);
+        send(res, b.id, { task: { id: 'up-1', contextId: 'c', status: { state: 'TASK_STATE_WORKING' } } });
+      },
+      'silent',
+    ],
+    [
+      'an event after the task ended',
+      (_q, res, b) => {
+        sse(res);
+        send(res, b.id, { task: { id: 'up-1', contextId: 'c', status: { state: 'TASK_STATE_COMPLETED' } } });
+        send(res, b.id, { artifactUpdate: { taskId: 'up-1', contextId: 'c', artifact: { artifactId: 'late', parts: [] } } });
+        res.end();
+      },
+      'after the task ended',
+    ],
+    [
+      'a redirect',
+      (_q, res) => {
+        res.writeHead(307, { location: 'http://169.254.169.254/' });
+        res.end();
+      },
+      'HTTP 307',
+    ],
+    [
+      'an error with internal details',
+      (_q, res) => {
+        res.writeHead(500, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ error: { message: 'db password hunter2 at 10.0.0.5' } }));
+      },
+      'HTTP 500',
+    ],
+  ])('ends the task with a clear error on %s, leaking nothing', async (_name, behaviour, words) => {
+    const { gw } = await start(behaviour);
+    const { body } = await rpc(gw.url, 'SendMessage', reconcile);
+    const task = body.result.task;
+    expect(task.status.state).toBe('TASK_STATE_FAILED');
+    const text = JSON.stringify(task);
+    expect(text).toContain(words);
+    expect(text).not.toContain('hunter2');
+    expect(text).not.toContain('zebra');
+  });
+});

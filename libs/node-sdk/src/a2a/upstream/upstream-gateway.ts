@@ -1,0 +1,192 @@
+/**
+ * The node as a gateway (issue 28, ADR 0230): a capability whose manifest names an upstream is
+ * executed by forwarding to that A2A agent, AFTER everything the node does for any handler
+ * (routing, entitlement at execution, limits and budgets, usage, deprecation, traces): this is a
+ * handler registration built per call, so a caller who is not entitled never reaches it. The node
+ * keeps its own task and maps it to the upstream's; the upstream's status and artifact events
+ * become the node task's updates (stored, streamed on both bindings, pushed); anything malformed,
+ * oversized, out of order or about another task ends the task with a clear error.
+ */
+import type { PolicyEntry } from '@cp/capabilities';
+import type { HostResolver } from '@cp/common';
+import type { Handler, HandlerResult } from '../handler';
+import type { HandlerRegistration } from '../handler-registry';
+import type { WireArtifact, WireMessage } from '../wire-types';
+import { cancelUpstream, streamMessage, UpstreamError, type UpstreamCall } from './upstream-client';
+import { UpstreamLinks } from './upstream-links';
+
+export interface UpstreamGatewayDeps {
+  /** An upstream token from the control plane's token exchange (kind "upstream") for this caller and capability. */
+  exchange(callerToken: string, capabilityId: string): Promise<string>;
+  /** The agent's protocol.upstreamAllow from the current bundle. */
+  allow(): readonly string[];
+  log: { warn(fields: Record<string, unknown>, message: string): void };
+  resolve?: HostResolver;
+  /** Largest upstream SSE event accepted (default 1 MiB). */
+  maxEventBytes?: number;
+  links?: UpstreamLinks;
+}
+
+type Json = Record<string, unknown>;
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+const INTERRUPTED = new Set(['TASK_STATE_INPUT_REQUIRED', 'TASK_STATE_AUTH_REQUIRED']);
+
+function textOf(message: unknown): string | undefined {
+  if (!isObject(message) || !Array.isArray(message.parts)) return undefined;
+  const text = message.parts
+    .map((p) => (isObject(p) && typeof p.text === 'string' ? p.text : ''))
+    .filter(Boolean)
+    .join('\n');
+  return text === '' ? undefined : text;
+}
+
+/** The handler result a final upstream state means; undefined while the upstream still works. */
+function finalOf(state: string, text: string | undefined): HandlerResult | undefined {
+  if (state === 'TASK_STATE_WORKING' || state === 'TASK_STATE_SUBMITTED') return undefined;
+  if (state === 'TASK_STATE_COMPLETED') return { state: 'completed', artifacts: [], text };
+  if (INTERRUPTED.has(state)) return { state: 'input-required', text: text ?? 'the agent needs more input' };
+  if (state === 'TASK_STATE_REJECTED') return { state: 'rejected', text: text ?? 'the agent rejected this task' };
+  if (state === 'TASK_STATE_FAILED' || state === 'TASK_STATE_CANCELED')
+    return { state: 'failed', text: text ?? `the agent ended the task ${state}` };
+  throw new UpstreamError('the upstream sent an unknown task state');
+}
+
+function artifactOf(v: unknown): WireArtifact {
+  if (!isObject(v) || typeof v.artifactId !== 'string' || v.artifactId === '' || !Array.isArray(v.parts))
+    throw new UpstreamError('the upstream sent a malformed artifact');
+  const a: WireArtifact = { artifactId: v.artifactId.slice(0, 200), parts: v.parts as WireArtifact['parts'] };
+  if (typeof v.name === 'string') a.name = v.name.slice(0, 200);
+  if (typeof v.description === 'string') a.description = v.description.slice(0, 2000);
+  return a;
+}
+
+export class UpstreamGateway {
+  readonly links: UpstreamLinks;
+
+  constructor(private readonly deps: UpstreamGatewayDeps) {
+    this.links = deps.links ?? new UpstreamLinks();
+  }
+
+  /** The registration that forwards this call of an upstream capability (limits: the generic ones only). */
+  registration(policy: PolicyEntry, callerToken: string | undefined): HandlerRegistration {
+    return { handle: this.handler(policy, callerToken), limits: {}, outputModes: [] };
+  }
+
+  /** CancelTask reaches the upstream task this node task is mapped to (best effort, logged). */
+  async cancel(policy: PolicyEntry, nodeTaskId: string, callerToken: string | undefined): Promise<void> {
+    const link = this.links.get(nodeTaskId);
+    if (!link || !policy.upstream) return;
+    try {
+      const call = await this.call(policy, callerToken);
+      await cancelUpstream(call, link.taskId);
+    } catch (error) {
+      this.deps.log.warn({ taskId: nodeTaskId, capability: policy.capabilityId, err: (error as Error).message }, 'upstream cancel failed');
+    }
+  }
+
+  private async call(policy: PolicyEntry, callerToken: string | undefined, signal?: AbortSignal): Promise<UpstreamCall> {
+    // An anonymous caller has no token to exchange: the upstream gets no credential at all, never the node's.
+    const token = callerToken ? await this.deps.exchange(callerToken, policy.capabilityId) : undefined;
+    return {
+      spec: policy.upstream!,
+      token,
+      allow: this.deps.allow(),
+      resolve: this.deps.resolve,
+      maxEventBytes: this.deps.maxEventBytes ?? 1_048_576,
+      signal,
+    };
+  }
+
+  private handler(policy: PolicyEntry, callerToken: string | undefined): Handler {
+    return async (ctx) => {
+      const nodeTaskId = ctx.task.id;
+      const link = this.links.get(nodeTaskId);
+      let call: UpstreamCall;
+      try {
+        call = await this.call(policy, callerToken, ctx.signal);
+      } catch (error) {
+        this.deps.log.warn(
+          { taskId: nodeTaskId, capability: policy.capabilityId, err: (error as Error).message },
+          'upstream token exchange failed',
+        );
+        return { state: 'failed', text: 'the capability could not obtain a credential for its upstream agent' };
+      }
+      // The node's ids stay the node's: the upstream sees its own task and context, or none yet.
+      const message: Json = { messageId: ctx.message.messageId, role: ctx.message.role, parts: ctx.message.parts };
+      if (link) Object.assign(message, { taskId: link.taskId, contextId: link.contextId });
+      const params: Json = { message, configuration: { acceptedOutputModes: [...ctx.acceptedOutputModes] } };
+      let upstreamTask = link?.taskId;
+      let final: HandlerResult | undefined;
+      const onAbort = () => {
+        if (upstreamTask) void this.cancel(policy, nodeTaskId, callerToken);
+      };
+      ctx.signal.addEventListener('abort', onAbort, { once: true });
+      try {
+        for await (const event of streamMessage(call, params)) {
+          if (final) throw new UpstreamError('the upstream sent an event after the task ended');
+          final = await this.apply(event, ctx, nodeTaskId, (id, contextId) => {
+            if (upstreamTask !== undefined && upstreamTask !== id) throw new UpstreamError('the upstream sent an event for another task');
+            upstreamTask = id;
+            this.links.set(nodeTaskId, { taskId: id, contextId });
+          });
+        }
+        if (!final) throw new UpstreamError('the upstream stream ended without a final state');
+      } catch (error) {
+        this.deps.log.warn({ taskId: nodeTaskId, capability: policy.capabilityId, err: (error as Error).message }, 'upstream call failed');
+        this.links.delete(nodeTaskId);
+        const reason = error instanceof UpstreamError ? error.message : 'the upstream call failed';
+        return { state: 'failed', text: `the upstream agent did not complete this task: ${reason}` };
+      } finally {
+        ctx.signal.removeEventListener('abort', onAbort);
+      }
+      if (final.state !== 'input-required') this.links.delete(nodeTaskId);
+      return final;
+    };
+  }
+
+  /** One upstream StreamResponse applied to the node's task; returns the final result when it is one. */
+  private async apply(
+    event: Json,
+    ctx: Parameters<Handler>[0],
+    nodeTaskId: string,
+    bind: (upstreamTaskId: string, contextId: string) => void,
+  ): Promise<HandlerResult | undefined> {
+    const ids = (o: Json, idKey: string) => {
+      if (typeof o[idKey] !== 'string' || typeof o.contextId !== 'string' || o[idKey] === '' || o[idKey].length > 200)
+        throw new UpstreamError('the upstream sent an event without valid task ids');
+      bind(o[idKey], o.contextId);
+    };
+    if (isObject(event.task)) {
+      ids(event.task, 'id');
+      const status = event.task.status;
+      if (!isObject(status) || typeof status.state !== 'string') throw new UpstreamError('the upstream sent a task without a status');
+      for (const a of Array.isArray(event.task.artifacts) ? event.task.artifacts : [])
+        await ctx.updates.artifact(artifactOf(a), { lastChunk: true });
+      return finalOf(status.state, textOf(status.message));
+    }
+    if (isObject(event.statusUpdate)) {
+      ids(event.statusUpdate, 'taskId');
+      const status = event.statusUpdate.status;
+      if (!isObject(status) || typeof status.state !== 'string')
+        throw new UpstreamError('the upstream sent a status update without a state');
+      const text = textOf(status.message);
+      const final = finalOf(status.state, text);
+      if (!final && text) await ctx.updates.progress(text);
+      return final;
+    }
+    if (isObject(event.artifactUpdate)) {
+      ids(event.artifactUpdate, 'taskId');
+      const u = event.artifactUpdate;
+      await ctx.updates.artifact(artifactOf(u.artifact), { append: u.append === true, lastChunk: u.lastChunk === true });
+      return undefined;
+    }
+    if (isObject(event.message)) {
+      // A direct answer without a task: the node's task completes with it as its artifact.
+      const m = event.message as unknown as WireMessage;
+      if (!Array.isArray(m.parts)) throw new UpstreamError('the upstream sent a malformed message');
+      void nodeTaskId;
+      return { state: 'completed', artifacts: [{ name: 'response', parts: m.parts }] };
+    }
+    throw new UpstreamError('the upstream sent an event of an unknown kind');
+  }
+}
