@@ -92,7 +92,7 @@ async function nodeServer(port: number, prefix: string): Promise<void> {
   const { connectRedis, loadConfig } = await import('@cp/common');
   const { buildNodeBundle, financeAgentExample } = await import('@cp/capabilities');
   const { ActiveBundle, HandlerRegistry } = await import('@cp/node-sdk');
-   
+
   const { registerFinanceA2A } = require('../../apps/agent-node/src/finance-a2a') as typeof FinanceA2A;
   const config = loadConfig({
     NODE_ENV: 'test',
