@@ -107,6 +107,21 @@ describe('RedisTaskStore and RedisTaskEvents', () => {
     expect((await short.list(owner, { pageSize: 10 })).records.map((r) => r.task.id)).toEqual(['e-5']);
   });
 
+  it('the anonymous pool keeps creation order for tasks created in the same millisecond (ids that sort the other way)', async () => {
+    const pool = new RedisTaskStore(connect(), `${PREFIX}tie:`, limits);
+    const chunk = (id: string) => record(id, ANONYMOUS_OWNER, 5, { metadata: { blob: 'a'.repeat(3000) } });
+    // One clock reading for every save: what a busy node sees when tasks arrive within one millisecond.
+    const now = jest.spyOn(Date, 'now').mockReturnValue(1_800_000_000_000);
+    try {
+      // "t-10" and "t-11" sort before "t-8" as strings: creation order must still decide.
+      for (let i = 0; i < 12; i++) await pool.save(chunk(`t-${i}`));
+    } finally {
+      now.mockRestore();
+    }
+    for (let i = 0; i < 9; i++) expect(await pool.get(`t-${i}`, ANONYMOUS_OWNER)).toBeUndefined();
+    for (let i = 9; i < 12; i++) expect((await pool.get(`t-${i}`, ANONYMOUS_OWNER))?.task.id).toBe(`t-${i}`);
+  });
+
   it('the anonymous pool evicts its oldest tasks by creation to make room; an evicted id answers like an expired one', async () => {
     const pool = new RedisTaskStore(connect(), `${PREFIX}pool:`, limits);
     const alice = ownerKey({ tenant: 'acme', principal: 'alice' });

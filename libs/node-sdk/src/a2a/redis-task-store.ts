@@ -103,7 +103,14 @@ redis.call('SET', KEYS[4], total, 'PX', ARGV[4])
 redis.call('PEXPIRE', KEYS[2], ARGV[4])
 redis.call('PEXPIRE', KEYS[3], ARGV[4])
 if ARGV[10] == '1' then
-  redis.call('ZADD', KEYS[5], 'NX', ARGV[11], ARGV[1])
+  -- Creation order, even for tasks created in the same millisecond (equal scores would order by
+  -- id): a new task scores after the youngest one. Only the order is read, never the time.
+  if not redis.call('ZSCORE', KEYS[5], ARGV[1]) then
+    local score = tonumber(ARGV[11])
+    local youngest = redis.call('ZRANGE', KEYS[5], -1, -1, 'WITHSCORES')
+    if youngest[2] and tonumber(youngest[2]) >= score then score = tonumber(youngest[2]) + 1 end
+    redis.call('ZADD', KEYS[5], score, ARGV[1])
+  end
   redis.call('PEXPIRE', KEYS[5], ARGV[4])
 end
 if ARGV[8] ~= '' then redis.call('PUBLISH', ARGV[8], ARGV[9]) end
