@@ -7,7 +7,7 @@
  * A refused call never reaches the handler. One contained unit, called from one place in
  * A2AService, so the service's task handling can change around it.
  */
-import type { RedisClient } from '@cp/common';
+import type { RedisClient } from '@cp/common/core';
 import type { CostBudget, CostBudgets, CostClass } from '@cp/capabilities';
 import { A2AError, A2AErrorName } from './a2a-errors';
 import type { WireMessage } from './wire-types';

@@ -14,7 +14,7 @@
  * see an event whose state is not stored (ADR 82). Scripts run by SHA (EVALSHA), loaded on NOSCRIPT.
  */
 import { createHash } from 'node:crypto';
-import type { RedisClient } from '@cp/common';
+import type { RedisClient } from '@cp/common/core';
 import {
   ANONYMOUS_OWNER,
   before,

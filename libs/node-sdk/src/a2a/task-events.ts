@@ -6,7 +6,7 @@
  * in-memory bus is for unit tests and single-process use.
  */
 import { randomUUID } from 'node:crypto';
-import type { RedisClient } from '@cp/common';
+import type { RedisClient } from '@cp/common/core';
 import type { PublishOnSave } from './task-store';
 import type { WireArtifact, WireTask } from './wire-types';
 
