@@ -22,7 +22,11 @@ const rootRanges = { ...root.devDependencies, ...root.dependencies };
 const builtins = new Set(builtinModules.flatMap((m) => [m, `node:${m}`]));
 
 /** `@scope/name/sub` → `@scope/name`; `name/sub` → `name`. */
-const packageName = (path) => path.split('/').slice(0, path.startsWith('@') ? 2 : 1).join('/');
+const packageName = (path) =>
+  path
+    .split('/')
+    .slice(0, path.startsWith('@') ? 2 : 1)
+    .join('/');
 const entryFile = (key) => (key === '.' ? 'index' : key.slice(2));
 
 /**
@@ -42,7 +46,9 @@ const mainEntryExternal = {
 
 async function buildPackage(dir) {
   const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
-  const entries = Object.keys(manifest.exports).filter((k) => k !== './package.json').map(entryFile);
+  const entries = Object.keys(manifest.exports)
+    .filter((k) => k !== './package.json')
+    .map(entryFile);
   const dist = join(dir, 'dist');
   rmSync(dist, { recursive: true, force: true });
   const result = await esbuild.build({
@@ -68,12 +74,14 @@ async function buildPackage(dir) {
     for (const i of output.imports) if (i.external && !builtins.has(i.path) && !i.path.startsWith('.')) used.add(packageName(i.path));
   }
   const problems = [];
-  for (const name of used) if (!declared[name]) problems.push(`needs "${name}" (root range ${rootRanges[name] ?? 'none'}): declare it in dependencies`);
+  for (const name of used)
+    if (!declared[name]) problems.push(`needs "${name}" (root range ${rootRanges[name] ?? 'none'}): declare it in dependencies`);
   for (const name of Object.keys(manifest.dependencies ?? {})) {
     if (!used.has(name)) problems.push(`declares "${name}" but no entry imports it`);
   }
   for (const [name, range] of Object.entries(declared)) {
-    if (rootRanges[name] && rootRanges[name] !== range) problems.push(`"${name}": ${range} differs from the root package.json's ${rootRanges[name]}`);
+    if (rootRanges[name] && rootRanges[name] !== range)
+      problems.push(`"${name}": ${range} differs from the root package.json's ${rootRanges[name]}`);
   }
   if (problems.length) throw new Error(`${manifest.name}:\n  ${problems.join('\n  ')}`);
   console.log(`${manifest.name}: ${entries.map((e) => `dist/${e}.cjs`).join(', ')}; runtime packages: ${[...used].sort().join(', ')}`);

@@ -1,5 +1,6 @@
 // The repo's declarations of two untyped dependencies of the routing core: the type bundler
 // compiles from this entry alone, not from tsconfig.json's `include`.
+// eslint-disable-next-line @typescript-eslint/triple-slash-reference -- a declaration file, not a module: nothing to import
 /// <reference path="../../../libs/capabilities/src/routing/vendor-modules.d.ts" />
 /**
  * `@cp-sdk/node-sync`: the sync client of an agent node (ADR 0224). Bundled by

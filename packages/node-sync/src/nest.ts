@@ -26,7 +26,10 @@ export class NodeSyncModule {
   static forRoot(options: NodeSyncOptions | (() => NodeSyncOptions)): DynamicModule {
     return {
       module: NodeSyncModule,
-      providers: [{ provide: NodeSync, useFactory: () => new NodeSync(typeof options === 'function' ? options() : options) }, NodeSyncLifecycle],
+      providers: [
+        { provide: NodeSync, useFactory: () => new NodeSync(typeof options === 'function' ? options() : options) },
+        NodeSyncLifecycle,
+      ],
       exports: [NodeSync],
     };
   }
