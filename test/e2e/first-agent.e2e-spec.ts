@@ -75,9 +75,9 @@ describe('docs/first-agent.md, run as written', () => {
     shell = spawn('bash', ['-c', script], {
       cwd: REPO,
       detached: true,
+      // The machine's environment (npm needs its registry and certificate settings), and the guide's variables.
       env: {
-        PATH: process.env.PATH ?? '',
-        HOME: process.env.HOME ?? tmpdir(),
+        ...process.env,
         CP_REPO: REPO,
         CP_URL: booted.url,
         AGENT_PORT: String(agentPort),
