@@ -4,7 +4,8 @@
  * maps the tsconfig `paths`, as apps/cpctl/bin/cpctl.cjs does), and every module that process
  * resolves is recorded: Node's resolve hook (module.registerHooks) sees each `require` and each
  * `import`, ES modules required from CommonJS included, and Module._load sees each request.
- * The `@cp/common` barrel is the control: it loads Nest, so the probe can see Nest when it is there.
+ * The A2A server's entry (a2a/index.ts) and the pieces its package bundles with it are held to the
+ * same rule (ADR 0224). The `@cp/common` barrel is the control: it loads Nest, so the probe can see Nest when it is there.
  */
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
@@ -50,8 +51,17 @@ function requireInFreshProcess(entry: string): Loaded {
 const nestModules = (loaded: Loaded) =>
   loaded.modules.filter((m) => /[\\/]node_modules[\\/]@nestjs[\\/]/.test(m) || /^request:@nestjs\//.test(m));
 
-describe('the sync client loads no NestJS', () => {
-  it.each(['libs/node-sdk/src/sync/index.ts', 'libs/node-sdk/src/node-sync.ts', 'libs/common/src/core.ts'])(
+describe('the sync client and the A2A server load no NestJS', () => {
+  it.each([
+    'libs/node-sdk/src/sync/index.ts',
+    'libs/node-sdk/src/node-sync.ts',
+    'libs/common/src/core.ts',
+    // The A2A server's entry and what its package bundles beside it (ADR 0224).
+    'libs/node-sdk/src/a2a/index.ts',
+    'libs/node-sdk/src/tools/index.ts',
+    'libs/node-sdk/src/usage/index.ts',
+    'libs/node-sdk/src/routing/index.ts',
+  ])(
     '%s loads without any module of @nestjs',
     (entry) => {
       const loaded = requireInFreshProcess(entry);

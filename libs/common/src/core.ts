@@ -13,6 +13,7 @@ export { RedisLease } from './redis/redis-lease';
 export { redisProbe, type ReadinessProbe } from './health/readiness';
 export { recordPrincipal, recordTraceId, principalOf, registerAccessLog, accessLogLine, type AccessLogSink } from './logging/access-log';
 export { SECURITY_HEADERS } from './http/security-headers';
+export { answerOnArrival, type ArrivalHandler } from './http/arrival-routes';
 export {
   tracingOn,
   tracingConfigured,

@@ -1,9 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage, Server } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
-import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
+import type { FastifyInstance, onRequestHookHandler } from 'fastify';
 import type { AppConfig } from '../config/config';
+import { ARRIVAL_ROUTES, type ArrivalHandler } from './arrival-routes';
 import { SECURITY_HEADERS } from './security-headers';
+
+// Nest-free, so the A2A server's card route can use it without loading Nest (ADR 0224).
+export { answerOnArrival, type ArrivalHandler } from './arrival-routes';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -11,29 +15,6 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 export function requestIdFor(req: IncomingMessage): string {
   const given = req.headers['x-request-id'];
   return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
-}
-
-/**
- * A GET handler that sends its answer itself: before it returns, or (the node bundle: a token check
- * and a Redis read) before the promise it returns settles. It must answer every outcome, errors
- * included; a rejection it lets through is handed to Fastify's error handler.
- */
-export type ArrivalHandler = (request: FastifyRequest, reply: FastifyReply) => unknown;
-
-/** The GET routes answered on arrival, by the http server of the app (shared by its contexts). */
-const ARRIVAL_ROUTES = new WeakMap<Server, Map<string, ArrivalHandler>>();
-
-/**
- * Registers a public GET route that apps built with createFastifyAdapter answer from their first
- * `onRequest` hook, after the security headers and the request id are set: Nest's own request
- * hooks and its middleware engine (@fastify/middie) do not run for it (ADR 0185). Only for
- * answers that need neither Nest middleware nor a guard (the public card; the node bundle, whose
- * handler is asynchronous, ADR 0193). A URL with a query string, a HEAD, or an app on another
- * adapter reaches the same handler through the ordinary route registered here.
- */
-export function answerOnArrival(app: FastifyInstance, path: string, handler: ArrivalHandler): void {
-  app.get(path, handler as never);
-  ARRIVAL_ROUTES.get(app.server)?.set(path, handler);
 }
 
 /**

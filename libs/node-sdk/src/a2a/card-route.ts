@@ -4,7 +4,7 @@
  * matching If-None-Match. No per-request serialization, hashing or Nest pipeline.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { answerOnArrival, contextFromHeaders, inSpan, SpanKind, tracingOn } from '@cp/common';
+import { answerOnArrival, contextFromHeaders, inSpan, SpanKind, tracingOn } from '@cp/common/core';
 import { NO_A2A_OBSERVER, type A2AObserver } from '../observability/observer';
 import { declaredBy, type ServedBundle } from './served-bundle';
 import { requestedVersion } from './version';

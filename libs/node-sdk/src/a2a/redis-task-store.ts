@@ -15,7 +15,7 @@
  * With Redis away every call refuses at once with a retriable 503 (store-unavailable.ts, ADR 0240).
  */
 import { createHash } from 'node:crypto';
-import type { RedisClient } from '@cp/common';
+import type { RedisClient } from '@cp/common/core';
 import {
   ANONYMOUS_OWNER,
   before,

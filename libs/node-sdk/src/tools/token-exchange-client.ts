@@ -1,5 +1,5 @@
 /** Client of the control plane's POST /node/v1/token-exchange (node JWT + the caller's a2a token). */
-import { inSpan, injectTraceHeaders, markSpanError, SpanKind } from '@cp/common';
+import { inSpan, injectTraceHeaders, markSpanError, SpanKind } from '@cp/common/core';
 import { nodeApiPaths } from '@cp/node-protocol';
 import { ToolError, ToolErrorCode } from './tool-errors';
 

@@ -5,7 +5,7 @@
  * logged with principal, tenant, tool and capability.
  */
 import type { Caller } from '@cp/capabilities';
-import { currentTraceId, inSpan, markSpanError, SpanKind, type Span } from '@cp/common';
+import { currentTraceId, inSpan, markSpanError, SpanKind, type Span } from '@cp/common/core';
 import { NO_TOOL_OBSERVER, type ToolObserver } from '../observability/observer';
 import type { TokenExchanger } from './token-exchange-client';
 import { ToolError, ToolErrorCode } from './tool-errors';

@@ -9,7 +9,16 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { deprecationHeaders, extensionsResponseHeader, EXTENSIONS_HEADER } from '@cp/capabilities';
 import { wwwAuthenticate } from '@cp/auth';
-import { activeSpan, contextFromHeaders, currentTraceId, inSpan, recordPrincipal, recordTraceId, SpanKind, tracingOn } from '@cp/common';
+import {
+  activeSpan,
+  contextFromHeaders,
+  currentTraceId,
+  inSpan,
+  recordPrincipal,
+  recordTraceId,
+  SpanKind,
+  tracingOn,
+} from '@cp/common/core';
 import type { A2AObserver } from '../../observability/observer';
 import { A2AError, A2AErrorName } from '../a2a-errors';
 import type { A2AAuthenticator } from '../a2a-authenticator';

@@ -11,7 +11,7 @@
  *   <base>pushq       hash j / b (the owner's queued jobs / bytes), j:<task> / b:<task> (the task's)
  */
 import { randomUUID } from 'node:crypto';
-import type { RedisClient } from '@cp/common';
+import type { RedisClient } from '@cp/common/core';
 import { EVICT_OLDEST_LUA, ownerKeys, runScript, scriptSha } from '../redis-task-store';
 import { ANONYMOUS_OWNER } from '../task-store';
 

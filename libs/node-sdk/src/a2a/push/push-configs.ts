@@ -4,8 +4,7 @@
  * per agent and task, bounded in number and size, and forgets them with the task's retention.
  */
 import { randomUUID } from 'node:crypto';
-import type { RedisClient } from '@cp/common';
-import { parseWebhookUrl } from '@cp/common';
+import { parseWebhookUrl, type RedisClient } from '@cp/common/core';
 import { A2AError, A2AErrorName } from '../a2a-errors';
 
 /** What the caller gave (1.0 shape, taskId included), validated. */

@@ -9,8 +9,7 @@
  * own deadline, at most a few per owner at once, so one slow webhook delays no other tenant.
  */
 import { DelayedError, Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
-import type { RedisClient } from '@cp/common';
-import { safeFetch, WebhookError, type HostResolver } from '@cp/common';
+import { safeFetch, WebhookError, type HostResolver, type RedisClient } from '@cp/common/core';
 import type { A2ALog } from '../request-context';
 import type { PushBacklog } from './push-backlog';
 import type { PushConfigStore } from './push-configs';

@@ -4,7 +4,7 @@
  * answers TaskNotFound for every operation, exactly like an unknown one, and changes nothing.
  * Served only when the card declares pushNotifications (the agent's protocol switch).
  */
-import { resolveAndCheck, type HostResolver } from '@cp/common';
+import { resolveAndCheck, type HostResolver } from '@cp/common/core';
 import { A2AError, A2AErrorName } from '../a2a-errors';
 import type { A2ALog, RequestContext } from '../request-context';
 import { declaredBy, type ServedBundle } from '../served-bundle';

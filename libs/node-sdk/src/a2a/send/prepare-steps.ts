@@ -17,7 +17,7 @@ import {
   type PolicyEntry,
   type RouteFailure,
 } from '@cp/capabilities';
-import { activeSpan, inSpan, markSpanError } from '@cp/common';
+import { activeSpan, inSpan, markSpanError } from '@cp/common/core';
 import type { A2AObserver } from '../../observability/observer';
 import { A2AError, A2AErrorName } from '../a2a-errors';
 import type { RequestContext } from '../request-context';

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { ANONYMOUS_TENANT } from '@cp/node-protocol';
 import { messageText } from '@cp/capabilities';
-import { inSpan, markSpanError } from '@cp/common';
+import { inSpan, markSpanError } from '@cp/common/core';
 import type { A2AObserver } from '../../observability/observer';
 import type { ToolGateway } from '../../tools/tool-gateway';
 import { A2AError, A2AErrorName } from '../a2a-errors';

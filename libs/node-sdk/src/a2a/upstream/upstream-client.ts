@@ -10,7 +10,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { randomUUID } from 'node:crypto';
-import { resolveAndCheck, type HostResolver } from '@cp/common';
+import { resolveAndCheck, type HostResolver } from '@cp/common/core';
 import { upstreamTimeouts, type UpstreamSpec } from '@cp/capabilities';
 
 export class UpstreamError extends Error {

@@ -8,7 +8,7 @@
  * oversized, out of order or about another task ends the task with a clear error.
  */
 import type { PolicyEntry } from '@cp/capabilities';
-import type { HostResolver } from '@cp/common';
+import type { HostResolver } from '@cp/common/core';
 import type { Handler, HandlerResult } from '../handler';
 import type { HandlerRegistration } from '../handler-registry';
 import type { WireArtifact, WireMessage } from '../wire-types';
