@@ -63,7 +63,9 @@ describe('clarification question', () => {
     expect(r.candidates.map((c) => c.id)).toEqual(ranked.map((e) => e.id));
     expect(r.message).toContain(`1. ${ranked[0].skill.name}:`);
     expect(r.message).toContain(`3. ${ranked[2].skill.name}:`);
-    const asked = route(text('pay'), caller, index, { classifier: { classify: () => ({ id: null, confidence: 0, plausible: ['vendor-payment'] }) } });
+    const asked = route(text('pay'), caller, index, {
+      classifier: { classify: () => ({ id: null, confidence: 0, plausible: ['vendor-payment'] }) },
+    });
     expect(asked.kind === 'input-required' && asked.message).toContain(
       '1. Pay a vendor: Schedules a payment to a supplier for an approved invoice.\n',
     );
@@ -73,7 +75,9 @@ describe('clarification question', () => {
   });
 
   it('never names a capability the caller is not entitled to', () => {
-    const everything: Classifier = { classify: () => ({ id: 'payroll-run', confidence: 0.1, plausible: ['payroll-run', 'vendor-payment'] }) };
+    const everything: Classifier = {
+      classify: () => ({ id: 'payroll-run', confidence: 0.1, plausible: ['payroll-run', 'vendor-payment'] }),
+    };
     const r = route(text('run payroll'), caller, index, { classifier: everything });
     expect(JSON.stringify(r)).not.toMatch(/payroll-run|Run payroll/);
   });

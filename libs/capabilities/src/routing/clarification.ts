@@ -86,9 +86,7 @@ export function resolveReply(reply: string, offered: readonly RouterEntry[]): Ro
   // Words only one choice's name, id or description holds (shared words single nothing out).
   const own = offered.map((e) => new Set(terms(`${e.id.replace(/[-_.]/g, ' ')} ${e.skill.name} ${e.skill.description}`)));
   const said = new Set(terms(text));
-  const hits = offered.filter((_, i) =>
-    [...said].some((t) => own[i].has(t) && own.every((other, j) => j === i || !other.has(t))),
-  );
+  const hits = offered.filter((_, i) => [...said].some((t) => own[i].has(t) && own.every((other, j) => j === i || !other.has(t))));
   return hits.length === 1 ? hits[0] : undefined;
 }
 

@@ -185,7 +185,11 @@ export function noteClarification(
   capabilityId: string,
   tenant: string,
 ): void {
-  if (record?.capabilityId !== undefined || record?.task.status.state !== 'TASK_STATE_INPUT_REQUIRED' || (decision.layer !== 'hint' && decision.layer !== 'clarified'))
+  if (
+    record?.capabilityId !== undefined ||
+    record?.task.status.state !== 'TASK_STATE_INPUT_REQUIRED' ||
+    (decision.layer !== 'hint' && decision.layer !== 'clarified')
+  )
     return;
   const asked = record.task.history?.find((m) => m.role === 'ROLE_USER');
   const text = asked ? messageText(asked) : '';
