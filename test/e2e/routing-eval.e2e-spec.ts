@@ -63,19 +63,25 @@ describe('routing evaluation (labelled back-office set)', () => {
   // constants were chosen on the tuning half only, ADR 0095, 0096; the ADR 0198 weight on the tuning
   // half, the held-out half and the second set, after each had been looked at; the third set was
   // written blind and its failures were never printed, ADR 0197). The goals of issue 13 (80% clear,
-  // ≤ 3% wrong) are not reached: docs/performance.md.
+  // ≤ 3% wrong) are not reached: docs/performance.md. One-turn resolution (issue 31, ADR 0260) was
+  // measured once the ≤ 3-choice question existed, on every set at once, nothing tuned on it.
   it.each([
-    { name: 'held-out half', view: () => half(set, 'held-out'), clear: 50 / 75, wrong: 0.04, ambiguous: 0.8 },
-    { name: 'second held-out set', view: () => second, clear: 44 / 75, wrong: 0.03, ambiguous: 0.8 },
-    { name: 'third held-out set (blind)', view: () => third, clear: 40 / 75, wrong: 0.06, ambiguous: 0.73 },
-  ])('holds the measured floor on the $name: clear routed, wrong routes, ambiguous and out of scope clarified', (floor) => {
-    const f = evaluate(floor.view(), new LexicalClassifier());
-    const total = f.clear + f.ambiguous + f.outOfScope;
-    expect(f.clearCorrect / f.clear).toBeGreaterThanOrEqual(floor.clear);
-    expect(f.wrongRoutes / total).toBeLessThanOrEqual(floor.wrong);
-    expect(f.ambiguousClarified / f.ambiguous).toBeGreaterThanOrEqual(floor.ambiguous);
-    expect(f.outOfScopeClarified / f.outOfScope).toBeGreaterThanOrEqual(0.9);
-  });
+    { name: 'held-out half', view: () => half(set, 'held-out'), clear: 50 / 75, oneTurn: 72 / 75, wrong: 0.04, ambiguous: 0.8 },
+    { name: 'second held-out set', view: () => second, clear: 44 / 75, oneTurn: 68 / 75, wrong: 0.03, ambiguous: 0.8 },
+    { name: 'third held-out set (blind)', view: () => third, clear: 40 / 75, oneTurn: 65 / 75, wrong: 0.06, ambiguous: 0.73 },
+  ])(
+    'holds the measured floor on the $name: clear routed, resolved in one turn, wrong routes, ambiguous and out of scope clarified',
+    (floor) => {
+      const f = evaluate(floor.view(), new LexicalClassifier());
+      const total = f.clear + f.ambiguous + f.outOfScope;
+      expect(f.clearCorrect / f.clear).toBeGreaterThanOrEqual(floor.clear);
+      // Issue 31: routed right, or clarified with the label among the ≤ 3 choices offered (measured 73, 69, 66 of 75).
+      expect(f.oneTurn / f.clear).toBeGreaterThanOrEqual(floor.oneTurn);
+      expect(f.wrongRoutes / total).toBeLessThanOrEqual(floor.wrong);
+      expect(f.ambiguousClarified / f.ambiguous).toBeGreaterThanOrEqual(floor.ambiguous);
+      expect(f.outOfScopeClarified / f.outOfScope).toBeGreaterThanOrEqual(0.9);
+    },
+  );
 
   it('beats both the router before issue 13 and plain BM25 on wrong routes and on ambiguous messages, on every set', () => {
     for (const view of [set, second, third]) {

@@ -118,6 +118,8 @@ export interface EvalFigures {
   outOfScopeClarified: number;
   /** Clear messages whose best guess (ignoring the threshold) is the label. */
   bestGuessRight: number;
+  /** Clear messages resolved in one turn: routed right, or clarified with the label among the ≤ 3 offered (issue 31). */
+  oneTurn: number;
 }
 
 export function evaluate(set: EvalSet, classifier: Classifier): EvalFigures {
@@ -137,6 +139,7 @@ export function evaluate(set: EvalSet, classifier: Classifier): EvalFigures {
     ambiguousClarified: ambiguous.filter((r) => r.outcome.kind === 'clarify').length,
     outOfScopeClarified: oos.filter((r) => r.outcome.kind === 'clarify').length,
     bestGuessRight,
+    oneTurn: clear.filter((r) => r.correct || (r.outcome.kind === 'clarify' && r.outcome.offered.includes(r.expect))).length,
   };
 }
 
@@ -149,6 +152,7 @@ export function renderTable(columns: Record<string, EvalFigures>): string {
   const total = (x: EvalFigures) => x.clear + x.ambiguous + x.outOfScope;
   const rows: [string, (x: EvalFigures) => string][] = [
     ['clear messages routed correctly', (x) => pct(x.clearCorrect, x.clear)],
+    ['clear messages resolved in one turn (routed right, or the label among ≤ 3 offered)', (x) => pct(x.oneTurn, x.clear)],
     ['clear messages clarified although one answer was right', (x) => pct(x.clearClarified, x.clear)],
     ['wrong routes (all messages)', (x) => pct(x.wrongRoutes, total(x))],
     ['ambiguous messages correctly clarified', (x) => pct(x.ambiguousClarified, x.ambiguous)],

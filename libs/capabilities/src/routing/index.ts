@@ -13,6 +13,8 @@ export type {
   NeedsClassifier,
   RouteExplanation,
 } from './route';
+export { clarificationQuestion, resolveReply, normalizeReply, MAX_CHOICES, REPLY_MAX_CHARS } from './clarification';
+export type { PendingClarification } from './clarification';
 export { LexicalClassifier, DEFAULT_CALIBRATION } from './classifier';
 export type { Calibration, Classifier, ClassifierResult, RankedCandidate, RoutingHints } from './classifier';
 export { terms, stem, tokens, bigrams } from './text';

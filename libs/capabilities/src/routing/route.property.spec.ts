@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { buildRouterIndex } from '../router-index';
 import { callerArb, snapshotArb } from '../testing/arbitraries';
 import type { Classifier } from './classifier';
+import { clarificationQuestion } from './clarification';
 import { route } from './route';
 
 const WORDS = ['invoice', 'reconcile', 'report', 'payroll', 'status', 'lookup', 'po', 'hello', 'export', 'audit'];
@@ -59,6 +60,47 @@ describe('route (properties)', () => {
                 boundCapabilityId: bound ?? undefined,
               }),
             ).toEqual(r);
+          }
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+
+  it('a clarification never names, and a reply never reaches, a capability the caller is not entitled to, whatever the reply says', () => {
+    const anyId = fc.oneof(
+      fc.nat(39).map((i) => `cap-${String(i).padStart(4, '0')}`),
+      fc.string({ maxLength: 12 }),
+    );
+    fc.assert(
+      fc.property(
+        snapshotArb(40),
+        fc.array(callerArb, { minLength: 1, maxLength: 3 }),
+        // Stored choices may have been tampered with or gone stale: any ids at all.
+        fc.array(anyId, { maxLength: 5 }),
+        fc.oneof(
+          anyId,
+          fc.nat(9).map(String),
+          fc.string({ maxLength: 40 }),
+          fc.array(fc.constantFrom(...WORDS, 'the', 'second', 'one', 'not', '2', '\u0000'), { maxLength: 8 }).map((w) => w.join(' ')),
+        ),
+        (snapshot, callers, stored, reply) => {
+          for (const caller of callers) {
+            const index = buildRouterIndex(snapshot, caller);
+            const entitled = new Set(index.entries.map((e) => e.id));
+            const unsure: Classifier = { classify: (_t, c) => ({ id: c[0]?.id ?? null, confidence: 0.1, plausible: [...stored] }) };
+            const r = route({ messageId: 'm', role: 'ROLE_USER', parts: [{ text: reply }] }, caller, index, {
+              classifier: unsure,
+              pending: { offered: stored, earlierText: 'earlier' },
+            });
+            if (r.kind === 'routed') expect(entitled.has(r.entry.id)).toBe(true);
+            if (r.kind === 'input-required') {
+              expect(r.candidates.length).toBeLessThanOrEqual(3);
+              for (const c of r.candidates) expect(entitled.has(c.id)).toBe(true);
+              // The question is built from those entitled entries alone (nothing else can leak into it).
+              const offered = r.candidates.map((c) => index.entries.find((e) => e.id === c.id)).filter((e) => e !== undefined);
+              expect(r.message).toBe(clarificationQuestion(offered));
+            }
           }
         },
       ),

@@ -5,13 +5,17 @@
  *  3. the media types of the parts must fit a candidate's input modes;
  *  4. a data part with a recognisable shape (keys a handler declared) picks among the fits;
  *  5. a skill-id hint in the metadata, honoured only if it names a fitting entitled candidate;
- *  6. a classifier over the text of the remaining candidates;
- *  then confidence < threshold ⇒ input-required listing only those candidates, and the chosen
+ *  6. a reply to the router's own question (a pending clarification) that names one of its choices;
+ *  7. a classifier over the text of the remaining candidates (with a pending clarification's
+ *     earlier text when the reply named no choice);
+ *  then confidence < threshold ⇒ input-required offering at most three of those candidates as a
+ *  question a person can answer (clarification.ts, ADR 0260), and the chosen
  *  capability's output modes must meet the caller's acceptedOutputModes.
  * Pure: the adapter resolves the bound task and maps failures to A2A errors.
  */
 import { findTombstone, type RouterEntry, type RouterIndex } from '../router-index';
 import type { Caller } from '../types';
+import { clarificationQuestion, MAX_CHOICES, resolveReply, type PendingClarification } from './clarification';
 import { LexicalClassifier, type Classifier, type ClassifierResult, type RankedCandidate } from './classifier';
 import { mediaTypeMatches, messageText, partKind, partMediaType, type WireMessage } from './message';
 
@@ -39,9 +43,11 @@ export interface RouteOptions {
   shapes?: ReadonlyMap<string, DataShape>;
   classifier?: Classifier;
   threshold?: number;
+  /** The task is input-required on the router's question: the message may be the answer. */
+  pending?: PendingClarification;
 }
 
-export type RouteLayer = 'bound-task' | 'only-candidate' | 'data-shape' | 'hint' | 'classifier';
+export type RouteLayer = 'bound-task' | 'only-candidate' | 'data-shape' | 'hint' | 'clarified' | 'classifier';
 
 export interface RouteNotice {
   code: 'deprecated' | 'hint-ignored' | 'hint-not-needed';
@@ -180,8 +186,19 @@ export function prepareRoute(
   if (hinted) return hintedDoesNotFit(hinted, types);
   const notices = hint !== undefined ? hintNotices(index, hint, undefined, undefined) : [];
 
-  // 6. The classifier over the text, restricted to the fitting entitled candidates.
-  return { kind: 'classify', text: messageText(message), fits, notices };
+  // 6. The answer to the router's question: only choices that are still fitting entitled candidates
+  // count, so a reply naming anything else (hidden, revoked, made up) names nothing.
+  const reply = messageText(message);
+  if (options.pending) {
+    const offered = options.pending.offered.map((id) => byId.get(id)).filter((e): e is RouterEntry => e !== undefined && fits.includes(e));
+    const chosen = resolveReply(reply, offered.slice(0, MAX_CHOICES));
+    if (chosen) return finish(chosen, 'clarified', 1, options, notices);
+  }
+
+  // 7. The classifier over the text, restricted to the fitting entitled candidates; a reply that
+  // named no choice is routed afresh together with the message it answers.
+  const earlier = options.pending?.earlierText ?? '';
+  return { kind: 'classify', text: earlier === '' ? reply : `${earlier}\n${reply}`, fits, notices };
 }
 
 /**
@@ -201,14 +218,13 @@ export function decide(
   const inFits = new Set(fits.map((e) => e.id));
   const ranking = (result.ranking ?? []).filter((r) => inFits.has(r.id)).map((r) => ({ id: r.id, score: r.score }));
   if (!chosen || confidence < threshold) {
-    const plausible = (result.plausible ?? []).map((p) => fits.find((e) => e.id === p)).filter((e): e is RouterEntry => e !== undefined);
-    const offered = plausible.length > 0 ? plausible : chosen ? [chosen, ...fits.filter((e) => e !== chosen)] : [...fits];
+    const offered = choices(result, chosen, fits);
     const why = !chosen
       ? (result.reason ?? 'nothing in the message points to a capability')
       : `${result.reason ?? 'the best guess is not sure enough'}; confidence ${confidence.toFixed(2)} is below ${threshold}`;
     return {
       kind: 'input-required',
-      message: `Which capability is this for? Your message could mean ${offered.length === 1 ? 'this one' : 'several'} (best guess confidence ${confidence.toFixed(2)}); resend with metadata.${SKILL_HINT_KEY} set to one of: ${offered.map((e) => e.id).join(', ')}.`,
+      message: clarificationQuestion(offered),
       candidates: offered.map((e) => ({ id: e.id, name: e.skill.name, description: e.skill.description })),
       confidence,
       explanation: { layer: 'clarification', candidates: ranking, reason: why },
@@ -218,6 +234,22 @@ export function decide(
     candidates: ranking,
     reason: result.reason ?? `classified with confidence ${confidence.toFixed(2)}`,
   });
+}
+
+/**
+ * At most MAX_CHOICES fitting candidates, best first: the classifier's plausible set, then the rest
+ * of its ranking (scores > 0); a classifier that ranks nothing: its pick, then the fits in index order.
+ */
+function choices(result: ClassifierResult, chosen: RouterEntry | undefined, fits: readonly RouterEntry[]): RouterEntry[] {
+  const ranked = [...(result.plausible ?? []), ...(result.ranking ?? []).filter((r) => r.score > 0).map((r) => r.id)];
+  const order = ranked.length > 0 ? ranked : [...(chosen ? [chosen.id] : []), ...fits.map((e) => e.id)];
+  const picked: RouterEntry[] = [];
+  for (const id of order) {
+    const entry = fits.find((e) => e.id === id);
+    if (entry && !picked.includes(entry)) picked.push(entry);
+    if (picked.length === MAX_CHOICES) break;
+  }
+  return picked.length > 0 ? picked : fits.slice(0, MAX_CHOICES);
 }
 
 function hintOf(message: WireMessage, options: RouteOptions): string | undefined {
@@ -281,6 +313,7 @@ const LAYER_REASONS: Record<Exclude<RouteLayer, 'classifier'>, string> = {
   'only-candidate': 'the only capability available to you that accepts these media types',
   'data-shape': "the data part holds the keys this capability's handler declares",
   hint: `metadata.${SKILL_HINT_KEY} names it`,
+  clarified: "the reply names this choice of the router's question",
 };
 
 function finish(

@@ -100,4 +100,28 @@ describe('routing metadata and clarification choices on the node', () => {
     await send(partner, { messageId: 'e', parts: [{ text: 'invoice please' }] }, { skillId: 'invoice-lookup' });
     expect(choices.length).toBe(before + 1);
   });
+
+  it('asks a question a person can answer, and a reply naming a choice routes to it on the same task (issue 31)', async () => {
+    const asked = await send(partner, { messageId: 'f', parts: [{ text: 'invoice please' }] });
+    const task = asked.result.task as unknown as {
+      id: string;
+      status: { state: string; message: { parts: { text: string }[] } };
+      metadata: { routing: { candidates: { id: string }[] } };
+    };
+    expect(task.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
+    const question = task.status.message.parts[0].text;
+    expect(question).toMatch(/^Which of these did you mean\?\n1\. /);
+    expect(question).not.toMatch(/metadata|skillId|resend/);
+    const offered = task.metadata.routing.candidates.map((c) => c.id);
+    expect(offered.length).toBeGreaterThanOrEqual(2);
+    // Out of range and control characters: routed afresh with both texts, still on this task.
+    const odd = await send(partner, { messageId: 'g', taskId: task.id, parts: [{ text: '7\u0000' }] });
+    expect(odd.result.task.id).toBe(task.id);
+    expect(odd.result.task.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
+    const before = choices.length;
+    const picked = await send(partner, { messageId: 'h', taskId: task.id, parts: [{ text: '2' }] });
+    expect(picked.result.task.id).toBe(task.id);
+    expect(picked.result.task.metadata.routing).toMatchObject({ capabilityId: offered[1], layer: 'clarified' });
+    expect(choices.slice(before)).toEqual([{ text: 'invoice please', capabilityId: offered[1], tenant: 'acme-partner' }]);
+  });
 });

@@ -14,6 +14,7 @@ import {
   typedLimits,
   type Caller,
   type Classifier,
+  type PendingClarification,
   type PolicyEntry,
   type RouteFailure,
 } from '@cp/capabilities';
@@ -114,6 +115,7 @@ export function routeMessage(
       requestMetadata: params.metadata,
       shapes: deps.handlers.shapes(),
       classifier: deps.classifier,
+      pending: pendingClarification(record),
     });
     const layer = d.kind === 'routed' ? d.layer : d.kind === 'input-required' ? 'clarification' : 'none';
     const outcome = d.kind === 'routed' ? 'routed' : d.kind === 'input-required' ? 'input-required' : 'refused';
@@ -122,6 +124,22 @@ export function routeMessage(
     if (d.kind === 'routed') span?.setAttribute('a2a.capability.id', d.entry.id);
     return d;
   });
+}
+
+/** Earlier text a reply is routed with is capped: the question's context, not a second message body. */
+const EARLIER_TEXT_MAX_CHARS = 8_000;
+
+/**
+ * The router's open question on this task (ADR 0260): the choices it stored in the task's
+ * `routing` metadata and what the caller had said so far. Only an unbound input-required task has one.
+ */
+export function pendingClarification(record: TaskRecord | undefined): PendingClarification | undefined {
+  if (!record || record.capabilityId !== undefined || record.task.status.state !== 'TASK_STATE_INPUT_REQUIRED') return undefined;
+  const routing = record.task.metadata?.routing as { candidates?: unknown } | undefined;
+  const candidates = Array.isArray(routing?.candidates) ? routing.candidates : [];
+  const offered = candidates.map((c) => (c as { id?: unknown } | null)?.id).filter((id): id is string => typeof id === 'string');
+  const said = (record.task.history ?? []).filter((m) => m.role === 'ROLE_USER').map((m) => messageText(m));
+  return { offered, earlierText: said.join('\n').slice(-EARLIER_TEXT_MAX_CHARS) };
 }
 
 export function routeError(f: RouteFailure): A2AError {
@@ -159,7 +177,7 @@ export function handlerFor(handlers: HandlerRegistry, policy: PolicyEntry): Hand
   );
 }
 
-/** A caller answered the router's question by naming a capability: recorded for review (ADR 0094). */
+/** A caller answered the router's question (a hint or a reply naming a choice): recorded for review (ADR 0094, 0260). */
 export function noteClarification(
   sink: ClarificationSink | undefined,
   record: TaskRecord | undefined,
@@ -167,7 +185,12 @@ export function noteClarification(
   capabilityId: string,
   tenant: string,
 ): void {
-  if (record?.capabilityId !== undefined || record?.task.status.state !== 'TASK_STATE_INPUT_REQUIRED' || decision.layer !== 'hint') return;
+  if (
+    record?.capabilityId !== undefined ||
+    record?.task.status.state !== 'TASK_STATE_INPUT_REQUIRED' ||
+    (decision.layer !== 'hint' && decision.layer !== 'clarified')
+  )
+    return;
   const asked = record.task.history?.find((m) => m.role === 'ROLE_USER');
   const text = asked ? messageText(asked) : '';
   if (text !== '') sink?.record({ text, capabilityId, tenant });
