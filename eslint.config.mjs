@@ -34,6 +34,11 @@ const nestFree = {
   regex: '^(@nestjs/|nestjs-)|^@cp/(common|auth)$',
   message: 'The sync client is Nest-free: import libs/common through @cp/common/core (ADR 0222).',
 };
+/** The A2A server's product code loads no NestJS either (its package entry, ADR 0224); specs may use the barrel. */
+const nestFreeServer = {
+  regex: '^(@nestjs/|nestjs-)|^@cp/common$',
+  message: 'The A2A server is Nest-free: import libs/common through @cp/common/core (ADRs 0222, 0224).',
+};
 const boundaries = [
   {
     files: ['libs/capabilities/**/*.ts'],
@@ -76,7 +81,8 @@ const boundaries = [
     patterns: [nodeSdk],
   },
   // The node SDK's A2A server and its sync client meet only through ServedBundle (issue 29, ADR 0223).
-  { files: ['libs/node-sdk/src/a2a/**/*.ts'], patterns: [nodeSdk, noSyncClient] },
+  { files: ['libs/node-sdk/src/{tools,usage,routing}/**/*.ts'], patterns: [nodeSdk], productPatterns: [nestFreeServer] },
+  { files: ['libs/node-sdk/src/a2a/**/*.ts'], patterns: [nodeSdk, noSyncClient], productPatterns: [nestFreeServer] },
   { files: ['libs/node-sdk/src/sync/**/*.ts', 'libs/node-sdk/src/node-sync*.ts'], patterns: [nodeSdk, noA2aServer, nestFree] },
   {
     files: ['apps/control-plane/**/*.ts', 'apps/worker/**/*.ts'],
@@ -144,12 +150,12 @@ export default tseslint.config(
   },
   // The boundaries between libs and apps (docs/architecture.md, "Boundaries"; the pure core: ADR 0002).
   // A later block replaces the rule's options for its files, so each repeats the test-only pattern.
-  ...boundaries.flatMap(({ files, patterns }) => [
+  ...boundaries.flatMap(({ files, patterns, productPatterns = [] }) => [
     { files, rules: { 'no-restricted-imports': ['error', { patterns }] } },
     {
       files,
       ignores: ['**/*.spec.ts', '**/*.service-spec.ts', 'libs/*/src/testing/**'],
-      rules: { 'no-restricted-imports': ['error', { patterns: [...patterns, testOnlyImports, noReachingIn] }] },
+      rules: { 'no-restricted-imports': ['error', { patterns: [...patterns, ...productPatterns, testOnlyImports, noReachingIn] }] },
     },
   ]),
   {

@@ -62,6 +62,11 @@ const cases: Case[] = [
   { file: 'libs/node-sdk/src/sync/x.ts', from: '@cp/common', refused: true },
   { file: 'libs/node-sdk/src/sync/x.ts', from: '@nestjs/common', refused: true },
   { file: 'libs/node-sdk/src/x.ts', from: '@cp/common/core', refused: false },
+  // So is the A2A server's product code (its package entry, ADR 0224); its specs may use the barrel.
+  { file: 'libs/node-sdk/src/a2a/x.ts', from: '@cp/common', refused: true },
+  { file: 'libs/node-sdk/src/a2a/x.ts', from: '@nestjs/common', refused: true },
+  { file: 'libs/node-sdk/src/a2a/x.ts', from: '@cp/common/core', refused: false },
+  { file: 'libs/node-sdk/src/tools/x.ts', from: '@cp/common', refused: true },
   { file: 'libs/common/src/x.ts', from: '@cp/db', refused: true },
   { file: 'apps/agent-node/src/x.ts', from: '@cp/db', refused: true },
   { file: 'apps/agent-node/src/x.ts', from: '@cp/node-sdk', refused: false },
