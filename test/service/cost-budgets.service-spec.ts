@@ -47,9 +47,16 @@ describe('CostBudgetsService (service tier)', () => {
     expect(await sut.get(owner, agent.id)).toEqual(set);
     expect((await stateOf(agent.id)).costBudgets).toEqual({ high: { calls: 10, windowS: 60 }, low: { calls: 1000, windowS: 3600 } });
 
-    expect(await sut.set(owner, { agentId: agent.id, expectedRevision: 2, budgets: [] })).toEqual({ agentId: agent.id, revision: 3, budgets: [] });
+    expect(await sut.set(owner, { agentId: agent.id, expectedRevision: 2, budgets: [] })).toEqual({
+      agentId: agent.id,
+      revision: 3,
+      budgets: [],
+    });
     expect((await stateOf(agent.id)).costBudgets).toBeNull();
-    const audit = await ctx.given.prisma.auditEvent.findMany({ where: { targetId: agent.id, action: 'agent.cost-budgets' }, orderBy: { id: 'asc' } });
+    const audit = await ctx.given.prisma.auditEvent.findMany({
+      where: { targetId: agent.id, action: 'agent.cost-budgets' },
+      orderBy: { id: 'asc' },
+    });
     expect(audit.map((a) => [a.actor, a.revision, a.before, a.after])).toEqual([
       ['owner', 2, null, { high: { calls: 10, windowS: 60 }, low: { calls: 1000, windowS: 3600 } }],
       ['owner', 3, { high: { calls: 10, windowS: 60 }, low: { calls: 1000, windowS: 3600 } }, null],
@@ -58,7 +65,14 @@ describe('CostBudgetsService (service tier)', () => {
 
   it.each([
     ['an unknown cost class', [{ costClass: 'free', calls: 1, windowS: 1 }], '$.budgets[0].costClass'],
-    ['a class listed twice', [{ costClass: 'low', calls: 1, windowS: 1 }, { costClass: 'low', calls: 2, windowS: 2 }], '$.budgets[1].costClass'],
+    [
+      'a class listed twice',
+      [
+        { costClass: 'low', calls: 1, windowS: 1 },
+        { costClass: 'low', calls: 2, windowS: 2 },
+      ],
+      '$.budgets[1].costClass',
+    ],
     ['zero calls', [{ costClass: 'low', calls: 0, windowS: 60 }], '$.budgets[0].calls'],
     ['a fractional call count', [{ costClass: 'low', calls: 1.5, windowS: 60 }], '$.budgets[0].calls'],
     ['a huge call count', [{ costClass: 'low', calls: 1e12, windowS: 60 }], '$.budgets[0].calls'],
@@ -68,7 +82,11 @@ describe('CostBudgetsService (service tier)', () => {
     const agent = await ctx.given.agent();
     const before = await stateOf(agent.id);
     const error = await sut
-      .set(ownerOf(agent), { agentId: agent.id, expectedRevision: 1, budgets: budgets as { costClass: CostClass; calls: number; windowS: number }[] })
+      .set(ownerOf(agent), {
+        agentId: agent.id,
+        expectedRevision: 1,
+        budgets: budgets as { costClass: CostClass; calls: number; windowS: number }[],
+      })
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(InputValidationError);
     expect((error as InputValidationError).validationErrors.map((i) => i.path)).toContain(path);

@@ -79,7 +79,9 @@ describe('NotificationsService (service tier)', () => {
     });
     const huge = await sut.setEndpoint(admin, { tenantId: 't'.repeat(10_000), url: 'http://127.0.0.1:9/x' }).catch((e: unknown) => e);
     expect((huge as InputValidationError).validationErrors.map((i) => i.path)).toEqual(['$.tenantId']);
-    expect(await ctx.given.prisma.notificationEndpoint.count({ where: { tenantId: { in: ['no-such-tenant', 't'.repeat(10_000)] } } })).toBe(0);
+    expect(await ctx.given.prisma.notificationEndpoint.count({ where: { tenantId: { in: ['no-such-tenant', 't'.repeat(10_000)] } } })).toBe(
+      0,
+    );
   });
 
   it('deletes an endpoint once (audited), and answers NOT_FOUND the second time', async () => {

@@ -57,7 +57,9 @@ describe('PreviewOptInsService (service tier)', () => {
     const [mine, theirs] = [await ctx.given.agent(), await ctx.given.agent()];
     const tenant = await ctx.given.tenant();
     const before = await stateOf(theirs.id);
-    const error = await sut.create(ownerOf(mine), { agentId: theirs.id, tenantId: tenant.id, expectedRevision: 1 }).catch((e: unknown) => e);
+    const error = await sut
+      .create(ownerOf(mine), { agentId: theirs.id, tenantId: tenant.id, expectedRevision: 1 })
+      .catch((e: unknown) => e);
     expect(error).toMatchObject({ code: CommonErrorCode.NotFound, message: `agent "${theirs.id}" not found` });
     await expect(sut.list(ownerOf(mine), theirs.id)).rejects.toMatchObject({ code: CommonErrorCode.NotFound });
     expect(await stateOf(theirs.id)).toEqual(before);
@@ -90,7 +92,9 @@ describe('PreviewOptInsService (service tier)', () => {
     const preview = await ctx.given.manifest(agent, { state: 'preview', tenants: '*', handler: 'handler.unshipped' });
     await ctx.given.inventory(agent.id, ['handler.other'], { nodeId: 'node-old' });
     const before = await stateOf(agent.id);
-    const error = await sut.create(ownerOf(agent), { agentId: agent.id, tenantId: tenant.id, expectedRevision: 1 }).catch((e: unknown) => e);
+    const error = await sut
+      .create(ownerOf(agent), { agentId: agent.id, tenantId: tenant.id, expectedRevision: 1 })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(InputValidationError);
     const [issue] = (error as InputValidationError).validationErrors;
     expect(issue.path).toBe('$.tenantId');

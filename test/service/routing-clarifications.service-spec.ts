@@ -57,9 +57,17 @@ describe('RoutingClarificationsService (service tier)', () => {
       [removed.id, 1],
     ] as const) {
       const error = await sut
-        .ingest(nodeOf(agent), { choices: [{ text: 'fine', capabilityId: mine.id, tenant: 'acme' }, { text: 'x', capabilityId, tenant: 'acme' }] })
+        .ingest(nodeOf(agent), {
+          choices: [
+            { text: 'fine', capabilityId: mine.id, tenant: 'acme' },
+            { text: 'x', capabilityId, tenant: 'acme' },
+          ],
+        })
         .catch((e: unknown) => e);
-      expect(error).toMatchObject({ code: ClarificationIngestErrorCode.UnknownCapability, issues: [{ path: `$.choices[${index}].capabilityId` }] });
+      expect(error).toMatchObject({
+        code: ClarificationIngestErrorCode.UnknownCapability,
+        issues: [{ path: `$.choices[${index}].capabilityId` }],
+      });
       expect((error as Error).message).toContain(`"${capabilityId}" is not a live capability of agent "${agent.id}"`);
     }
     expect(await rowsOf(agent.id)).toEqual([]);
@@ -90,7 +98,9 @@ describe('RoutingClarificationsService (service tier)', () => {
     const stored = await ctx.given.prisma.capabilityManifest.findFirstOrThrow({ where: { agentId: agent.id, capabilityId: cap.id } });
     expect((stored.skill as { examples?: string[] }).examples).toContain('refund a duplicate charge');
 
-    const again = await sut.promote(ownerOf(agent), { id: row.id, as: PromoteAs.ROUTING_TERM, expectedRevision: 2 }).catch((e: unknown) => e);
+    const again = await sut
+      .promote(ownerOf(agent), { id: row.id, as: PromoteAs.ROUTING_TERM, expectedRevision: 2 })
+      .catch((e: unknown) => e);
     expect(again).toBeInstanceOf(InputValidationError);
     expect((again as InputValidationError).validationErrors).toEqual([{ path: '$.id', message: 'this clarification is already promoted' }]);
     expect(await ctx.given.revisionOf(agent.id)).toBe(2);
@@ -122,7 +132,9 @@ describe('RoutingClarificationsService (service tier)', () => {
     const cap = await ctx.given.manifest(agent);
     await sut.ingest(nodeOf(agent), { choices: [{ text: 'close the books', capabilityId: cap.id, tenant: 'acme' }] });
     const [row] = await rowsOf(agent.id);
-    const error = await sut.promote(ownerOf(agent), { id: row.id, as: PromoteAs.ROUTING_TERM, text: '  ', expectedRevision: 1 }).catch((e: unknown) => e);
+    const error = await sut
+      .promote(ownerOf(agent), { id: row.id, as: PromoteAs.ROUTING_TERM, text: '  ', expectedRevision: 1 })
+      .catch((e: unknown) => e);
     expect((error as InputValidationError).validationErrors).toEqual([{ path: '$.text', message: 'must not be empty' }]);
     expect(await rowsOf(agent.id)).toEqual([row]);
     expect(await ctx.given.revisionOf(agent.id)).toBe(1);

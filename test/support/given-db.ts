@@ -120,7 +120,13 @@ export function givenDb(url: string) {
     },
 
     /** A deprecation notice to one tenant (pending unless given; a dead one has used its attempts). */
-    async notice(row: { tenantId: string; agentId: string; capabilityId: string; status?: 'pending' | 'delivered' | 'dead'; lastError?: string }) {
+    async notice(row: {
+      tenantId: string;
+      agentId: string;
+      capabilityId: string;
+      status?: 'pending' | 'delivered' | 'dead';
+      lastError?: string;
+    }) {
       const id = unique('notice');
       return prisma.deprecationNotice.create({
         data: {

@@ -27,7 +27,8 @@ export async function serviceModule(db: TestDatabase, imports: Type[], config: R
   await ref.init();
   const given = givenDb(db.url);
   return {
-    get: <T>(type: Type<T>): T => ref.get(type, { strict: false }),
+    /** A provider by class, or by token (a queue: `get<Queue>(getQueueToken(name))`). */
+    get: <T>(type: Type<T> | string | symbol): T => ref.get<T>(type, { strict: false }),
     given,
     async close() {
       await given.close();
