@@ -43,6 +43,11 @@ module.exports = {
   // Two cores: more workers only queue for the same CPUs and the shared PostgreSQL.
   maxWorkers: 2,
   testTimeout: 30000,
+  // A worker that ran ~40 unit files holds 1-2 GB and needs 0.2-1 s to exit once jest lets it go on a
+  // loaded 2-core machine (freeing that memory), with no open handle left: jest's 500 ms default then
+  // reported "a worker process has failed to exit gracefully". A real leak keeps a worker alive for
+  // good and is still reported, 5 s later (ADR 0227).
+  workerGracefulExitTimeout: 5000,
   projects: [
     {
       ...shared,

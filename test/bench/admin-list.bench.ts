@@ -27,6 +27,7 @@ import { Client, Pool } from 'pg';
 import { generateKeyRingEntry, mintAdminToken } from '@cp/auth';
 import { loadConfig } from '@cp/common';
 import { migrate } from '@cp/db';
+import { addUsage, createAgents, createManifests, createNodes, DAY_MS } from '../support/given-sql';
 
 const MANIFESTS = 1_000;
 const DAYS = 30;
@@ -34,6 +35,7 @@ const CONNECTIONS = 20;
 const DURATION_S = 10;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const AGENT = 'bench-agent';
+const capId = (i: number) => `cap-${String(i).padStart(5, '0')}`;
 const ADMIN_URL = process.env.BENCH_DATABASE_ADMIN_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 
 const PAGE_SQL = `SELECT m."agentId", m."capabilityId", m.state, m.visibility, m.skill
@@ -94,26 +96,34 @@ async function seed(url: string): Promise<void> {
   const pg = new Client({ connectionString: url });
   await pg.connect();
   try {
-    await pg.query(`INSERT INTO "Team"(id, name) VALUES ('bench-team', 'Bench')`);
-    await pg.query(
-      `INSERT INTO "Agent"(id, "teamId", name, description, version, "supportedInterfaces", "defaultInputModes", "defaultOutputModes", revision, "updatedAt")
-       VALUES ($1, 'bench-team', 'Bench', 'Bench agent.', '1.0.0', '[{"url":"http://127.0.0.1/a2a","protocolBinding":"JSONRPC","protocolVersion":"1.0"}]', '{text/plain}', '{application/json}', 1, now())`,
-      [AGENT],
+    await createAgents(pg, [AGENT], 'bench-team');
+    await createManifests(
+      pg,
+      Array.from({ length: MANIFESTS }, (_, i) => ({
+        agentId: AGENT,
+        capabilityId: capId(i),
+        state: 'ga' as const,
+        visibility: 'extended' as const,
+        skill: { name: `Capability ${i}`, description: `Does thing ${i}.`, tags: ['bench'] },
+        handler: `bench.v1.h${i}`,
+        teamId: 'bench-team',
+      })),
     );
-    await pg.query(
-      `INSERT INTO "CapabilityManifest"("agentId", "capabilityId", state, visibility, skill, "requiresScopes", "tenantsAll", tenants, handler, "ownerTeamId", "updatedAt")
-       SELECT $1, 'cap-' || lpad(i::text, 5, '0'), 'ga', 'extended',
-              jsonb_build_object('name', 'Capability ' || i, 'description', 'Does thing ' || i || '.', 'tags', jsonb_build_array('bench')),
-              '{}', true, '{}', 'bench.v1.h' || i, 'bench-team', now()
-         FROM generate_series(0, $2 - 1) AS i`,
-      [AGENT, MANIFESTS],
-    );
-    await pg.query(`INSERT INTO "Node"(id, "agentId") VALUES ('bench-node', $1)`, [AGENT]);
-    await pg.query(
-      `INSERT INTO "UsageBucket"("agentId", "capabilityId", "tenantId", "nodeId", day, count, "lastCallAt")
-       SELECT $1, 'cap-' || lpad(i::text, 5, '0'), 'acme', 'bench-node', current_date - d, (i % 17) + d, now() - (d || ' days')::interval
-         FROM generate_series(0, $2 - 1) AS i, generate_series(1, $3) AS d`,
-      [AGENT, MANIFESTS, DAYS],
+    await createNodes(pg, [{ id: 'bench-node', agentId: AGENT, registeredAt: new Date() }]);
+    const now = Date.now();
+    await addUsage(
+      pg,
+      Array.from({ length: MANIFESTS * DAYS }, (_, k) => {
+        const [i, d] = [Math.floor(k / DAYS), (k % DAYS) + 1];
+        return {
+          agentId: AGENT,
+          capabilityId: capId(i),
+          tenantId: 'acme',
+          nodeId: 'bench-node',
+          lastCallAt: new Date(now - d * DAY_MS),
+          count: (i % 17) + d,
+        };
+      }),
     );
     await pg.query('ANALYZE');
   } finally {

@@ -30,6 +30,7 @@ import { migrate, RegistryWriter } from '@cp/db';
 import { RetirementService } from '@cp/jobs';
 import { AppModule } from '../../apps/control-plane/src/app.module';
 import { bootApp } from '../support/boot';
+import { createAgents, createManifestGrid, createNodes, DAY_MS } from '../support/given-sql';
 
 const AGENTS = 1_000;
 const PER_AGENT = 100;
@@ -50,38 +51,38 @@ const QUERY = `query($agentId: String!) { manifests(filter: {agentId: $agentId},
 
 async function seed(pg: Client, now: Date): Promise<void> {
   const at = now.toISOString();
-  await pg.query(`INSERT INTO "Team" (id, name) VALUES ('bench-team', 'bench')`);
-  await pg.query(
-    `INSERT INTO "Agent" (id, "teamId", name, description, version, "supportedInterfaces", "defaultInputModes", "defaultOutputModes", revision, "updatedAt")
-     SELECT 'agent-' || lpad(a::text, 4, '0'), 'bench-team', 'agent ' || a, 'bench agent', '1.0.0',
-            '[{"url":"http://127.0.0.1/a2a","protocolBinding":"JSONRPC","protocolVersion":"1.0"}]', '{text/plain}', '{application/json}', 1, now()
-       FROM generate_series(1, $1::int) a`,
-    [AGENTS],
-  );
-  await pg.query(
-    `INSERT INTO "CapabilityManifest" ("agentId", "capabilityId", state, visibility, skill, "requiresScopes", "tenantsAll", tenants, handler, "ownerTeamId",
-                                       "deprecationReason", "deprecatedAt", "updatedAt")
-     SELECT 'agent-' || lpad(a::text, 4, '0'), 'cap-' || lpad(i::text, 3, '0'),
-            (CASE WHEN i <= $3 THEN 'deprecated' ELSE 'ga' END)::"CapabilityState", 'public',
-            jsonb_build_object('name', 'capability ' || i, 'description', 'a benchmark capability number ' || i, 'tags', '["bench"]'::jsonb,
-                               'examples', '[]'::jsonb, 'inputModes', '["text/plain"]'::jsonb, 'outputModes', '["application/json"]'::jsonb),
-            '{}', true, '{}', 'h.' || i, 'bench-team',
-            CASE WHEN i <= $3 THEN 'superseded' END, CASE WHEN i <= $3 THEN $4::timestamp - interval '60 days' END, now()
-       FROM generate_series(1, $1::int) a, generate_series(1, $2::int) i`,
-    [AGENTS, PER_AGENT, DUE_PER_AGENT, at],
-  );
-  await pg.query(
-    `INSERT INTO "Node" (id, "agentId", "registeredAt", "lastSeenAt")
-     SELECT 'agent-' || lpad(a::text, 4, '0') || '-n1', 'agent-' || lpad(a::text, 4, '0'), $2::timestamp - interval '100 days', $2::timestamp
-       FROM generate_series(1, $1::int) a`,
-    [AGENTS, at],
-  );
-  await pg.query(
-    `INSERT INTO "NodeUsageCoverage" ("nodeId", "agentId", "coveredFrom", "coveredUntil", "updatedAt")
-     SELECT id, "agentId", "registeredAt", $1::timestamp - interval '1 minute', now() FROM "Node"`,
-    [at],
+  const agents = Array.from({ length: AGENTS }, (_, a) => agentId(a + 1));
+  await createAgents(pg, agents, 'bench-team');
+  await createManifestGrid(pg, {
+    agentIds: agents,
+    perAgent: PER_AGENT,
+    idWidth: 3,
+    skill: {
+      name: 'capability {i}',
+      description: 'a benchmark capability number {i}',
+      tags: ['bench'],
+      examples: [],
+      inputModes: ['text/plain'],
+      outputModes: ['application/json'],
+    },
+    handler: 'h.{i}',
+    deprecated: DUE_PER_AGENT,
+    deprecatedAt: new Date(now.getTime() - 60 * DAY_MS),
+    teamId: 'bench-team',
+  });
+  const since = new Date(now.getTime() - 100 * DAY_MS);
+  await createNodes(
+    pg,
+    agents.map((agent) => ({
+      id: `${agent}-n1`,
+      agentId: agent,
+      registeredAt: since,
+      lastSeenAt: now,
+      coverage: { from: since, until: new Date(now.getTime() - 60_000) },
+    })),
   );
   // Usage on the live capabilities (the list shows it); none on the deprecated ones in the window.
+  // Left in SQL: 270,000 rows (90 × 3 per agent) cross-joined in the database, where addUsage would ship them as parameter arrays.
   await pg.query(
     `INSERT INTO "UsageBucket" ("agentId", "capabilityId", "tenantId", "nodeId", day, count, "lastCallAt")
      SELECT m."agentId", m."capabilityId", 'tenant-a', m."agentId" || '-n1', ($1::timestamp - make_interval(days => d))::date, 2,

@@ -18,6 +18,7 @@ import { loadConfig } from '@cp/common';
 import { migrate, PrismaService, RegistryWriter } from '@cp/db';
 import { RetirementPlanner, RetirementRepository, RetirementRunsRepository, RetirementService } from '@cp/jobs';
 import { FixedClock } from '@cp/jobs/testing';
+import { createAgents, createManifestGrid, createNodes, DAY_MS } from '../support/given-sql';
 
 const AGENTS = 100;
 const PER_AGENT = 1_000;
@@ -28,38 +29,35 @@ const ADMIN_URL = 'postgresql://postgres@127.0.0.1:5432/postgres';
 
 async function seed(pg: Client, now: Date): Promise<void> {
   const at = now.toISOString();
-  await pg.query(`INSERT INTO "Team" (id, name) VALUES ('bench-team', 'bench')`);
-  await pg.query(
-    `INSERT INTO "Agent" (id, "teamId", name, description, version, "supportedInterfaces", "defaultInputModes", "defaultOutputModes", revision, "updatedAt")
-     SELECT 'agent-' || lpad(a::text, 3, '0'), 'bench-team', 'agent ' || a, 'bench agent', '1.0.0',
-            '[{"url":"http://127.0.0.1/a2a","protocolBinding":"JSONRPC","protocolVersion":"1.0"}]', '{text/plain}', '{application/json}', 1, now()
-       FROM generate_series(1, $1::int) a`,
-    [AGENTS],
-  );
+  const agents = Array.from({ length: AGENTS }, (_, a) => `agent-${String(a + 1).padStart(3, '0')}`);
+  await createAgents(pg, agents, 'bench-team');
   // Capability i of each agent: the first DEPRECATED_PER_AGENT are deprecated 60 days ago, the rest ga.
-  await pg.query(
-    `INSERT INTO "CapabilityManifest" ("agentId", "capabilityId", state, visibility, skill, "requiresScopes", "tenantsAll", tenants, handler, "ownerTeamId",
-                                       "deprecationReason", "deprecatedAt", "updatedAt")
-     SELECT 'agent-' || lpad(a::text, 3, '0'), 'cap-' || lpad(i::text, 4, '0'),
-            (CASE WHEN i <= $3 THEN 'deprecated' ELSE 'ga' END)::"CapabilityState", 'public',
-            jsonb_build_object('name', 'cap ' || i, 'description', 'a benchmark capability', 'tags', '[]'::jsonb), '{}', true, '{}', 'h.' || i, 'bench-team',
-            CASE WHEN i <= $3 THEN 'superseded' END, CASE WHEN i <= $3 THEN $4::timestamp - interval '60 days' END, now()
-       FROM generate_series(1, $1::int) a, generate_series(1, $2::int) i`,
-    [AGENTS, PER_AGENT, DEPRECATED_PER_AGENT, at],
-  );
+  await createManifestGrid(pg, {
+    agentIds: agents,
+    perAgent: PER_AGENT,
+    idWidth: 4,
+    skill: { name: 'cap {i}', description: 'a benchmark capability', tags: [] },
+    handler: 'h.{i}',
+    deprecated: DEPRECATED_PER_AGENT,
+    deprecatedAt: new Date(now.getTime() - 60 * DAY_MS),
+    teamId: 'bench-team',
+  });
   // Two nodes per agent, both reporting every window for the last 100 days.
-  await pg.query(
-    `INSERT INTO "Node" (id, "agentId", "registeredAt", "lastSeenAt")
-     SELECT 'agent-' || lpad(a::text, 3, '0') || '-n' || n, 'agent-' || lpad(a::text, 3, '0'), $2::timestamp - interval '100 days', $2::timestamp
-       FROM generate_series(1, $1::int) a, generate_series(1, 2) n`,
-    [AGENTS, at],
+  const since = new Date(now.getTime() - 100 * DAY_MS);
+  await createNodes(
+    pg,
+    agents.flatMap((agent) =>
+      [1, 2].map((n) => ({
+        id: `${agent}-n${n}`,
+        agentId: agent,
+        registeredAt: since,
+        lastSeenAt: now,
+        coverage: { from: since, until: new Date(now.getTime() - 60_000) },
+      })),
+    ),
   );
-  await pg.query(
-    `INSERT INTO "NodeUsageCoverage" ("nodeId", "agentId", "coveredFrom", "coveredUntil", "updatedAt")
-     SELECT id, "agentId", "registeredAt", $1::timestamp - interval '1 minute', now() FROM "Node"`,
-    [at],
-  );
-  // Usage history: every deprecated capability was called daily from 75 to 31 days ago...
+  // Usage history, left in SQL: 900,000 rows cross-joined in the database, where addUsage would ship them as parameter arrays.
+  // Every deprecated capability was called daily from 75 to 31 days ago...
   await pg.query(
     `INSERT INTO "UsageBucket" ("agentId", "capabilityId", "tenantId", "nodeId", day, count, "lastCallAt")
      SELECT m."agentId", m."capabilityId", 'tenant-a', m."agentId" || '-n' || (1 + d % 2), ($1::timestamp - make_interval(days => d))::date, 3,

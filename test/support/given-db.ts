@@ -1,7 +1,7 @@
 /**
  * Database factories for e2e suites: `const given = givenDb(db.url)` then `await given.team()`,
  * `given.agent({ teamId })`, `given.manifest(agent, {...})`, `given.tenant()`, `given.scope()`,
- * `given.optIn(tenantId, agentId)`, `given.usage(...)`, `given.node(agentId)`. Each returns what it
+ * `given.optIn(tenantId, agentId)`, `given.usage(...)`, `given.node(agentId)`, `given.inventory(agentId, handlers)`, `given.notice({...})`. Each returns what it
  * wrote; ids are unique per call unless given (`financeExample()` uses the seed's fixed ids: once per database). Writes bypass the API on purpose (arrange, not act).
  * Call `given.close()` in afterAll. The set-based SQL factories (lifecycle manifests, nodes with
  * coverage, usage, batches, inventories, notices) are in given-sql.ts and exported from here too.
@@ -104,6 +104,45 @@ export function givenDb(url: string) {
 
     async node(agentId: string, id = unique('node')) {
       return prisma.node.create({ data: { id, agentId } });
+    },
+
+    /** A live node's handler inventory (reported now unless given): what the servability gates read. */
+    async inventory(agentId: string, handlers: string[], overrides: { nodeId?: string; reportedAt?: Date; stoppedAt?: Date | null } = {}) {
+      return prisma.nodeInventory.create({
+        data: {
+          agentId,
+          nodeId: overrides.nodeId ?? unique('node'),
+          handlers: handlers.map((id) => ({ id, limits: {}, outputModes: [] })),
+          reportedAt: overrides.reportedAt ?? new Date(),
+          stoppedAt: overrides.stoppedAt ?? null,
+        },
+      });
+    },
+
+    /** A deprecation notice to one tenant (pending unless given; a dead one has used its attempts). */
+    async notice(row: {
+      tenantId: string;
+      agentId: string;
+      capabilityId: string;
+      status?: 'pending' | 'delivered' | 'dead';
+      lastError?: string;
+    }) {
+      const id = unique('notice');
+      return prisma.deprecationNotice.create({
+        data: {
+          id,
+          tenantId: row.tenantId,
+          agentId: row.agentId,
+          capabilityId: row.capabilityId,
+          event: 'capability.deprecated',
+          eventKey: id,
+          payload: { type: 'capability.deprecated', capability: row.capabilityId },
+          status: row.status ?? 'pending',
+          attempts: row.status === 'dead' ? 8 : 0,
+          lastError: row.lastError ?? (row.status === 'dead' ? 'the endpoint answered HTTP 500' : null),
+          deliveredAt: row.status === 'delivered' ? new Date() : null,
+        },
+      });
     },
 
     /** Calls of one capability by one tenant on one day (UTC date `YYYY-MM-DD`). */

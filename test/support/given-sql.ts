@@ -12,12 +12,18 @@ type Db = Pick<Client | Pool, 'query'>;
 export const DAY_MS = 86_400_000;
 
 export async function createAgent(db: Db, agentId: string, teamId = 'retirement-team'): Promise<void> {
+  await createAgents(db, [agentId], teamId);
+}
+
+/** Agents in one team (created when missing), in one statement: benchmarks seed a thousand this way. Existing ids are kept. */
+export async function createAgents(db: Db, agentIds: readonly string[], teamId = 'retirement-team'): Promise<void> {
   await db.query(`INSERT INTO "Team" (id, name) VALUES ($1, $1) ON CONFLICT DO NOTHING`, [teamId]);
   await db.query(
     `INSERT INTO "Agent" (id, "teamId", name, description, version, "supportedInterfaces", "defaultInputModes", "defaultOutputModes", revision, "updatedAt")
-     VALUES ($1, $2, $1, 'test agent', '1.0.0', '[{"url":"http://127.0.0.1/a2a","protocolBinding":"JSONRPC","protocolVersion":"1.0"}]', '{text/plain}', '{application/json}', 1, now())
+     SELECT a.id, $2, a.id, 'test agent', '1.0.0', '[{"url":"http://127.0.0.1/a2a","protocolBinding":"JSONRPC","protocolVersion":"1.0"}]', '{text/plain}', '{application/json}', 1, now()
+       FROM unnest($1::text[]) AS a(id)
      ON CONFLICT DO NOTHING`,
-    [agentId, teamId],
+    [agentIds, teamId],
   );
 }
 
@@ -28,26 +34,76 @@ export interface ManifestFixture {
   deprecatedAt?: Date | null;
   removedAt?: Date | null;
   teamId?: string;
+  /** Defaults: public, a one-line skill named after the id, handler `handler.<id>`, "no replacement" once deprecated. */
+  visibility?: 'public' | 'extended' | 'internal';
+  skill?: Record<string, unknown>;
+  handler?: string;
+  deprecationReason?: string;
 }
 
 export async function createManifests(db: Db, manifests: ManifestFixture[]): Promise<void> {
   if (manifests.length === 0) return;
+  const iso = (d: Date | null | undefined) => d?.toISOString() ?? null;
+  const lifecycle = (m: ManifestFixture) => m.state === 'deprecated' || m.state === 'removed';
   await db.query(
     `INSERT INTO "CapabilityManifest" ("agentId", "capabilityId", state, visibility, skill, "requiresScopes", "tenantsAll", tenants, handler, "ownerTeamId",
                                        "replacedBy", "deprecationReason", "deprecatedAt", "removedAt", "updatedAt")
-     SELECT m.agent, m.cap, m.state::"CapabilityState", 'public', jsonb_build_object('name', m.cap, 'description', 'test capability', 'tags', '[]'::jsonb),
-            '{}', true, '{}', 'handler.' || m.cap, m.team,
-            NULL, CASE WHEN m.state IN ('deprecated', 'removed') THEN 'no replacement' END, m.deprecated, m.removed, now()
-       FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamp[], $5::timestamp[], $6::text[]) AS m(agent, cap, state, deprecated, removed, team)`,
+     SELECT m.agent, m.cap, m.state::"CapabilityState", m.visibility::"Visibility",
+            COALESCE(m.skill::jsonb, jsonb_build_object('name', m.cap, 'description', 'test capability', 'tags', '[]'::jsonb)),
+            '{}', true, '{}', COALESCE(m.handler, 'handler.' || m.cap), m.team,
+            NULL, COALESCE(m.reason, CASE WHEN m.state IN ('deprecated', 'removed') THEN 'no replacement' END), m.deprecated, m.removed, now()
+       FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamp[], $5::timestamp[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[])
+         AS m(agent, cap, state, deprecated, removed, team, visibility, skill, handler, reason)`,
     [
       manifests.map((m) => m.agentId),
       manifests.map((m) => m.capabilityId),
       manifests.map((m) => m.state),
-      manifests.map(
-        (m) => m.deprecatedAt?.toISOString() ?? (m.state === 'deprecated' || m.state === 'removed' ? new Date().toISOString() : null),
-      ),
-      manifests.map((m) => m.removedAt?.toISOString() ?? (m.state === 'removed' ? new Date().toISOString() : null)),
+      manifests.map((m) => iso(m.deprecatedAt) ?? (lifecycle(m) ? new Date().toISOString() : null)),
+      manifests.map((m) => iso(m.removedAt) ?? (m.state === 'removed' ? new Date().toISOString() : null)),
       manifests.map((m) => m.teamId ?? 'retirement-team'),
+      manifests.map((m) => m.visibility ?? 'public'),
+      manifests.map((m) => (m.skill ? JSON.stringify(m.skill) : null)),
+      manifests.map((m) => m.handler ?? null),
+      manifests.map((m) => m.deprecationReason ?? null),
+    ],
+  );
+}
+
+/**
+ * A grid of manifests generated in the database (100,000 rows in a few seconds; building them as
+ * fixture arrays is about three times slower): `perAgent` capabilities for each agent, ids
+ * `cap-` + the number padded to `idWidth`; the first `deprecated` of each agent deprecated at
+ * `deprecatedAt` ("superseded"), the rest ga. `{i}` in the skill and handler templates is the number.
+ */
+export async function createManifestGrid(
+  db: Db,
+  grid: {
+    agentIds: readonly string[];
+    perAgent: number;
+    idWidth: number;
+    skill: Record<string, unknown>;
+    handler: string;
+    deprecated?: number;
+    deprecatedAt?: Date;
+    teamId?: string;
+  },
+): Promise<void> {
+  await db.query(
+    `INSERT INTO "CapabilityManifest" ("agentId", "capabilityId", state, visibility, skill, "requiresScopes", "tenantsAll", tenants, handler, "ownerTeamId",
+                                       "deprecationReason", "deprecatedAt", "updatedAt")
+     SELECT a.id, 'cap-' || lpad(i::text, greatest($3::int, length(i::text)), '0'), (CASE WHEN i <= $4 THEN 'deprecated' ELSE 'ga' END)::"CapabilityState", 'public',
+            replace($5, '{i}', i::text)::jsonb, '{}', true, '{}', replace($6, '{i}', i::text), $7,
+            CASE WHEN i <= $4 THEN 'superseded' END, CASE WHEN i <= $4 THEN $8::timestamp END, now()
+       FROM unnest($1::text[]) AS a(id), generate_series(1, $2::int) AS i`,
+    [
+      grid.agentIds,
+      grid.perAgent,
+      grid.idWidth,
+      grid.deprecated ?? 0,
+      JSON.stringify(grid.skill),
+      grid.handler,
+      grid.teamId ?? 'retirement-team',
+      (grid.deprecatedAt ?? new Date()).toISOString(),
     ],
   );
 }
@@ -69,6 +125,33 @@ export async function createNode(db: Db, node: NodeFixture): Promise<void> {
     (node.lastSeenAt ?? node.registeredAt).toISOString(),
   ]);
   if (node.coverage) await setCoverage(db, node.id, node.agentId, node.coverage);
+}
+
+/** Many nodes (and the coverage of those that have one) in two statements. */
+export async function createNodes(db: Db, nodes: readonly NodeFixture[]): Promise<void> {
+  if (nodes.length === 0) return;
+  await db.query(
+    `INSERT INTO "Node" (id, "agentId", "registeredAt", "lastSeenAt") SELECT * FROM unnest($1::text[], $2::text[], $3::timestamp[], $4::timestamp[])`,
+    [
+      nodes.map((n) => n.id),
+      nodes.map((n) => n.agentId),
+      nodes.map((n) => n.registeredAt.toISOString()),
+      nodes.map((n) => (n.lastSeenAt ?? n.registeredAt).toISOString()),
+    ],
+  );
+  const covered = nodes.filter((n) => n.coverage);
+  if (covered.length === 0) return;
+  await db.query(
+    `INSERT INTO "NodeUsageCoverage" ("nodeId", "agentId", "coveredFrom", "coveredUntil", closed, "updatedAt")
+     SELECT c.*, now() FROM unnest($1::text[], $2::text[], $3::timestamp[], $4::timestamp[], $5::boolean[]) AS c`,
+    [
+      covered.map((n) => n.id),
+      covered.map((n) => n.agentId),
+      covered.map((n) => n.coverage!.from.toISOString()),
+      covered.map((n) => n.coverage!.until.toISOString()),
+      covered.map((n) => n.coverage!.closed ?? false),
+    ],
+  );
 }
 
 export async function setCoverage(

@@ -1,7 +1,7 @@
 /**
  * The service tier (Immich's "medium" tests): one control-plane feature module with its real
  * services, repositories and PrismaService on a database of its own; no HTTP, no GraphQL
- * server, no Redis. `const { get, given, close } = await serviceModule(db, [AgentsModule])`.
+ * server, no Redis (unless the module enqueues jobs: give it a REDIS_KEY_PREFIX of its own). `const { get, given, close } = await serviceModule(db, [AgentsModule])`.
  */
 import { Global, Module, type Type } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
@@ -13,11 +13,12 @@ import { testConfig } from './config';
 import { givenDb } from './given-db';
 import type { TestDatabase } from './test-database';
 
-export async function serviceModule(db: TestDatabase, imports: Type[]) {
+/** `config`: overrides of the test config, e.g. a REDIS_KEY_PREFIX of its own for a module that enqueues jobs. */
+export async function serviceModule(db: TestDatabase, imports: Type[], config: Record<string, string> = {}) {
   // What AppConfigModule and AdminAuthModule give every feature module in the app (the guard is HTTP-side: not needed here).
   @Global()
   @Module({
-    providers: [{ provide: AppConfigToken, useValue: testConfig({ DATABASE_URL: db.url }) }, AccessPolicy],
+    providers: [{ provide: AppConfigToken, useValue: testConfig({ ...config, DATABASE_URL: db.url }) }, AccessPolicy],
     exports: [AppConfigToken, AccessPolicy],
   })
   class ServiceTierGlobals {}
@@ -26,7 +27,8 @@ export async function serviceModule(db: TestDatabase, imports: Type[]) {
   await ref.init();
   const given = givenDb(db.url);
   return {
-    get: <T>(type: Type<T>): T => ref.get(type, { strict: false }),
+    /** A provider by class, or by token (a queue: `get<Queue>(getQueueToken(name))`). */
+    get: <T>(type: Type<T> | string | symbol): T => ref.get<T>(type, { strict: false }),
     given,
     async close() {
       await given.close();

@@ -1,0 +1,142 @@
+/**
+ * RoutingClarificationsService with the manifest write path on a real database (service tier):
+ * nodes report the capability callers chose after a clarification (only ever about their own
+ * agent), admins dismiss them or promote one into the manifest through the ordinary update
+ * (a new revision), and nothing learned reaches another agent or team (ADR 0094).
+ */
+import type { NodePrincipal } from '@cp/auth';
+import { RoutingFeedbackModule } from '../../apps/control-plane/src/routing-feedback/routing-feedback.module';
+import { RoutingClarificationsService } from '../../apps/control-plane/src/routing-feedback/routing-clarifications.service';
+import { ClarificationIngestErrorCode } from '../../apps/control-plane/src/routing-feedback/routing-clarifications.errors';
+import { PromoteAs } from '../../apps/control-plane/src/routing-feedback/dto/routing-clarification.model';
+import { CommonErrorCode, InputValidationError } from '../../apps/control-plane/src/common/errors';
+import { NodeInputError } from '../../apps/control-plane/src/node-auth/node-http-error';
+import type { GivenAgent } from '../support/given-db';
+import { principal, serviceModule } from '../support/service-module';
+import { createTestDatabase, type TestDatabase } from '../support/test-database';
+
+describe('RoutingClarificationsService (service tier)', () => {
+  let db: TestDatabase;
+  let ctx: Awaited<ReturnType<typeof serviceModule>>;
+  let sut: RoutingClarificationsService;
+
+  beforeAll(async () => {
+    db = await createTestDatabase('svc_clarifications');
+    ctx = await serviceModule(db, [RoutingFeedbackModule]);
+    sut = ctx.get(RoutingClarificationsService);
+  });
+  afterAll(async () => {
+    await ctx?.close();
+    await db?.drop();
+  });
+
+  const nodeOf = (agent: GivenAgent): NodePrincipal => ({ kind: 'node', subject: `node-of-${agent.id}`, agentId: agent.id });
+  const ownerOf = (agent: GivenAgent) => principal(['team-admin'], [agent.teamId], 'owner');
+  const rowsOf = (agentId: string) => ctx.given.prisma.routingClarification.findMany({ where: { agentId }, orderBy: { text: 'asc' } });
+
+  it('records what callers chose, counting a repeat on the same row, and lists it to the owning team', async () => {
+    const agent = await ctx.given.agent();
+    const cap = await ctx.given.manifest(agent);
+    const choice = { text: 'book the refund', capabilityId: cap.id, tenant: 'acme' };
+    expect(await sut.ingest(nodeOf(agent), { choices: [choice] })).toEqual({ accepted: 1 });
+    await sut.ingest(nodeOf(agent), { choices: [choice, { ...choice, tenant: 'globex' }] });
+    const listed = await sut.list(ownerOf(agent), agent.id, 'pending');
+    expect(listed.map((r) => [r.tenant, r.count])).toEqual([
+      ['acme', 2],
+      ['globex', 1],
+    ]);
+  });
+
+  it("refuses a report naming another agent's or a removed capability, naming the choice, and writes nothing of it", async () => {
+    const [agent, other] = [await ctx.given.agent(), await ctx.given.agent()];
+    const mine = await ctx.given.manifest(agent);
+    const removed = await ctx.given.manifest(agent, { state: 'removed', replacedBy: null, deprecationReason: 'gone' });
+    const theirs = await ctx.given.manifest(other, { id: 'theirs-only' });
+    for (const [capabilityId, index] of [
+      [theirs.id, 1],
+      [removed.id, 1],
+    ] as const) {
+      const error = await sut
+        .ingest(nodeOf(agent), {
+          choices: [
+            { text: 'fine', capabilityId: mine.id, tenant: 'acme' },
+            { text: 'x', capabilityId, tenant: 'acme' },
+          ],
+        })
+        .catch((e: unknown) => e);
+      expect(error).toMatchObject({
+        code: ClarificationIngestErrorCode.UnknownCapability,
+        issues: [{ path: `$.choices[${index}].capabilityId` }],
+      });
+      expect((error as Error).message).toContain(`"${capabilityId}" is not a live capability of agent "${agent.id}"`);
+    }
+    expect(await rowsOf(agent.id)).toEqual([]);
+    expect(await rowsOf(other.id)).toEqual([]);
+  });
+
+  it.each([
+    ['no choices', { choices: [] }, '$.choices'],
+    ['an unknown field', { choices: [{ text: 'a', capabilityId: 'c', tenant: 't', extra: 1 }] }, '$.choices[0]'],
+    ['a huge text', { choices: [{ text: 'x'.repeat(100_000), capabilityId: 'c', tenant: 't' }] }, '$.choices[0].text'],
+    ['a blank text', { choices: [{ text: '   ', capabilityId: 'c', tenant: 't' }] }, '$.choices[0].text'],
+    ['not an object at all', 'choices', '$'],
+  ])('refuses a report with %s as INVALID_REQUEST naming the field, and writes nothing', async (_what, body, path) => {
+    const agent = await ctx.given.agent();
+    const error = await sut.ingest(nodeOf(agent), body).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(NodeInputError);
+    expect((error as NodeInputError).issues?.map((i) => i.path)).toContain(path);
+    expect(await rowsOf(agent.id)).toEqual([]);
+  });
+
+  it('promotes a clarification into the manifest as an example (a new revision) and then refuses to promote it again', async () => {
+    const agent = await ctx.given.agent();
+    const cap = await ctx.given.manifest(agent);
+    await sut.ingest(nodeOf(agent), { choices: [{ text: 'refund a duplicate charge', capabilityId: cap.id, tenant: 'acme' }] });
+    const [row] = await rowsOf(agent.id);
+    const promoted = await sut.promote(ownerOf(agent), { id: row.id, as: PromoteAs.EXAMPLE, expectedRevision: 1 });
+    expect(promoted).toMatchObject({ clarification: { id: row.id, status: 'promoted' }, revision: 2 });
+    const stored = await ctx.given.prisma.capabilityManifest.findFirstOrThrow({ where: { agentId: agent.id, capabilityId: cap.id } });
+    expect((stored.skill as { examples?: string[] }).examples).toContain('refund a duplicate charge');
+
+    const again = await sut
+      .promote(ownerOf(agent), { id: row.id, as: PromoteAs.ROUTING_TERM, expectedRevision: 2 })
+      .catch((e: unknown) => e);
+    expect(again).toBeInstanceOf(InputValidationError);
+    expect((again as InputValidationError).validationErrors).toEqual([{ path: '$.id', message: 'this clarification is already promoted' }]);
+    expect(await ctx.given.revisionOf(agent.id)).toBe(2);
+  });
+
+  it("answers NOT_FOUND to another team's admin dismissing or promoting, and leaves the clarification and the manifest alone", async () => {
+    const [agent, stranger] = [await ctx.given.agent(), await ctx.given.agent()];
+    const cap = await ctx.given.manifest(agent);
+    await sut.ingest(nodeOf(agent), { choices: [{ text: 'pay the invoice', capabilityId: cap.id, tenant: 'acme' }] });
+    const [row] = await rowsOf(agent.id);
+    const outsider = ownerOf(stranger);
+    await expect(sut.dismiss(outsider, row.id)).rejects.toMatchObject({ code: CommonErrorCode.NotFound });
+    await expect(sut.promote(outsider, { id: row.id, as: PromoteAs.EXAMPLE, expectedRevision: 1 })).rejects.toMatchObject({
+      code: CommonErrorCode.NotFound,
+    });
+    await expect(sut.list(outsider, agent.id, undefined)).rejects.toMatchObject({ code: CommonErrorCode.NotFound });
+    expect(await rowsOf(agent.id)).toEqual([row]);
+    expect(await ctx.given.revisionOf(agent.id)).toBe(1);
+
+    await expect(sut.dismiss(ownerOf(agent), 'no-such-id')).rejects.toMatchObject({
+      code: CommonErrorCode.NotFound,
+      message: 'routing clarification "no-such-id" not found',
+    });
+    expect(await sut.dismiss(ownerOf(agent), row.id)).toMatchObject({ status: 'dismissed' });
+  });
+
+  it('refuses to promote a blank reviewed text, naming it, and changes nothing', async () => {
+    const agent = await ctx.given.agent();
+    const cap = await ctx.given.manifest(agent);
+    await sut.ingest(nodeOf(agent), { choices: [{ text: 'close the books', capabilityId: cap.id, tenant: 'acme' }] });
+    const [row] = await rowsOf(agent.id);
+    const error = await sut
+      .promote(ownerOf(agent), { id: row.id, as: PromoteAs.ROUTING_TERM, text: '  ', expectedRevision: 1 })
+      .catch((e: unknown) => e);
+    expect((error as InputValidationError).validationErrors).toEqual([{ path: '$.text', message: 'must not be empty' }]);
+    expect(await rowsOf(agent.id)).toEqual([row]);
+    expect(await ctx.given.revisionOf(agent.id)).toBe(1);
+  });
+});
