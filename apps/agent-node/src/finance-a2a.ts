@@ -21,6 +21,7 @@ import {
   RedisTaskStore,
   registerA2AServer,
   ToolGateway,
+  UpstreamGateway,
   type A2ALog,
   type A2AObserver,
   type ToolObserver,
@@ -104,6 +105,14 @@ export function registerFinanceA2A(app: FastifyInstance, c: AppConfig, deps: Fin
       log: deps.log,
     }),
   };
+  const exchanger = new HttpTokenExchanger(c.CONTROL_PLANE_URL, deps.nodeToken);
+  // Capabilities whose manifest names an upstream are forwarded with an exchanged token (ADR 0230, 0231):
+  // the caller's token and the node's credential never leave the node.
+  const upstreams = new UpstreamGateway({
+    exchange: async (subjectToken, capabilityId) => (await exchanger.exchangeUpstream({ subjectToken, capabilityId })).accessToken,
+    allow: () => deps.bundle()?.upstreamAllow ?? [],
+    log: deps.log,
+  });
   return registerA2AServer(app, {
     bundle: deps.bundle,
     verifier: a2aVerifier(c),
@@ -117,8 +126,9 @@ export function registerFinanceA2A(app: FastifyInstance, c: AppConfig, deps: Fin
       budgets: new RedisBudgetStore(deps.redis, c.REDIS_KEY_PREFIX),
       onBudgetUnavailable: deps.onBudgetUnavailable,
     }),
+    upstreams,
     tools: new ToolGateway(
-      new HttpTokenExchanger(c.CONTROL_PLANE_URL, deps.nodeToken),
+      exchanger,
       new Map([[ERP_TOOL, createErpTool(c)]]),
       deps.log,
       undefined,
