@@ -213,7 +213,7 @@ describe('the node as a gateway in front of an @a2a-js/sdk upstream (issue 28)',
   it('a stream through the SDK client ends completed with the upstream artifact', async () => {
     const client = await clientFor(partner);
     const events: Json[] = [];
-    for await (const e of client.sendMessageStream({ message: message('reconcile INV-20932 please') } as never)) events.push(e as Json);
+    for await (const e of client.sendMessageStream({ message: message('reconcile INV-20932 please') } as never)) events.push(e);
     const kinds = events.map((e) => e.payload.$case as string);
     expect(kinds[0]).toBe('task');
     const artifacts = events.filter((e) => e.payload.$case === 'artifactUpdate');

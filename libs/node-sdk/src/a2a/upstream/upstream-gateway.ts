@@ -62,6 +62,9 @@ function artifactOf(v: unknown): WireArtifact {
 
 export class UpstreamGateway {
   readonly links: UpstreamLinks;
+  /** Node tasks whose forwarding runs here; a cancel that finds no link yet is remembered for them. */
+  private readonly running = new Set<string>();
+  private readonly cancelOnLink = new Set<string>();
 
   constructor(private readonly deps: UpstreamGatewayDeps) {
     this.links = deps.links ?? new UpstreamLinks();
@@ -75,7 +78,12 @@ export class UpstreamGateway {
   /** CancelTask reaches the upstream task this node task is mapped to (best effort, logged). */
   async cancel(policy: PolicyEntry, nodeTaskId: string, callerToken: string | undefined): Promise<void> {
     const link = this.links.get(nodeTaskId);
-    if (!link || !policy.upstream) return;
+    if (!policy.upstream) return;
+    if (!link) {
+      // The upstream has not named its task yet: cancel it as soon as it does (else it runs on unseen).
+      if (this.running.has(nodeTaskId)) this.cancelOnLink.add(nodeTaskId);
+      return;
+    }
     try {
       const call = await this.call(policy, callerToken);
       await cancelUpstream(call, link.taskId);
@@ -117,6 +125,7 @@ export class UpstreamGateway {
       const params: Json = { message, configuration: { acceptedOutputModes: [...ctx.acceptedOutputModes] } };
       let upstreamTask = link?.taskId;
       let final: HandlerResult | undefined;
+      this.running.add(nodeTaskId);
       const onAbort = () => {
         if (upstreamTask) void this.cancel(policy, nodeTaskId, callerToken);
       };
@@ -126,8 +135,10 @@ export class UpstreamGateway {
           if (final) throw new UpstreamError('the upstream sent an event after the task ended');
           final = await this.apply(event, ctx, nodeTaskId, (id, contextId) => {
             if (upstreamTask !== undefined && upstreamTask !== id) throw new UpstreamError('the upstream sent an event for another task');
+            const first = upstreamTask === undefined;
             upstreamTask = id;
             this.links.set(nodeTaskId, { taskId: id, contextId });
+            if (first && this.cancelOnLink.delete(nodeTaskId)) void this.cancel(policy, nodeTaskId, callerToken);
           });
         }
         if (!final) throw new UpstreamError('the upstream stream ended without a final state');
@@ -138,6 +149,8 @@ export class UpstreamGateway {
         return { state: 'failed', text: `the upstream agent did not complete this task: ${reason}` };
       } finally {
         ctx.signal.removeEventListener('abort', onAbort);
+        this.running.delete(nodeTaskId);
+        this.cancelOnLink.delete(nodeTaskId);
       }
       if (final.state !== 'input-required') this.links.delete(nodeTaskId);
       return final;
