@@ -8,6 +8,9 @@
  * request; CancelTask reaches the upstream task.
  */
 import http from 'node:http';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import express from 'express';
@@ -19,6 +22,9 @@ import { jsonRpcHandler, UserBuilder } from '@a2a-js/sdk/server/express';
 import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory } from '@a2a-js/sdk/client';
 import { mintA2AToken } from '@cp/auth';
 import { NodeSync } from '@cp/node-sdk';
+import { AgentNodeModule } from '../../apps/agent-node/src/agent-node.module';
+import { bootApp } from '../support/boot';
+import { freePort } from '../support/free-port';
 import { gqlOk } from '../support/graphql-client';
 import { until } from '../support/until';
 import { a2aRpc, AGENT, bearer, startSecurityStack, type Json, type SecurityStack } from '../security/support/stack';
@@ -55,6 +61,19 @@ async function sdkUpstream(): Promise<{
       bus.publish(AgentEvent.task(Task.fromJSON({ id: rc.taskId, contextId: rc.contextId, status: { state: 'TASK_STATE_WORKING' } })));
       const text = rc.userMessage.parts.map((p) => (p.content?.$case === 'text' ? p.content.value : '')).join(' ');
       if (text.includes('hold')) {
+        // Said after the task event: once a caller sees it, the node has linked its task to this one.
+        bus.publish(
+          AgentEvent.statusUpdate(
+            TaskStatusUpdateEvent.fromJSON({
+              taskId: rc.taskId,
+              contextId: rc.contextId,
+              status: {
+                state: 'TASK_STATE_WORKING',
+                message: { messageId: `held-${rc.taskId}`, role: 'ROLE_AGENT', parts: [{ text: 'held by the upstream' }] },
+              },
+            }),
+          ),
+        );
         await new Promise<void>((resolve) => holds.set(rc.taskId, resolve));
         return;
       }
@@ -264,5 +283,43 @@ describe('the node as a gateway in front of an @a2a-js/sdk upstream (issue 28)',
     expect(cancelCall).toBeDefined();
     expect((await verified(cancelCall!.authorization)).sub).toBe('orchestrator@acme-partner');
     await consumed.catch(() => undefined);
+  });
+
+  it('CancelTask on another replica of the node reaches the upstream task (links in Redis)', async () => {
+    const port = await freePort();
+    const dir = await mkdtemp(join(tmpdir(), 'gateway-replica-'));
+    const { app: replica } = await bootApp(
+      AgentNodeModule,
+      { ...stack.nodeConfig, NODE_ID: 'gateway-replica-2', NODE_CACHE_DIR: dir },
+      { port },
+    );
+    try {
+      const sync = replica.get(NodeSync);
+      await until(
+        'the replica serves the upstream manifest',
+        () => (sync.current()?.revision ?? 0) >= stack.node.get(NodeSync).current()!.revision,
+        30_000,
+      );
+      const before = upstream.canceled.length;
+      const client = await clientFor(partner);
+      let nodeTaskId: string | undefined;
+      let held = false;
+      const consumed = (async () => {
+        for await (const e of client.sendMessageStream({ message: message('reconcile INV-4 and hold') } as never)) {
+          const value = (e as Json).payload?.value as Json | undefined;
+          const id = value?.id ?? value?.taskId;
+          if (typeof id === 'string') nodeTaskId = id;
+          if (JSON.stringify(e).includes('held by the upstream')) held = true;
+        }
+      })();
+      await until('the upstream task is linked', () => nodeTaskId !== undefined && held, 30_000);
+      const r = await a2aRpc(`http://127.0.0.1:${port}`, 'CancelTask', { id: nodeTaskId }, bearer(partner));
+      expect(r.body.result?.status.state).toBe('TASK_STATE_CANCELED');
+      await until('the upstream got CancelTask from the other replica', () => upstream.canceled.length === before + 1, 30_000);
+      await consumed.catch(() => undefined);
+    } finally {
+      await replica.close();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
