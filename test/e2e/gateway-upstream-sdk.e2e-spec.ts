@@ -47,12 +47,17 @@ async function sdkUpstream(): Promise<{
   url: string;
   seen: Seen[];
   canceled: string[];
+  /** Upstream tasks that asked for input, and those a continuation reached. */
+  asked: string[];
+  continued: string[];
   /** Tasks whose first event waits for `open()`: the upstream has accepted the request but said nothing yet. */
   gated: Array<() => void>;
   close(): Promise<void>;
 }> {
   const seen: Seen[] = [];
   const canceled: string[] = [];
+  const asked: string[] = [];
+  const continued: string[] = [];
   const gated: Array<() => void> = [];
   const holds = new Map<string, () => void>();
   const executor: AgentExecutor = {
@@ -60,6 +65,24 @@ async function sdkUpstream(): Promise<{
       if (JSON.stringify(rc.userMessage).includes('slow start')) await new Promise<void>((resolve) => gated.push(resolve));
       bus.publish(AgentEvent.task(Task.fromJSON({ id: rc.taskId, contextId: rc.contextId, status: { state: 'TASK_STATE_WORKING' } })));
       const text = rc.userMessage.parts.map((p) => (p.content?.$case === 'text' ? p.content.value : '')).join(' ');
+      if (rc.task) continued.push(rc.taskId);
+      else if (text.includes('ask me')) {
+        asked.push(rc.taskId);
+        bus.publish(
+          AgentEvent.statusUpdate(
+            TaskStatusUpdateEvent.fromJSON({
+              taskId: rc.taskId,
+              contextId: rc.contextId,
+              status: {
+                state: 'TASK_STATE_INPUT_REQUIRED',
+                message: { messageId: `ask-${rc.taskId}`, role: 'ROLE_AGENT', parts: [{ text: 'which purchase order?' }] },
+              },
+            }),
+          ),
+        );
+        bus.finished();
+        return;
+      }
       if (text.includes('hold')) {
         // Said after the task event: once a caller sees it, the node has linked its task to this one.
         bus.publish(
@@ -127,6 +150,8 @@ async function sdkUpstream(): Promise<{
     url,
     seen,
     canceled,
+    asked,
+    continued,
     gated,
     close: () => {
       for (const open of gated) open();
@@ -317,6 +342,50 @@ describe('the node as a gateway in front of an @a2a-js/sdk upstream (issue 28)',
       expect(r.body.result?.status.state).toBe('TASK_STATE_CANCELED');
       await until('the upstream got CancelTask from the other replica', () => upstream.canceled.length === before + 1, 30_000);
       await consumed.catch(() => undefined);
+    } finally {
+      await replica.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('an input-required continuation sent to another replica reaches the same upstream task', async () => {
+    const port = await freePort();
+    const dir = await mkdtemp(join(tmpdir(), 'gateway-replica-'));
+    const { app: replica } = await bootApp(
+      AgentNodeModule,
+      { ...stack.nodeConfig, NODE_ID: 'gateway-replica-3', NODE_CACHE_DIR: dir },
+      { port },
+    );
+    try {
+      const sync = replica.get(NodeSync);
+      await until(
+        'the replica serves the upstream manifest',
+        () => (sync.current()?.revision ?? 0) >= stack.node.get(NodeSync).current()!.revision,
+        30_000,
+      );
+      const client = await clientFor(partner);
+      const first = Task.toJSON(
+        (await client.sendMessage({ message: message('reconcile INV-5, ask me which PO') } as never)) as Task,
+      ) as Json;
+      expect(first.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
+      expect(upstream.asked).toHaveLength(1);
+      const answer = await a2aRpc(
+        `http://127.0.0.1:${port}`,
+        'SendMessage',
+        {
+          message: {
+            messageId: `m-${randomBytes(4).toString('hex')}`,
+            role: 'ROLE_USER',
+            taskId: first.id,
+            contextId: first.contextId,
+            parts: [{ text: 'PO-77' }],
+          },
+        },
+        bearer(partner),
+      );
+      expect(answer.body.result?.task?.status.state).toBe('TASK_STATE_COMPLETED');
+      expect(answer.body.result.task.id).toBe(first.id);
+      expect(upstream.continued).toEqual(upstream.asked);
     } finally {
       await replica.close();
       await rm(dir, { recursive: true, force: true });
