@@ -21,6 +21,8 @@ import {
   RedisTaskStore,
   registerA2AServer,
   ToolGateway,
+  RedisUpstreamLinks,
+  UpstreamGateway,
   type A2ALog,
   type A2AObserver,
   type ToolObserver,
@@ -104,6 +106,16 @@ export function registerFinanceA2A(app: FastifyInstance, c: AppConfig, deps: Fin
       log: deps.log,
     }),
   };
+  const exchanger = new HttpTokenExchanger(c.CONTROL_PLANE_URL, deps.nodeToken);
+  // Capabilities whose manifest names an upstream are forwarded with an exchanged token (ADR 0230, 0231):
+  // the caller's token and the node's credential never leave the node.
+  const upstreams = new UpstreamGateway({
+    exchange: async (subjectToken, capabilityId) => (await exchanger.exchangeUpstream({ subjectToken, capabilityId })).accessToken,
+    allow: () => deps.bundle()?.upstreamAllow ?? [],
+    log: deps.log,
+    // Links beside the agent's tasks: a continuation or cancel on another replica finds the upstream task (ADR 0232).
+    links: new RedisUpstreamLinks(deps.redis, prefix, c.A2A_TASK_RETENTION_SECONDS * 1000),
+  });
   return registerA2AServer(app, {
     bundle: deps.bundle,
     verifier: a2aVerifier(c),
@@ -117,13 +129,8 @@ export function registerFinanceA2A(app: FastifyInstance, c: AppConfig, deps: Fin
       budgets: new RedisBudgetStore(deps.redis, c.REDIS_KEY_PREFIX),
       onBudgetUnavailable: deps.onBudgetUnavailable,
     }),
-    tools: new ToolGateway(
-      new HttpTokenExchanger(c.CONTROL_PLANE_URL, deps.nodeToken),
-      new Map([[ERP_TOOL, createErpTool(c)]]),
-      deps.log,
-      undefined,
-      deps.observer,
-    ),
+    upstreams,
+    tools: new ToolGateway(exchanger, new Map([[ERP_TOOL, createErpTool(c)]]), deps.log, undefined, deps.observer),
     observer: deps.observer,
     log: deps.log,
     usage: deps.usage,

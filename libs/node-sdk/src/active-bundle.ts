@@ -54,6 +54,8 @@ export class ActiveBundle {
    * entry the admin API now refuses (ADR 0211): a list stored before the rule cannot open the guard.
    */
   readonly webhookAllow: readonly string[];
+  /** Where upstream agents may be reached although private (ADR 0230), filtered by the same rule. */
+  readonly upstreamAllow: readonly string[];
   /** Classes past the bundle's cap are computed on first use with the core and memoized here. */
   private readonly lazy: ProjectionCache;
   private readonly classes: ReadonlyMap<string, NodeBundle['classes'][number]>;
@@ -78,6 +80,7 @@ export class ActiveBundle {
     this.appliedAt = new Date();
     this.costBudgets = bundle.snapshot.costBudgets;
     this.webhookAllow = usableWebhookAllow(bundle.snapshot.agent.protocol.webhookAllow ?? []);
+    this.upstreamAllow = usableWebhookAllow(bundle.snapshot.agent.protocol.upstreamAllow ?? []);
     this.lazy = new ProjectionCache(bundle.snapshot);
     this.classes = new Map(bundle.classes.map((c) => [c.key, c] as const));
   }

@@ -51,4 +51,4 @@ export { executorHandler, nodeContextOf, NODE_CONTEXT_KEY } from './agent-execut
 export type { NodeContext } from './agent-executor';
 // The node as a gateway to upstream A2A agents (issue 28, ADR 0230).
 export { UpstreamGateway, type UpstreamGatewayDeps } from './upstream/upstream-gateway';
-export { UpstreamLinks, type UpstreamLink } from './upstream/upstream-links';
+export { RedisUpstreamLinks, UpstreamLinks, type UpstreamLink, type UpstreamLinkStore } from './upstream/upstream-links';

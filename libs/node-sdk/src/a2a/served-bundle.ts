@@ -27,6 +27,8 @@ export interface ServedBundle {
   readonly bundle?: { readonly generatedAt?: string };
   /** Hosts, IPs or CIDRs push-notification webhooks may reach although private (ADR 0162); absent: none. */
   readonly webhookAllow?: readonly string[];
+  /** Hosts, IPs or CIDRs upstream agents may be reached at although private (ADR 0230); absent: none. */
+  readonly upstreamAllow?: readonly string[];
 }
 
 /** What the public card declares: the switches the node must honour exactly. */

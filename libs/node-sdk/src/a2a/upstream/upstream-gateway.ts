@@ -13,7 +13,7 @@ import type { Handler, HandlerResult } from '../handler';
 import type { HandlerRegistration } from '../handler-registry';
 import type { WireArtifact, WireMessage } from '../wire-types';
 import { cancelUpstream, streamMessage, UpstreamError, type UpstreamCall } from './upstream-client';
-import { UpstreamLinks } from './upstream-links';
+import { UpstreamLinks, type UpstreamLinkStore } from './upstream-links';
 
 export interface UpstreamGatewayDeps {
   /** An upstream token from the control plane's token exchange (kind "upstream") for this caller and capability. */
@@ -24,7 +24,8 @@ export interface UpstreamGatewayDeps {
   resolve?: HostResolver;
   /** Largest upstream SSE event accepted (default 1 MiB). */
   maxEventBytes?: number;
-  links?: UpstreamLinks;
+  /** Where node task → upstream task links live (default: this process's memory). */
+  links?: UpstreamLinkStore;
 }
 
 type Json = Record<string, unknown>;
@@ -61,7 +62,10 @@ function artifactOf(v: unknown): WireArtifact {
 }
 
 export class UpstreamGateway {
-  readonly links: UpstreamLinks;
+  readonly links: UpstreamLinkStore;
+  /** Node tasks whose forwarding runs here; a cancel that finds no link yet is remembered for them. */
+  private readonly running = new Set<string>();
+  private readonly cancelOnLink = new Set<string>();
 
   constructor(private readonly deps: UpstreamGatewayDeps) {
     this.links = deps.links ?? new UpstreamLinks();
@@ -74,8 +78,13 @@ export class UpstreamGateway {
 
   /** CancelTask reaches the upstream task this node task is mapped to (best effort, logged). */
   async cancel(policy: PolicyEntry, nodeTaskId: string, callerToken: string | undefined): Promise<void> {
-    const link = this.links.get(nodeTaskId);
-    if (!link || !policy.upstream) return;
+    const link = await this.links.get(nodeTaskId);
+    if (!policy.upstream) return;
+    if (!link) {
+      // The upstream has not named its task yet: cancel it as soon as it does (else it runs on unseen).
+      if (this.running.has(nodeTaskId)) this.cancelOnLink.add(nodeTaskId);
+      return;
+    }
     try {
       const call = await this.call(policy, callerToken);
       await cancelUpstream(call, link.taskId);
@@ -100,7 +109,7 @@ export class UpstreamGateway {
   private handler(policy: PolicyEntry, callerToken: string | undefined): Handler {
     return async (ctx) => {
       const nodeTaskId = ctx.task.id;
-      const link = this.links.get(nodeTaskId);
+      const link = await this.links.get(nodeTaskId);
       let call: UpstreamCall;
       try {
         call = await this.call(policy, callerToken, ctx.signal);
@@ -117,6 +126,7 @@ export class UpstreamGateway {
       const params: Json = { message, configuration: { acceptedOutputModes: [...ctx.acceptedOutputModes] } };
       let upstreamTask = link?.taskId;
       let final: HandlerResult | undefined;
+      this.running.add(nodeTaskId);
       const onAbort = () => {
         if (upstreamTask) void this.cancel(policy, nodeTaskId, callerToken);
       };
@@ -124,22 +134,27 @@ export class UpstreamGateway {
       try {
         for await (const event of streamMessage(call, params)) {
           if (final) throw new UpstreamError('the upstream sent an event after the task ended');
-          final = await this.apply(event, ctx, nodeTaskId, (id, contextId) => {
+          final = await this.apply(event, ctx, nodeTaskId, async (id, contextId) => {
             if (upstreamTask !== undefined && upstreamTask !== id) throw new UpstreamError('the upstream sent an event for another task');
+            if (upstreamTask !== undefined) return;
+            // Stored once, when the upstream first names its task: every replica can then continue or cancel it.
             upstreamTask = id;
-            this.links.set(nodeTaskId, { taskId: id, contextId });
+            await this.links.set(nodeTaskId, { taskId: id, contextId });
+            if (this.cancelOnLink.delete(nodeTaskId)) void this.cancel(policy, nodeTaskId, callerToken);
           });
         }
         if (!final) throw new UpstreamError('the upstream stream ended without a final state');
       } catch (error) {
         this.deps.log.warn({ taskId: nodeTaskId, capability: policy.capabilityId, err: (error as Error).message }, 'upstream call failed');
-        this.links.delete(nodeTaskId);
+        await this.links.delete(nodeTaskId).catch(() => undefined);
         const reason = error instanceof UpstreamError ? error.message : 'the upstream call failed';
         return { state: 'failed', text: `the upstream agent did not complete this task: ${reason}` };
       } finally {
         ctx.signal.removeEventListener('abort', onAbort);
+        this.running.delete(nodeTaskId);
+        this.cancelOnLink.delete(nodeTaskId);
       }
-      if (final.state !== 'input-required') this.links.delete(nodeTaskId);
+      if (final.state !== 'input-required') await this.links.delete(nodeTaskId);
       return final;
     };
   }
@@ -149,15 +164,15 @@ export class UpstreamGateway {
     event: Json,
     ctx: Parameters<Handler>[0],
     nodeTaskId: string,
-    bind: (upstreamTaskId: string, contextId: string) => void,
+    bind: (upstreamTaskId: string, contextId: string) => Promise<void>,
   ): Promise<HandlerResult | undefined> {
-    const ids = (o: Json, idKey: string) => {
+    const ids = async (o: Json, idKey: string) => {
       if (typeof o[idKey] !== 'string' || typeof o.contextId !== 'string' || o[idKey] === '' || o[idKey].length > 200)
         throw new UpstreamError('the upstream sent an event without valid task ids');
-      bind(o[idKey], o.contextId);
+      await bind(o[idKey], o.contextId);
     };
     if (isObject(event.task)) {
-      ids(event.task, 'id');
+      await ids(event.task, 'id');
       const status = event.task.status;
       if (!isObject(status) || typeof status.state !== 'string') throw new UpstreamError('the upstream sent a task without a status');
       for (const a of Array.isArray(event.task.artifacts) ? event.task.artifacts : [])
@@ -165,7 +180,7 @@ export class UpstreamGateway {
       return finalOf(status.state, textOf(status.message));
     }
     if (isObject(event.statusUpdate)) {
-      ids(event.statusUpdate, 'taskId');
+      await ids(event.statusUpdate, 'taskId');
       const status = event.statusUpdate.status;
       if (!isObject(status) || typeof status.state !== 'string')
         throw new UpstreamError('the upstream sent a status update without a state');
@@ -175,7 +190,7 @@ export class UpstreamGateway {
       return final;
     }
     if (isObject(event.artifactUpdate)) {
-      ids(event.artifactUpdate, 'taskId');
+      await ids(event.artifactUpdate, 'taskId');
       const u = event.artifactUpdate;
       await ctx.updates.artifact(artifactOf(u.artifact), { append: u.append === true, lastChunk: u.lastChunk === true });
       return undefined;
