@@ -4,7 +4,7 @@
  * first when full), and Redis (ADR 0232) under the agent's prefix, so a continuation or a cancel
  * that reaches another replica than the one that ran the task finds the same upstream task.
  */
-import type { RedisClient } from '@cp/common';
+import type { RedisClient } from '@cp/common/core';
 
 export interface UpstreamLink {
   taskId: string;
