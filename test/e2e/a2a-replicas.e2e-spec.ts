@@ -10,14 +10,14 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { Test } from '@nestjs/testing';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { ClientFactory, JsonRpcTransportFactory, RestTransportFactory } from '@a2a-js/sdk/client';
 import { Message, StreamResponse, Task } from '@a2a-js/sdk';
 import { Redis } from 'ioredis';
 import { mintA2AToken, mintNodeToken } from '@cp/auth';
-import { AppConfigToken, createFastifyAdapter, type AppConfig } from '@cp/common';
+import type { AppConfig } from '@cp/common';
 import { PrismaService, seedWhenEmpty } from '@cp/db';
+import { bootApp } from '../support/boot';
 import { controlPlaneUnderTest } from '../support/control-plane-under-test';
 import { spawnA2ANode, type A2ANodeProcess } from '../support/a2a-node-process';
 import { startRoundRobinProxy, type RoundRobinProxy } from '../support/round-robin-proxy';
@@ -76,13 +76,8 @@ describe('A2A tasks across two node processes behind one address (@a2a-js/sdk as
     dir = await mkdtemp(join(tmpdir(), 'a2a-replicas-'));
     prefix = `e2e-rep-${process.pid}-${randomBytes(3).toString('hex')}:`;
     cpConfig = testConfig({ DATABASE_URL: db.url, REDIS_KEY_PREFIX: prefix });
-    const ref = await Test.createTestingModule({ imports: [controlPlane] })
-      .overrideProvider(AppConfigToken)
-      .useValue(cpConfig)
-      .compile();
-    cp = ref.createNestApplication<NestFastifyApplication>(createFastifyAdapter(cpConfig), { logger: false });
-    await cp.listen(0, '127.0.0.1');
-    const cpUrl = (await cp.getUrl()).replace('[::1]', '127.0.0.1');
+    let cpUrl: string;
+    ({ app: cp, url: cpUrl } = await bootApp(controlPlane, cpConfig));
     ports.push(await freePort(), await freePort());
     proxy = await startRoundRobinProxy(() => ports.map((p) => `http://127.0.0.1:${p}`));
     await seedWhenEmpty(cp.get(PrismaService), { agentNodeUrl: proxy.url });

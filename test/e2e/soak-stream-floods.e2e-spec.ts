@@ -10,17 +10,13 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { Module } from '@nestjs/common';
-import { Test } from '@nestjs/testing';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Redis } from 'ioredis';
 import { mintA2AToken, mintNodeToken } from '@cp/auth';
-import { AppConfigModule, AppConfigToken, createFastifyAdapter, RedisModule, type AppConfig } from '@cp/common';
-import { DbModule, PrismaService, seedWhenEmpty } from '@cp/db';
-import { SyncPublisherModule } from '@cp/sync';
-import { NodeApiModule } from '../../apps/control-plane/src/node-api/node-api.module';
-import { TokenExchangeModule } from '../../apps/control-plane/src/token-exchange/token-exchange.module';
-import { UsageIngestModule } from '../../apps/control-plane/src/usage-ingest/usage-ingest.module';
+import type { AppConfig } from '@cp/common';
+import { PrismaService, seedWhenEmpty } from '@cp/db';
+import { bootApp } from '../support/boot';
+import { controlPlaneUnderTest } from '../support/control-plane-under-test';
 import { spawnA2ANode, type A2ANodeProcess } from '../support/a2a-node-process';
 import { testConfig } from '../support/config';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
@@ -36,18 +32,7 @@ const ATTEMPTS = ANONYMOUS_POOL * 5;
 const HEAP_GROWTH_BOUND = 64 * 1024 * 1024;
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-@Module({
-  imports: [
-    AppConfigModule,
-    DbModule,
-    RedisModule,
-    SyncPublisherModule.forRoot({ outboxIntervalMs: 200, outboxGraceMs: 100, reannounceIntervalMs: 0 }),
-    NodeApiModule,
-    UsageIngestModule,
-    TokenExchangeModule,
-  ],
-})
-class ControlPlaneUnderTest {}
+const ControlPlaneUnderTest = controlPlaneUnderTest({ a2a: true });
 
 describe('soak: the anonymous stream flood, in rounds, against one node process (issue 27 item 2)', () => {
   let db: TestDatabase;
@@ -63,13 +48,8 @@ describe('soak: the anonymous stream flood, in rounds, against one node process 
     dir = await mkdtemp(join(tmpdir(), 'soak-stream-floods-'));
     prefix = `e2e-flood-${process.pid}-${randomBytes(3).toString('hex')}:`;
     cpConfig = testConfig({ DATABASE_URL: db.url, REDIS_KEY_PREFIX: prefix });
-    const ref = await Test.createTestingModule({ imports: [ControlPlaneUnderTest] })
-      .overrideProvider(AppConfigToken)
-      .useValue(cpConfig)
-      .compile();
-    cp = ref.createNestApplication<NestFastifyApplication>(createFastifyAdapter(cpConfig), { logger: false });
-    await cp.listen(0, '127.0.0.1');
-    const cpUrl = (await cp.getUrl()).replace('[::1]', '127.0.0.1');
+    let cpUrl: string;
+    ({ app: cp, url: cpUrl } = await bootApp(ControlPlaneUnderTest, cpConfig));
     const port = await freePort();
     await seedWhenEmpty(cp.get(PrismaService), { agentNodeUrl: `http://127.0.0.1:${port}` });
     node = await spawnA2ANode(

@@ -3,17 +3,7 @@
  * server or Nest. Loads no NestJS (test/unit/sync-client-nest-free.spec.ts); the Nest wrapper is
  * nest/node-sync.module.ts.
  */
-export { NodeSync } from './node-sync';
-export type {
-  AppliedListener,
-  BundleSource,
-  FetchCounts,
-  NodeSyncLogger,
-  NodeSyncOptions,
-  NodeSyncStatus,
-  RefreshOutcome,
-  RegistrationStatus,
-} from './node-sync-types';
+export * from './node-sync';
 export { nodeSyncHealthCheck } from './node-sync-health';
 export { nodeSyncOptionsFromConfig } from './node-sync-config';
 export { PinnedJwks, type PinnedJwksOptions } from './pinned-jwks';
