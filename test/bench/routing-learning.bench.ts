@@ -6,8 +6,9 @@
  * RoutingClarificationsService.promote edits a manifest (appended to skill.examples, deduplicated)
  * and re-validated (test/support/routing-eval/learning.ts). Then the held-out half and the second
  * and third held-out sets are measured before, after 10, after 50 and after all promotions.
- * In-process: test/e2e/routing-learning.e2e-spec.ts shows the real path (node report → GraphQL
- * promote → registry → routeTest) gives the same figures on the held-out half.
+ * In-process, not through the control plane: on this fixture the real promote mutation is refused
+ * by the agent-wide leak check (public skills share tags such as "travel" with extended ones), so
+ * the real-path replay (node report → GraphQL promote → bundle → node) is not measured yet.
  */
 import { CLARIFY, LexicalClassifier } from '@cp/capabilities';
 import { tuningClarifications, withPromoted } from '../support/routing-eval/learning';
