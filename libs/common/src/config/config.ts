@@ -302,6 +302,20 @@ const configFields = z.object({
   DEPRECATION_NOTICE_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5_000),
   /** Hosts, IPs or CIDRs notice endpoints may use although private (comma-separated; default none: public addresses only). */
   DEPRECATION_NOTICE_ALLOW: list.default([]),
+  /**
+   * Issue 32 (ADR 0300): the change kinds that need a second admin while no platform admin has set
+   * the registry's approval policy (comma-separated; empty: none). Kinds: public, access, upstream,
+   * undeprecate, remove.
+   */
+  APPROVAL_DEFAULT_KINDS: list
+    .pipe(
+      z.array(z.enum(['public', 'access', 'upstream', 'undeprecate', 'remove'], 'must be public, access, upstream, undeprecate or remove')),
+    )
+    .default(['public', 'access', 'upstream', 'undeprecate', 'remove']),
+  /** Tenants whose notification endpoints receive change-request notices (comma-separated, at most 20; default none). */
+  CHANGE_REQUEST_NOTICE_TENANTS: list
+    .pipe(z.array(z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'each must be a tenant id')).max(20, 'at most 20 tenants'))
+    .default([]),
 });
 
 export const configSchema = configFields
