@@ -161,6 +161,9 @@ const configFields = z.object({
   /** RFC 8707 resource indicator asked for with the code, so the IdP mints an access token for JWT_AUDIENCE. */
   CONSOLE_OIDC_RESOURCE: url(['http:', 'https:', 'urn:']).optional(),
   CONSOLE_DEV_SIGN_IN: bool.optional(),
+  /** How long a console screen waits for the API before it offers a retry (the spinner shows after CONSOLE_SPINNER_DELAY_MS). */
+  CONSOLE_API_TIMEOUT_MS: z.coerce.number().int().min(1000).max(300_000).default(15_000),
+  CONSOLE_SPINNER_DELAY_MS: z.coerce.number().int().min(0).max(10_000).default(300),
   GRAPHQL_MAX_DEPTH: z.coerce.number().int().min(2).default(10),
   GRAPHQL_MAX_COMPLEXITY: z.coerce.number().int().min(10).default(5000),
   /** Aliased fields per operation, field selections at its root, and lexical tokens per document (parse stops there). */
