@@ -7,7 +7,8 @@
  *    blind, ADR 0197), and the product router without the manifests' routing hints. With
  *    BENCH_EMBEDDINGS=use (and the USE-lite packages installed, test/support/routing-eval/
  *    local-embeddings.ts) also the semantic router (EmbeddingsClassifier over a local
- *    OpenAI-compatible server) and its agreement with the lexical router (measurement only).
+ *    OpenAI-compatible server) and its agreement with the lexical router (measurement only). With
+ *    BENCH_CHAT_URL the chat-completions router (ADR 0291) against that endpoint.
  * 2. Latency of one route() decision over a 2,000-capability router index (the eval set's 25
  *    capabilities plus 1,975 generated ones), today's classifier and the new one interleaved in
  *    one run, with plain BM25 as the bare baseline doing the same ranking work.
@@ -15,6 +16,7 @@
 import { LexicalClassifier, route, routingTestIndex, type Classifier, type CapabilityManifest, type RouterIndex } from '@cp/capabilities';
 import { LegacyLexicalClassifier } from '../support/routing-eval/legacy-classifier';
 import { EmbeddingsClassifier } from '../../libs/node-sdk/src/routing/embeddings-classifier';
+import { ChatCompletionsClassifier } from '../../libs/node-sdk/src/routing/chat-classifier';
 import { agreement, precomputed, startLocalEmbeddings, useClassifier } from '../support/routing-eval/local-embeddings';
 import { PlainBm25Classifier } from '../support/routing-eval/plain-bm25';
 import {
@@ -81,6 +83,27 @@ async function quality(): Promise<void> {
         );
         columns[local ? 'semantic (USE-lite)' : 'semantic'] = evaluate(view, semantic);
         columns['lexical + semantic agreement'] = evaluate(view, agreement(new LexicalClassifier(), semantic, 0.1));
+      }
+      // BENCH_CHAT_URL (+ _MODEL, _API_KEY, _OUTPUT): the chat-completions router against any
+      // OpenAI-compatible endpoint (ADR 0291); skipped when unset. Every message is asked once.
+      if (process.env.BENCH_CHAT_URL) {
+        const entries = routingTestIndex(view.snapshot, {}).entries;
+        const chat = new ChatCompletionsClassifier({
+          url: process.env.BENCH_CHAT_URL,
+          model: process.env.BENCH_CHAT_MODEL ?? 'gpt-4o-mini',
+          apiKey: process.env.BENCH_CHAT_API_KEY,
+          output: process.env.BENCH_CHAT_OUTPUT === 'json-schema' ? 'json-schema' : 'tool',
+          timeoutMs: 60_000,
+          coolDownMs: 0,
+        });
+        const t0 = process.hrtime.bigint();
+        const answered = await precomputed(
+          chat,
+          view.suite.tests.map((t) => t.text ?? ''),
+          entries,
+        );
+        const perMessage = Number(process.hrtime.bigint() - t0) / 1e6 / Math.max(view.suite.tests.length, 1);
+        columns[`chat (${perMessage.toFixed(0)} ms/message)`] = evaluate(view, answered);
       }
       console.log(renderTable(columns));
       console.log();

@@ -191,6 +191,23 @@ const configFields = z.object({
   EMBEDDINGS_API_KEY: z.string().min(1).optional(),
   /** Past this the lexical router decides for that message. */
   EMBEDDINGS_TIMEOUT_MS: z.coerce.number().int().min(10).max(60_000).default(800),
+  /**
+   * The chat-completions router (issue 31, ADR 0291): an OpenAI-compatible chat API chooses among
+   * the caller's entitled candidates; unset = off. The caller's message text leaves the node: a
+   * node serves one agent (AGENT_ID), so leaving it unset on an agent's nodes switches it off for
+   * that agent.
+   */
+  CHAT_ROUTER_URL: url(['http:', 'https:']).optional(),
+  CHAT_ROUTER_MODEL: z.string().min(1).default('gpt-4o-mini'),
+  CHAT_ROUTER_API_KEY: z.string().min(1).optional(),
+  /** Past this (whole answer) the fallback (embeddings, else lexical) decides for that message. */
+  CHAT_ROUTER_TIMEOUT_MS: z.coerce.number().int().min(10).max(60_000).default(2000),
+  /** How the model answers: a forced tool call, or a JSON-schema response_format. */
+  CHAT_ROUTER_OUTPUT: z.enum(['tool', 'json-schema']).default('tool'),
+  /** After a failure the endpoint is left alone this long. */
+  CHAT_ROUTER_COOL_DOWN_MS: z.coerce.number().int().min(0).max(3_600_000).default(30_000),
+  /** Answers cached by message and candidate-list hash (0: no cache). */
+  CHAT_ROUTER_CACHE_ENTRIES: z.coerce.number().int().min(0).max(1_000_000).default(10_000),
   /** A2A tasks (shared Redis store): how long a task lives after its last update, and byte bounds. */
   A2A_TASK_RETENTION_SECONDS: z.coerce.number().int().min(60).default(86_400),
   /** Stored bytes of one task (history, artifacts, status); a save past it is refused. */

@@ -12,6 +12,8 @@ import type { LookupFunction } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { resolveAndCheck, type HostResolver } from '@cp/common/core';
 import { upstreamTimeouts, type UpstreamSpec } from '@cp/capabilities';
+import type { WireMessage } from '../wire-types';
+import { malformed, protocolOf } from './upstream-protocol';
 
 export class UpstreamError extends Error {
   override readonly name = 'UpstreamError';
@@ -85,14 +87,21 @@ async function open(
 }
 
 /**
- * The StreamResponse objects of a streamed send, one at a time. JSON-RPC answers wrap each in
- * `{ result }`; an upstream error (either binding) is an UpstreamError with a bounded message.
+ * The 1.0 StreamResponse objects of a streamed send, one at a time, whatever the upstream speaks
+ * (a 0.3 upstream's events are translated). JSON-RPC answers wrap each in `{ result }`; an upstream
+ * error (either binding) is an UpstreamError with a bounded message.
  */
-export async function* streamMessage(call: UpstreamCall, params: Record<string, unknown>): AsyncGenerator<Record<string, unknown>> {
+export async function* streamMessage(
+  call: UpstreamCall,
+  message: WireMessage,
+  acceptedOutputModes: readonly string[],
+): AsyncGenerator<Record<string, unknown>> {
   const rpc = call.spec.binding === 'jsonrpc';
+  const protocol = protocolOf(call.spec);
   const id = randomUUID();
-  const url = rpc ? call.spec.url : joinPath(call.spec.url, '/message:stream');
-  const body = rpc ? { jsonrpc: '2.0', id, method: 'SendStreamingMessage', params } : params;
+  const params = protocol.send(message, acceptedOutputModes);
+  const url = rpc ? call.spec.url : joinPath(call.spec.url, protocol.streamPath);
+  const body = rpc ? { jsonrpc: '2.0', id, method: protocol.streamMethod, params } : params;
   const { res, abort } = await open(call, url, body, 'text/event-stream');
   try {
     const type = String(res.headers['content-type'] ?? '');
@@ -110,16 +119,27 @@ export async function* streamMessage(call: UpstreamCall, params: Record<string, 
       if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
         throw new UpstreamError('the upstream sent an event that is not an object');
       const o = parsed as Record<string, unknown>;
+      let event: Record<string, unknown>;
       if (rpc) {
         if (o.id !== id) throw new UpstreamError('the upstream sent an event for another request');
         if (o.error !== undefined) throw new UpstreamError('the upstream refused the message');
-        if (typeof o.result !== 'object' || o.result === null)
+        if (typeof o.result !== 'object' || o.result === null || Array.isArray(o.result))
           throw new UpstreamError('the upstream sent a JSON-RPC event without a result');
-        yield o.result as Record<string, unknown>;
+        event = o.result as Record<string, unknown>;
       } else {
-        if (o.error !== undefined) throw new UpstreamError('the upstream refused the message');
-        yield o;
+        // A 0.3 REST stream reports a failure as a bare `{code, message}` event.
+        if (o.error !== undefined || (typeof o.code === 'number' && typeof o.message === 'string'))
+          throw new UpstreamError('the upstream refused the message');
+        event = o;
       }
+      let translated: Record<string, unknown>;
+      try {
+        translated = protocol.event(event);
+      } catch (error) {
+        const reason = malformed(error);
+        throw reason ? new UpstreamError(reason) : error;
+      }
+      yield translated;
     }
   } finally {
     abort();
@@ -129,8 +149,11 @@ export async function* streamMessage(call: UpstreamCall, params: Record<string, 
 /** CancelTask on the upstream (best effort: the node's task is canceled whatever it answers). */
 export async function cancelUpstream(call: UpstreamCall, upstreamTaskId: string): Promise<void> {
   const rpc = call.spec.binding === 'jsonrpc';
-  const url = rpc ? call.spec.url : joinPath(call.spec.url, `/tasks/${encodeURIComponent(upstreamTaskId)}:cancel`);
-  const body = rpc ? { jsonrpc: '2.0', id: randomUUID(), method: 'CancelTask', params: { id: upstreamTaskId } } : { id: upstreamTaskId };
+  const protocol = protocolOf(call.spec);
+  const url = rpc ? call.spec.url : joinPath(call.spec.url, protocol.cancelPath(upstreamTaskId));
+  const body = rpc
+    ? { jsonrpc: '2.0', id: randomUUID(), method: protocol.cancelMethod, params: { id: upstreamTaskId } }
+    : { id: upstreamTaskId };
   const { res, abort } = await open(call, url, body, 'application/json');
   try {
     await readBounded(res, call.maxEventBytes);

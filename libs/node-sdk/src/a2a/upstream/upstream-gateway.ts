@@ -121,9 +121,8 @@ export class UpstreamGateway {
         return { state: 'failed', text: 'the capability could not obtain a credential for its upstream agent' };
       }
       // The node's ids stay the node's: the upstream sees its own task and context, or none yet.
-      const message: Json = { messageId: ctx.message.messageId, role: ctx.message.role, parts: ctx.message.parts };
+      const message: WireMessage = { messageId: ctx.message.messageId, role: ctx.message.role, parts: ctx.message.parts };
       if (link) Object.assign(message, { taskId: link.taskId, contextId: link.contextId });
-      const params: Json = { message, configuration: { acceptedOutputModes: [...ctx.acceptedOutputModes] } };
       let upstreamTask = link?.taskId;
       let final: HandlerResult | undefined;
       this.running.add(nodeTaskId);
@@ -132,7 +131,7 @@ export class UpstreamGateway {
       };
       ctx.signal.addEventListener('abort', onAbort, { once: true });
       try {
-        for await (const event of streamMessage(call, params)) {
+        for await (const event of streamMessage(call, message, ctx.acceptedOutputModes)) {
           if (final) throw new UpstreamError('the upstream sent an event after the task ended');
           final = await this.apply(event, ctx, nodeTaskId, async (id, contextId) => {
             if (upstreamTask !== undefined && upstreamTask !== id) throw new UpstreamError('the upstream sent an event for another task');
