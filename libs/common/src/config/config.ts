@@ -279,6 +279,13 @@ const configFields = z.object({
   A2A_PUSH_OWNER_MAX_QUEUED_BYTES: z.coerce.number().int().min(4096).max(1_073_741_824).default(8_388_608),
   A2A_PUSH_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(32),
   A2A_PUSH_OWNER_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(4),
+  /**
+   * Gateway nodes (ADR 0275): how often each upstream's own card is fetched (also after every
+   * applied revision), the deadline of one fetch, and the largest card read.
+   */
+  UPSTREAM_PROBE_INTERVAL_MS: z.coerce.number().int().min(1000).max(3_600_000).default(30_000),
+  UPSTREAM_PROBE_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5000),
+  UPSTREAM_CARD_MAX_BYTES: z.coerce.number().int().min(1024).max(16_777_216).default(1_048_576),
   /** Retirement job. */
   RETIREMENT_CRON: z.string().default('0 3 * * *'),
   RETIREMENT_WINDOW_DAYS: z.coerce.number().int().min(1).default(30),
