@@ -84,6 +84,7 @@ export class NodeSync {
         keys,
         classSample: options.classSample,
         cardSigning: lazyCardSigning(this.api, { keys, waitMs: options.cardSigningWaitMs, retryAfterMs: options.cardSigningRetryMs }, log),
+        ackSpreadMs: options.ackSpreadMs,
       },
       new BundleDiskCache(options.cacheDir, options.agentId, log),
       this.registration,
@@ -208,6 +209,8 @@ export class NodeSync {
     this.timers = [];
     this.invalidations?.stop();
     await this.loop.stop();
+    // The disk copy and the ack still pending (ADR 0280), before the node says it leaves.
+    await this.applier.after.flush();
     await this.registration.leave();
     this.api.close();
   }
@@ -218,6 +221,14 @@ export class NodeSync {
    */
   refresh(pushed?: string): Promise<RefreshOutcome> {
     return this.loop.refresh(pushed);
+  }
+
+  /**
+   * Writes the served bundle's disk copy and sends its ack now, rather than within `ackSpreadMs`
+   * (ADR 0280); resolves when both are done. stop() does it too.
+   */
+  settle(): Promise<void> {
+    return this.applier.after.flush();
   }
 
   /**
