@@ -19,6 +19,7 @@ import { EmbeddingsClassifier } from '../../libs/node-sdk/src/routing/embeddings
 import { ChatCompletionsClassifier } from '../../libs/node-sdk/src/routing/chat-classifier';
 import { agreement, precomputed, startLocalEmbeddings, useClassifier } from '../support/routing-eval/local-embeddings';
 import { PlainBm25Classifier } from '../support/routing-eval/plain-bm25';
+import { WordNet } from '../support/routing-eval/wordnet';
 import {
   evaluate,
   half,
@@ -32,6 +33,19 @@ import {
 } from '../support/routing-eval/routing-eval';
 
 const CAPABILITIES = 2_000;
+
+let opened: WordNet | undefined;
+/** One WordNet reader for the run; its opening cost (time, memory) is reported once. */
+function wordnet(): WordNet {
+  if (opened) return opened;
+  const heap = process.memoryUsage().heapUsed + process.memoryUsage().external;
+  const t0 = process.hrtime.bigint();
+  opened = new WordNet({ senses: 1, derivations: true });
+  const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+  const mb = (process.memoryUsage().heapUsed + process.memoryUsage().external - heap) / 1e6;
+  console.log(`WordNet opened in ${ms.toFixed(0)} ms, +${mb.toFixed(1)} MB heap and external (index files held)\n`);
+  return opened;
+}
 const WARMUP = 50;
 const ROUNDS = 5;
 
@@ -66,6 +80,8 @@ async function quality(): Promise<void> {
         'plain BM25': evaluate(view, new PlainBm25Classifier()),
         'route() now': evaluate(view, new LexicalClassifier()),
         'route() now, no routing hints': evaluate(withoutHints(view), new LexicalClassifier()),
+        // ADR 0290: the expansion chosen on the tuning half (1 sense, derivations, weight 0.1).
+        'route() now + WordNet': evaluate(view, new LexicalClassifier(undefined, { expansion: wordnet(), expansionWeight: 0.1 })),
       };
       if (endpoint) {
         const entries = routingTestIndex(view.snapshot, {}).entries;
@@ -150,8 +166,15 @@ function latency(): void {
   const columns: [string, Classifier][] = [
     ['route() today', new LegacyLexicalClassifier()],
     ['route() now', new LexicalClassifier()],
+    ['route() now + WordNet', new LexicalClassifier(undefined, { expansion: wordnet(), expansionWeight: 0.1 })],
     ['plain BM25 (bare baseline)', new PlainBm25Classifier()],
   ];
+  // Index time: compiling the 2,000 capabilities (first decision over the index) with and without expansion.
+  for (const [name, c] of columns) {
+    const t0 = process.hrtime.bigint();
+    route(messages[0], caller, index, { classifier: c });
+    console.log(`first decision (compiles the index), ${name}: ${(Number(process.hrtime.bigint() - t0) / 1e6).toFixed(0)} ms`);
+  }
   const samples = new Map<string, number[]>(columns.map(([n]) => [n, []]));
   for (const [, c] of columns) for (let i = 0; i < WARMUP; i++) route(messages[i % messages.length], caller, index, { classifier: c });
   // Interleaved rounds: the VM's fast and slow phases hit every column alike.
