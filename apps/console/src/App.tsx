@@ -6,6 +6,7 @@ import { ConsoleContext, type Me } from './context';
 import { AgentScreen } from './screens/AgentScreen';
 import { AgentsScreen } from './screens/AgentsScreen';
 import { AuditScreen } from './screens/AuditScreen';
+import { ChangeRequestsScreen } from './screens/ChangeRequestsScreen';
 import { CallerScreen } from './screens/CallerScreen';
 import { FleetScreen } from './screens/FleetScreen';
 import { PlanScreen } from './screens/PlanScreen';
@@ -22,6 +23,7 @@ const NAV = [
   ['/fleet', 'Fleet'],
   ['/usage', 'Usage'],
   ['/audit', 'Audit log'],
+  ['/change-requests', 'Approvals'],
   ['/explorer', 'GraphQL explorer'],
 ] as const;
 
@@ -111,6 +113,8 @@ export function App({ settings }: { settings: ConsoleSettings }) {
     <UsageScreen />
   ) : path === '/audit' ? (
     <AuditScreen />
+  ) : path === '/change-requests' ? (
+    <ChangeRequestsScreen />
   ) : path === '/explorer' ? (
     <Suspense fallback={<p>Loading the explorer…</p>}>
       <ExplorerScreen token={session.token} />
