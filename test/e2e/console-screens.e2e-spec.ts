@@ -264,7 +264,11 @@ describe('the console screens in Chromium: layout, accessibility, URL state, loa
     expect(new URL(page.url()).search).toBe(`?agent=${AGENT}&tenant=acme-partner&scopes=recon.run`);
     await page.reload();
     await page.getByRole('region', { name: /Extended card for acme-partner \[recon\.run\]/ }).waitFor();
-    expect(await page.getByLabel('Caller', { exact: true }).inputValue()).toBe('acme-partner');
+    await until(
+      'the caller from the URL chosen',
+      async () => (await page.getByLabel('Caller', { exact: true }).inputValue()) === 'acme-partner' || undefined,
+      UI_MS,
+    );
     expect(await page.getByLabel('recon.run').isChecked()).toBe(true);
     expect(await page.title()).toMatch(/^View as caller · finance-agent · acme-partner \[recon\.run\]/);
 
@@ -337,7 +341,12 @@ describe('the console screens in Chromium: layout, accessibility, URL state, loa
       await page.getByRole('button', { name: 'Retry' }).click();
       // Back: the screen the link named, with its agent.
       await page.getByRole('heading', { name: 'Fleet', level: 1 }).waitFor();
-      expect(await page.getByLabel('Agent', { exact: true }).inputValue()).toBe(AGENT);
+      await page.getByTestId('fleet-summary').waitFor();
+      await until(
+        'the agent from the URL chosen',
+        async () => (await page.getByLabel('Agent', { exact: true }).inputValue()) === AGENT || undefined,
+        UI_MS,
+      );
     } finally {
       await page.unroute('**/graphql').catch(() => undefined);
     }
