@@ -4,7 +4,8 @@
  * worked example: every screen at 1280 and 768 px (axe-core: no serious or critical violation, the
  * GraphQL explorer included and nothing allowlisted; the header on one row at 1280; nothing wider
  * than the window), the page title, state in the URL surviving a reload, the loading, slow and
- * failed states, and the shell when the API is down. The forms are in console-forms.e2e-spec.ts.
+ * failed states, the shell when the API is down, and the forms (directory, new agent, agent
+ * settings, preview opt-ins) with the API's problems under their fields and roles hiding controls.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -12,13 +13,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { Page } from 'playwright-core';
+import { mintAdminToken } from '@cp/auth';
+import type { AppConfig } from '@cp/common';
 import { PrismaService, seedWhenEmpty } from '@cp/db';
 import { AppModule } from '../../apps/control-plane/src/app.module';
 import { bootApp } from '../support/boot';
 import { buildConsole, launchChromium, screenshot, seriousA11yViolations, type Browser } from '../support/browser';
 import { testConfig } from '../support/config';
 import { freePort } from '../support/free-port';
+import { gqlOk } from '../support/graphql-client';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { until } from '../support/until';
 
 const AGENT = 'finance-agent';
 const ROOT = join(__dirname, '..', '..');
@@ -52,6 +57,7 @@ describe('the console screens in Chromium: layout, accessibility, URL state, loa
   let db: TestDatabase;
   let dir: string;
   let cp: NestFastifyApplication;
+  let cpConfig: AppConfig;
   let url: string;
   let browser: Browser;
   let page: Page;
@@ -61,11 +67,29 @@ describe('the console screens in Chromium: layout, accessibility, URL state, loa
     await page.goto(`${url}/console${path}`);
     await page.locator('main h1').first().waitFor();
   };
-  const signIn = async (kind: 'Platform admin' | 'Viewer') => {
+  const signIn = async (kind: 'Platform admin' | 'Viewer' | 'Team admin of this team', team?: string) => {
     await page.goto(`${url}/console/`);
+    const signOut = page.getByRole('button', { name: 'Sign out' });
+    await Promise.race([signOut.waitFor(), page.getByRole('button', { name: 'Platform admin' }).waitFor()]);
+    if (await signOut.count()) await signOut.click();
+    if (team) await page.getByLabel('Team').fill(team);
     await page.getByRole('button', { name: kind }).click();
     await page.getByTestId('who').waitFor();
   };
+  const admin = () => mintAdminToken(cpConfig, 'test:admin', ['platform-admin']);
+  const agentRevision = async (id: string) =>
+    (await gqlOk(url, admin(), `{ agent(id: "${id}") { revision description } }`)).agent as { revision: number; description: string };
+  /** A form's field by its exact label (the problems list under it is named "Problems with <label>"). */
+  const textIs = (locator: ReturnType<Page['getByRole']>, pattern: RegExp) =>
+    until(
+      `text ${pattern}`,
+      async () => {
+        const text = (await locator.count()) ? ((await locator.first().textContent()) ?? '') : '';
+        return pattern.test(text) ? text : undefined;
+      },
+      UI_MS,
+    );
+  const field = (form: ReturnType<Page['getByRole']>, label: string) => form.getByLabel(label, { exact: true });
   /** How far the page is wider than the window (0: no horizontal scrolling). */
   const overflow = () => page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
   /**
@@ -88,16 +112,14 @@ describe('the console screens in Chromium: layout, accessibility, URL state, loa
     db = await createTestDatabase('console_screens');
     const prefix = `e2e-console-screens-${randomBytes(4).toString('hex')}:`;
     await built;
-    ({ app: cp, url } = await bootApp(
-      AppModule,
-      testConfig({
-        DATABASE_URL: db.url,
-        REDIS_KEY_PREFIX: prefix,
-        CONSOLE_DIR: consoleDir,
-        CONSOLE_DEV_SIGN_IN: 'true',
-        CONSOLE_API_TIMEOUT_MS: String(API_TIMEOUT_MS),
-      }),
-    ));
+    cpConfig = testConfig({
+      DATABASE_URL: db.url,
+      REDIS_KEY_PREFIX: prefix,
+      CONSOLE_DIR: consoleDir,
+      CONSOLE_DEV_SIGN_IN: 'true',
+      CONSOLE_API_TIMEOUT_MS: String(API_TIMEOUT_MS),
+    });
+    ({ app: cp, url } = await bootApp(AppModule, cpConfig));
     await seedWhenEmpty(cp.get(PrismaService), { agentNodeUrl: `http://127.0.0.1:${await freePort()}` });
     browser = await launchChromium({ width: 1280, height: 900 });
     page = await browser.context.newPage();
@@ -140,4 +162,225 @@ describe('the console screens in Chromium: layout, accessibility, URL state, loa
       await screenshot(page, `agents-${width}`, SHOTS);
     });
   }
+
+  it('the directory: a platform admin creates, edits and deletes a tenant; the API problem shows under its field', async () => {
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await go('/directory');
+    const form = page.getByRole('form', { name: 'New tenant' });
+    await field(form, 'Tenant id').fill('Bad Id!');
+    await field(form, 'Tenant name').fill('Initech');
+    await form.getByRole('button', { name: 'Create tenant' }).click();
+    const problems = form.getByRole('list', { name: 'Problems with Tenant id' });
+    await problems.waitFor();
+    expect(await problems.textContent()).toBe('$.id must be a lowercase slug (letters, digits, "-")');
+    expect(await field(form, 'Tenant id').getAttribute('aria-invalid')).toBe('true');
+    expect(await form.getByRole('list', { name: 'Problems with Tenant name' }).count()).toBe(0);
+    await screenshot(page, 'directory-error', SHOTS);
+    expect(await seriousA11yViolations(page)).toEqual([]);
+    const tenants = async () =>
+      (
+        (await gqlOk(url, admin(), '{ tenants(page: { first: 100 }) { nodes { id name } } }')).tenants as {
+          nodes: { id: string; name: string }[];
+        }
+      ).nodes;
+    expect((await tenants()).map((t) => t.id)).not.toContain('Bad Id!');
+
+    await field(form, 'Tenant id').fill('initech');
+    await form.getByRole('button', { name: 'Create tenant' }).click();
+    await page.getByRole('status').filter({ hasText: 'Created tenant initech.' }).waitFor();
+    await page.locator('tr[data-key="initech"]').waitFor();
+    expect(await field(form, 'Tenant id').inputValue()).toBe('');
+    await page.getByRole('button', { name: 'Edit tenant initech' }).click();
+    const edit = page.getByRole('form', { name: 'Edit tenant initech' });
+    await field(edit, 'Tenant name').fill('Initech Corp');
+    await edit.getByRole('button', { name: 'Save tenant' }).click();
+    await page.locator('tr[data-key="initech"]').filter({ hasText: 'Initech Corp' }).waitFor();
+    expect((await tenants()).find((t) => t.id === 'initech')?.name).toBe('Initech Corp');
+    await screenshot(page, 'directory', SHOTS);
+    await page.getByRole('button', { name: 'Delete tenant initech' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Delete tenant' }).click();
+    await page.locator('tr[data-key="initech"]').waitFor({ state: 'detached' });
+    expect((await tenants()).map((t) => t.id)).not.toContain('initech');
+    // A tenant something still names is refused by the API, and the console says why.
+    await page.getByRole('button', { name: 'Delete tenant acme-partner' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Delete tenant' }).click();
+    await page
+      .getByRole('alert')
+      .filter({ hasText: /acme-partner/ })
+      .first()
+      .waitFor();
+    expect((await tenants()).map((t) => t.id)).toContain('acme-partner');
+  });
+
+  it('creates an agent, edits its settings and preview opt-ins; refused input shows under its field and changes nothing', async () => {
+    await go('/');
+    await page.getByText('New agent', { exact: true }).click();
+    const form = page.getByRole('form', { name: 'New agent' });
+    await field(form, 'Agent id').fill('BAD');
+    await form.getByRole('button', { name: 'Create agent' }).click();
+    await textIs(form.getByRole('list', { name: 'Problems with Agent id' }), /^\$\.id must be a slug/);
+    await textIs(form.getByRole('list', { name: 'Problems with Agent node URL (JSON-RPC)' }), /\$\.supportedInterfaces\[0\]\.url/);
+    await field(form, 'Agent id').fill('payments-agent');
+    await field(form, 'Agent name').fill('Payments');
+    await field(form, 'Agent description').fill('Pays invoices.');
+    await field(form, 'Agent node URL (JSON-RPC)').fill('http://127.0.0.1:9/a2a/jsonrpc');
+    await form.getByRole('button', { name: 'Create agent' }).click();
+    // Created: the console opens the new agent's page, settings included.
+    await page.getByRole('heading', { name: 'Payments', level: 1 }).waitFor();
+    expect(page.url()).toBe(`${url}/console/agents/payments-agent`);
+    expect(await agentRevision('payments-agent')).toEqual({ revision: 1, description: 'Pays invoices.' });
+
+    const settings = page.getByRole('form', { name: 'Agent settings' });
+    await field(settings, 'Webhook allow-list').fill('0.0.0.0/0');
+    await field(settings, 'Description').fill('Never saved.');
+    await settings.getByRole('button', { name: 'Save settings at revision 1' }).click();
+    await textIs(
+      settings.getByRole('list', { name: 'Problems with Webhook allow-list' }),
+      /^\$\.protocol\.webhookAllow\[0\] "0\.0\.0\.0\/0" would allow every address/,
+    );
+    expect(await agentRevision('payments-agent')).toEqual({ revision: 1, description: 'Pays invoices.' });
+    await screenshot(page, 'agent-settings-error', SHOTS);
+    await field(settings, 'Webhook allow-list').fill('');
+    await field(settings, 'Description').fill('Pays invoices on time.');
+    await settings.getByRole('button', { name: 'Save settings at revision 1' }).click();
+    await page.getByRole('button', { name: 'Save settings at revision 2' }).waitFor();
+    expect(await agentRevision('payments-agent')).toEqual({ revision: 2, description: 'Pays invoices on time.' });
+
+    await page.getByLabel('Tenant to opt in').selectOption('acme-partner');
+    await page.getByRole('button', { name: 'Opt in', exact: true }).click();
+    await page.getByRole('button', { name: 'Opt out acme-partner' }).waitFor();
+    const optIns = await gqlOk(url, admin(), '{ previewOptIns(agentId: "payments-agent") { tenantId } }');
+    expect(optIns.previewOptIns).toEqual([{ tenantId: 'acme-partner' }]);
+    expect(await seriousA11yViolations(page)).toEqual([]);
+    await screenshot(page, 'agent-settings', SHOTS);
+  });
+
+  it('state lives in the URL: the caller, its scopes, the audit filters and the usage range survive a reload', async () => {
+    await go('/caller');
+    await page.getByLabel('Agent', { exact: true }).selectOption(AGENT);
+    await page.getByLabel('Caller', { exact: true }).selectOption('acme-partner');
+    await page.getByLabel('recon.run').check();
+    await page.getByRole('region', { name: /Extended card for acme-partner \[recon\.run\]/ }).waitFor();
+    expect(new URL(page.url()).search).toBe(`?agent=${AGENT}&tenant=acme-partner&scopes=recon.run`);
+    await page.reload();
+    await page.getByRole('region', { name: /Extended card for acme-partner \[recon\.run\]/ }).waitFor();
+    await until(
+      'the caller from the URL chosen',
+      async () => (await page.getByLabel('Caller', { exact: true }).inputValue()) === 'acme-partner' || undefined,
+      UI_MS,
+    );
+    expect(await page.getByLabel('recon.run').isChecked()).toBe(true);
+    expect(await page.title()).toMatch(/^View as caller · finance-agent · acme-partner \[recon\.run\]/);
+
+    await go('/audit');
+    await page.getByRole('textbox', { name: 'Action' }).fill('tenant.create');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await until(
+      'the URL carries the filter',
+      async () => (new URL(page.url()).searchParams.get('action') === 'tenant.create' ? true : undefined),
+      UI_MS,
+    );
+    await page.reload();
+    expect(await page.getByRole('textbox', { name: 'Action' }).inputValue()).toBe('tenant.create');
+    await until(
+      'the filtered log after the reload',
+      async () => {
+        const rows = await page.getByRole('row').allTextContents();
+        return rows.length === 2 && rows[1].includes('initech') ? rows : undefined;
+      },
+      UI_MS,
+    );
+
+    await go(`/usage?agent=${AGENT}&from=2026-01-01&to=2026-01-31`);
+    await page.getByText('Deprecated capabilities').waitFor();
+    expect(await page.getByLabel('From (UTC day)').inputValue()).toBe('2026-01-01');
+    expect(await page.getByLabel('To (UTC day)').inputValue()).toBe('2026-01-31');
+    // A hostile range in a shared link: the API's error, named, with a retry; nothing else breaks.
+    await go(`/usage?agent=${AGENT}&from=yesterday`);
+    await page.getByRole('alert').filter({ hasText: 'BAD_USER_INPUT' }).first().waitFor();
+    expect(await page.getByRole('alert').filter({ hasText: 'BAD_USER_INPUT' }).first().textContent()).toMatch(/YYYY-MM-DD/);
+  });
+
+  it('a slow screen shows a spinner, then a timeout with a retry that loads it', async () => {
+    await go('/');
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    await page.route('**/graphql', async (route) => {
+      await held;
+      await route.continue().catch(() => undefined);
+    });
+    try {
+      await page.getByRole('link', { name: 'Directory' }).click();
+      await page.getByRole('status').filter({ hasText: 'Loading teams, tenants and scopes…' }).waitFor();
+      await screenshot(page, 'loading', SHOTS);
+      const timeout = page.getByTestId('timeout');
+      await textIs(timeout, new RegExp(`has not answered \\(teams, tenants and scopes\\) in ${API_TIMEOUT_MS / 1000} s`));
+      await screenshot(page, 'timeout', SHOTS);
+      await page.unroute('**/graphql');
+      await timeout.getByRole('button', { name: 'Retry' }).click();
+      await page.locator('tr[data-key="acme-partner"]').waitFor();
+      expect(await page.getByTestId('timeout').count()).toBe(0);
+    } finally {
+      release();
+      await page.unroute('**/graphql').catch(() => undefined);
+    }
+  });
+
+  it('with the API down the shell still loads (navigation, sign-out, the error and a retry)', async () => {
+    await page.route('**/graphql', (route) => route.abort('connectionrefused'));
+    try {
+      await page.goto(`${url}/console/fleet?agent=${AGENT}`);
+      await page.getByRole('heading', { name: 'The control plane API is not answering', level: 1 }).waitFor();
+      await page.getByRole('navigation', { name: 'Screens' }).getByRole('link', { name: 'Fleet' }).waitFor();
+      await page.getByRole('button', { name: 'Sign out' }).waitFor();
+      await textIs(page.getByRole('alert'), /NETWORK/);
+      expect(await page.title()).toMatch(/^API unavailable · /);
+      expect(await seriousA11yViolations(page)).toEqual([]);
+      await screenshot(page, 'api-down', SHOTS);
+      await page.unroute('**/graphql');
+      await page.getByRole('button', { name: 'Retry' }).click();
+      // Back: the screen the link named, with its agent.
+      await page.getByRole('heading', { name: 'Fleet', level: 1 }).waitFor();
+      await page.getByTestId('fleet-summary').waitFor();
+      await until(
+        'the agent from the URL chosen',
+        async () => (await page.getByLabel('Agent', { exact: true }).inputValue()) === AGENT || undefined,
+        UI_MS,
+      );
+    } finally {
+      await page.unroute('**/graphql').catch(() => undefined);
+    }
+  });
+
+  it('roles decide what is shown: a viewer gets no forms, a team admin only its own team', async () => {
+    await signIn('Viewer');
+    await go('/directory');
+    await page.locator('tr[data-key="acme-partner"]').waitFor();
+    expect(await page.getByRole('form').count()).toBe(0);
+    expect(await page.getByRole('button', { name: /^(Edit|Delete) / }).count()).toBe(0);
+    await page.getByText('Read only: platform admins create and change teams, tenants and scopes.').waitFor();
+    await go('/');
+    await page.getByText('Finance Agent', { exact: true }).waitFor();
+    expect(await page.getByText('New agent', { exact: true }).count()).toBe(0);
+    await go(`/agents/${AGENT}`);
+    const settings = page.getByRole('form', { name: 'Agent settings' });
+    await settings.getByText('Read only: your role cannot change this agent.').waitFor();
+    expect(await field(settings, 'Name').isDisabled()).toBe(true);
+    expect(await settings.getByRole('button', { name: /Save settings/ }).count()).toBe(0);
+    expect(await page.getByRole('form', { name: 'New preview opt-in' }).count()).toBe(0);
+
+    await signIn('Team admin of this team', 'finance-agents-team');
+    await go('/');
+    await page.getByText('New agent', { exact: true }).click();
+    const teams = await page.getByLabel('Owning team').locator('option').allTextContents();
+    expect(teams).toEqual(['Finance agents team (finance-agents-team)']);
+    await go('/directory');
+    await page.getByText('Read only: platform admins create and change teams, tenants and scopes.').waitFor();
+    expect(await page.getByRole('form').count()).toBe(0);
+    await go(`/agents/${AGENT}`);
+    await page
+      .getByRole('form', { name: 'Agent settings' })
+      .getByRole('button', { name: /Save settings/ })
+      .waitFor();
+  });
 });

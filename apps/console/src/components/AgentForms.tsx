@@ -19,6 +19,12 @@ const lines = (text: string) =>
     .map((l) => l.trim())
     .filter(Boolean);
 
+const modes = (text: string) =>
+  text
+    .split(',')
+    .map((m) => m.trim())
+    .filter(Boolean);
+
 /** Creates an agent at revision 1 in a team the caller administers (platform admins: any team). */
 export function NewAgentForm({ onCreated }: { onCreated: (id: string) => void }) {
   const { api, me } = useConsole();
@@ -28,6 +34,10 @@ export function NewAgentForm({ onCreated }: { onCreated: (id: string) => void })
   const [teamId, setTeamId] = useState('');
   const [name, setName] = useState('');
   const [description, setDescription] = useState('');
+  const [version, setVersion] = useState('0.1.0');
+  const [endpoint, setEndpoint] = useState('');
+  const [inputModes, setInputModes] = useState('text/plain');
+  const [outputModes, setOutputModes] = useState('text/plain');
   const submit = useSubmit();
   const teamField = useId();
   if (!me.roles.includes('platform-admin') && !me.roles.includes('team-admin')) return null;
@@ -42,7 +52,16 @@ export function NewAgentForm({ onCreated }: { onCreated: (id: string) => void })
           void submit
             .run(async () => {
               const r = await api.request(CreateAgentMutation, {
-                input: { id, teamId: teamId || writable[0]?.id || '', name: name || null, description: description || null },
+                input: {
+                  id,
+                  teamId: teamId || writable[0]?.id || '',
+                  name: name || null,
+                  description,
+                  version,
+                  supportedInterfaces: [{ url: endpoint, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }],
+                  defaultInputModes: modes(inputModes),
+                  defaultOutputModes: modes(outputModes),
+                },
               });
               return `Created agent ${r.createAgent.id} at revision ${r.createAgent.revision}.`;
             })
@@ -90,6 +109,39 @@ export function NewAgentForm({ onCreated }: { onCreated: (id: string) => void })
           onChange={setDescription}
           error={submit.error}
           multiline
+        />
+        <TextField
+          label="Version"
+          field="version"
+          value={version}
+          onChange={setVersion}
+          error={submit.error}
+          hint="semantic version, e.g. 1.2.3"
+          maxLength={100}
+        />
+        <TextField
+          label="Agent node URL (JSON-RPC)"
+          field="supportedInterfaces"
+          value={endpoint}
+          onChange={setEndpoint}
+          error={submit.error}
+          hint="where callers reach the agent's nodes, e.g. https://payments.example.com/a2a/jsonrpc"
+        />
+        <TextField
+          label="Input media types"
+          field="defaultInputModes"
+          value={inputModes}
+          onChange={setInputModes}
+          error={submit.error}
+          hint="comma-separated, e.g. text/plain, application/json"
+        />
+        <TextField
+          label="Output media types"
+          field="defaultOutputModes"
+          value={outputModes}
+          onChange={setOutputModes}
+          error={submit.error}
+          hint="comma-separated"
         />
         <LoadState loads={[teams]} what="your teams" />
         <FormOutcome submit={submit} />
