@@ -24,6 +24,7 @@ import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type * as FinanceA2A from '../../apps/agent-node/src/finance-a2a';
 import { freePort } from '../support/free-port';
+import { processCpuSeconds } from '../support/process-cpu';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -209,7 +210,13 @@ interface Figures {
   rps: number;
   p50: number;
   p99: number;
+  /** CPU per request of the SDK server and of the node (µs): survives a loaded machine better than req/s. */
+  sdkCpuUs: number;
+  nodeCpuUs: number;
 }
+
+/** The two server processes, for their CPU figures. */
+const pids: { sdk?: number; node?: number } = {};
 
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))] ?? NaN;
 const med = (xs: number[]) => pct(xs, 50);
@@ -225,6 +232,7 @@ function checkAnswer(name: string, method: string, r: { status: number; body: st
 
 async function measure(s: Server, method: string, headers: Record<string, string>, seconds: number): Promise<Figures> {
   const latencies: number[] = [];
+  const cpu0 = [processCpuSeconds(pids.sdk), processCpuSeconds(pids.node)];
   const t0 = performance.now();
   const end = t0 + seconds * 1000;
   await Promise.all(
@@ -237,7 +245,14 @@ async function measure(s: Server, method: string, headers: Record<string, string
     }),
   );
   const elapsed = (performance.now() - t0) / 1000;
-  return { rps: latencies.length / elapsed, p50: pct(latencies, 50), p99: pct(latencies, 99) };
+  const perRequest = (now: number, before: number) => ((now - before) * 1e6) / Math.max(1, latencies.length);
+  return {
+    rps: latencies.length / elapsed,
+    p50: pct(latencies, 50),
+    p99: pct(latencies, 99),
+    sdkCpuUs: perRequest(processCpuSeconds(pids.sdk), cpu0[0]),
+    nodeCpuUs: perRequest(processCpuSeconds(pids.node), cpu0[1]),
+  };
 }
 
 /** The control plane's token exchange, stubbed: a JWT-shaped token with an exp, counted. */
@@ -269,6 +284,8 @@ async function main(): Promise<void> {
   const sdk = await start('sdk', ['--sdk']);
   const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const node = await start('node', ['--node', prefix, sdk.url, exchange.url], nodeArgs);
+  pids.sdk = sdk.child.pid;
+  pids.node = node.child.pid;
   const bearer = { authorization: `Bearer ${token}` };
   const subjects = [
     ['sdk', sdk, {}],
@@ -302,7 +319,8 @@ async function main(): Promise<void> {
     console.log(
       `${k.padEnd(36)} ${Math.round(med(fs.map((f) => f.rps)))
         .toString()
-        .padStart(6)}/s  p50 ${med(fs.map((f) => f.p50)).toFixed(2)} ms  p99 ${med(fs.map((f) => f.p99)).toFixed(2)} ms`,
+        .padStart(6)}/s  p50 ${med(fs.map((f) => f.p50)).toFixed(2)} ms  p99 ${med(fs.map((f) => f.p99)).toFixed(2)} ms  ` +
+        `CPU/req: SDK ${Math.round(med(fs.map((f) => f.sdkCpuUs)))} µs, node ${Math.round(med(fs.map((f) => f.nodeCpuUs)))} µs`,
     );
   }
   console.log('\nthrough the node against straight to the SDK server, per round (median over rounds):');
