@@ -3,6 +3,7 @@ import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAx
 import { CapabilityImpactQuery, ManifestsQuery, UsageQuery } from '../api/operations';
 import { AgentPicker } from '../components/AgentPicker';
 import { ErrorBox } from '../components/ErrorBox';
+import { HealthPanel } from '../components/HealthPanel';
 import { useConsole, useLoad } from '../context';
 import type { CapabilityImpactQuery as CapabilityImpactData } from '../gql/graphql';
 import { byNode, pivot } from '../logic/usage';
@@ -86,6 +87,7 @@ export function UsageScreen({ initialAgent }: { initialAgent?: string }) {
               {nodes.rows.length > 0 && <Chart title="Calls per node and capability (retirement window)" x="node" {...nodes} />}
             </div>
           )}
+          {agentId && <HealthPanel agentId={agentId} />}
           <h2>Deprecated capabilities</h2>
           {deprecated.length === 0 && <p>None.</p>}
           {deprecated.map((m) => {
