@@ -6,6 +6,7 @@ import { GraphQLApiModule } from './graphql/graphql-api.module';
 import { AgentsModule } from './agents/agents.module';
 import { ManifestsModule } from './manifests/manifests.module';
 import { UsageModule } from './usage/usage.module';
+import { CapabilityHealthModule } from './capability-health/capability-health.module';
 import { ProjectionsModule } from './projections/projections.module';
 import { TeamsModule } from './teams/teams.module';
 import { TenantsModule } from './tenants/tenants.module';
@@ -42,6 +43,7 @@ import { ChangeRequestsModule } from './change-requests/change-requests.module';
     AgentsModule,
     ManifestsModule,
     UsageModule,
+    CapabilityHealthModule,
     ProjectionsModule,
     TeamsModule,
     TenantsModule,
