@@ -40,4 +40,6 @@ export enum ExitCode {
   UnacceptedImpact = 17,
   /** catalog verify: the document breaks a MUST rule of the AI Catalog specification. */
   CatalogInvalid = 18,
+  /** gateway drift: an upstream does not answer, offers skills no manifest covers, or no longer lists a manifest's skill. */
+  UpstreamDrift = 19,
 }

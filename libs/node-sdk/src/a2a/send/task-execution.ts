@@ -4,7 +4,7 @@
  * is a failed task, never an error to the caller; a task canceled meanwhile stays canceled.
  */
 import { randomUUID } from 'node:crypto';
-import { ANONYMOUS_TENANT } from '@cp/node-protocol';
+import { ANONYMOUS_TENANT, type CallOutcome } from '@cp/node-protocol';
 import { messageText } from '@cp/capabilities';
 import { inSpan, markSpanError } from '@cp/common/core';
 import type { A2AObserver } from '../../observability/observer';
@@ -18,6 +18,7 @@ import type { TaskStore } from '../task-store';
 import { forHistory } from '../validate-params';
 import type { TaskState, WireMessage, WireTask } from '../wire-types';
 import type { Prepared } from './prepare-steps';
+import { reportOutcome, type UsageSink } from '../sinks';
 
 const STATE: Record<HandlerResult['state'], TaskState> = {
   completed: 'TASK_STATE_COMPLETED',
@@ -26,11 +27,22 @@ const STATE: Record<HandlerResult['state'], TaskState> = {
   rejected: 'TASK_STATE_REJECTED',
 };
 
+/** The outcome a call is counted under, by the state its task ended in (ADR 0310). */
+const OUTCOME: Partial<Record<TaskState, CallOutcome>> = {
+  TASK_STATE_COMPLETED: 'completed',
+  TASK_STATE_FAILED: 'failed',
+  TASK_STATE_REJECTED: 'rejected',
+  TASK_STATE_CANCELED: 'canceled',
+  TASK_STATE_INPUT_REQUIRED: 'inputRequired',
+};
+
 export interface TaskExecutionDeps {
   tasks: TaskStore;
   events: TaskEvents;
   tools: ToolGateway;
   observer: A2AObserver;
+  /** Where each call's outcome and handler duration are counted (ADR 0310). */
+  usage?: UsageSink;
   log: A2ALog;
   historyPartMaxBytes: number;
 }
@@ -86,7 +98,8 @@ export class TaskExecution {
         return r;
       },
     );
-    this.deps.observer.handled(capabilityId, result.state, (performance.now() - started) / 1000);
+    const seconds = (performance.now() - started) / 1000;
+    this.deps.observer.handled(capabilityId, result.state, seconds);
     const max = this.deps.historyPartMaxBytes;
     const finalState = (state: TaskState, text: string | undefined) => (t: WireTask) => {
       const next = transition(t, undefined, state, text, metadata, max);
@@ -106,7 +119,11 @@ export class TaskExecution {
       if (!(error instanceof A2AError) || error.kind !== A2AErrorName.PayloadTooLarge) throw error;
       await run.apply(finalState('TASK_STATE_FAILED', `the result was not kept: ${error.message}`));
     }
-    if (run.ended) return run.ended.task;
+    if (run.ended) {
+      const state = run.ended.task.status.state;
+      reportOutcome(this.deps.usage, this.deps.observer, capabilityId, tenant, OUTCOME[state] ?? 'canceled', seconds);
+      return run.ended.task;
+    }
     this.deps.log.info(
       {
         taskId: task.id,
@@ -117,6 +134,7 @@ export class TaskExecution {
       },
       'message handled',
     );
+    reportOutcome(this.deps.usage, this.deps.observer, capabilityId, tenant, OUTCOME[run.current.task.status.state] ?? 'failed', seconds);
     return run.current.task;
   }
 
