@@ -161,6 +161,21 @@ describe('NodeSync with a hostile or broken control plane', () => {
     expect((JSON.parse(await readFile(join(dir, `${AGENT}.bundle.json`), 'utf8')) as { revision: number }).revision).toBe(3);
   });
 
+  it('a refusal after a pending apply: the refusal is the ack sent, the applied bundle the disk copy (ADR 0280)', async () => {
+    const node = await started({ ackSpreadMs: 60_000 });
+    const other = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey;
+    const forged = JSON.stringify(
+      await signNodeBundle(buildNodeBundle(given.snapshot(f.manifests, { agentId: AGENT, revision: 2 })), { kid: 'k1', privateKey: other }),
+    );
+    bundleAnswer = (_req, res) => res.setHeader('content-type', 'application/json').end(forged);
+    expect(await node.refresh()).toBe('refused');
+    expect(acks).toEqual([]);
+    await node.settle();
+    expect(acks).toEqual([expect.objectContaining({ nodeId: 'hostile-test', revision: 2, error: expect.stringMatching(/^signature /) })]);
+    expect((JSON.parse(await readFile(join(dir, `${AGENT}.bundle.json`), 'utf8')) as { revision: number }).revision).toBe(1);
+    expect(node.current()?.revision).toBe(1);
+  });
+
   it('stop() sends the pending ack before the node leaves', async () => {
     const node = await started({ ackSpreadMs: 60_000 });
     const next = await signed(2);
