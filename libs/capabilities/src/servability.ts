@@ -106,9 +106,17 @@ export function unservedCapabilities(input: {
     const was = before.get(m.id);
     if (was && sameServer(was, m) && reachesCard(was, input.previewTenantsBefore)) continue;
     if (m.upstream) {
-      // Served by forwarding, whatever handlers the node has (ADR 0275).
+      // A gateway node forwards it, whatever handlers it has (ADR 0275); a node without the
+      // gateway runs the local handler, as its A2A service does.
       const lacking = input.live
-        .map((n) => ({ nodeId: n.nodeId, reason: upstreamProblem(m, n.upstreams) }))
+        .map((n) => ({
+          nodeId: n.nodeId,
+          reason: n.upstreams
+            ? upstreamProblem(m, n.upstreams)
+            : n.handlers.some((h) => h.id === m.handler)
+              ? undefined
+              : `it forwards to no upstream agent and has no handler "${m.handler}"`,
+        }))
         .filter((n): n is { nodeId: string; reason: string } => n.reason !== undefined)
         .sort((a, b) => (a.nodeId < b.nodeId ? -1 : a.nodeId > b.nodeId ? 1 : 0));
       if (lacking.length > 0)

@@ -91,9 +91,13 @@ describe('the plan gate with upstreams (unservedCapabilities)', () => {
     expect(gate([lookup, recon, served('reconcile-invoice-v2')], [gateway('gw-a', [ok(['other'])])], ['reconcile-invoice-v2'])).toEqual([]);
   });
 
-  it('refuses on a live node that is not a gateway', () => {
+  it('a live node that is not a gateway serves it only with a local handler of its name (it runs that handler)', () => {
     const out = gate([lookup, recon, served('reconcile-invoice-v2')], [gateway('old-sdk', undefined)]);
-    expect(out.map((u) => u.nodesLacking)).toEqual([['old-sdk']]);
+    expect(out.map((u) => [u.nodesLacking, u.reasons])).toEqual([
+      [['old-sdk'], ['it forwards to no upstream agent and has no handler "gateway.forward"']],
+    ]);
+    const withHandler: NodeInventory = { nodeId: 'old-sdk', handlers: [{ id: 'gateway.forward', limits: {}, outputModes: [] }] };
+    expect(gate([lookup, recon, served('reconcile-invoice-v2')], [withHandler])).toEqual([]);
   });
 
   it('an unchanged upstream capability does not block an unrelated plan; moving it to another skill is checked', () => {

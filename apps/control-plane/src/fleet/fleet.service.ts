@@ -21,13 +21,14 @@ export function toFleetNode(node: FleetNodeView, currentRevision: number): Fleet
   // Upstream-served capabilities by the node's last upstream report (ADR 0275), the others by its handlers.
   const upstreamIssues = inv
     ? node.capabilities.flatMap((c) => {
-        const why = c.upstream && upstreamProblem({ id: c.capabilityId, upstream: c.upstream }, inv.upstreams);
+        const why = c.upstream && inv.upstreams && upstreamProblem({ id: c.capabilityId, upstream: c.upstream }, inv.upstreams);
         return why ? [{ capabilityId: c.capabilityId, why }] : [];
       })
     : [];
   const unservable = have
     ? [
-        ...node.capabilities.filter((c) => !c.upstream && !have.has(c.handler)).map((c) => c.capabilityId),
+        // A node without the gateway runs the local handler (ADR 0275).
+        ...node.capabilities.filter((c) => !(c.upstream && inv?.upstreams) && !have.has(c.handler)).map((c) => c.capabilityId),
         ...upstreamIssues.map((u) => u.capabilityId),
       ].sort()
     : (inv?.reportedUnservable ?? []);

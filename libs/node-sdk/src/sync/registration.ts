@@ -89,8 +89,8 @@ export class Registration {
 
   /**
    * Capabilities of `bundle` this node cannot serve: a handler it lacks (without an inventory the
-   * node cannot tell, and claims nothing), or an upstream that is not a gateway's or whose card did
-   * not answer or no longer lists the skill (the core's rule, ADR 0275).
+   * node cannot tell, and claims nothing), or, on a gateway node, an upstream whose card did not
+   * answer or no longer lists the skill (the core's rule, ADR 0275).
    */
   unservableOf(bundle: ActiveBundle): string[] {
     const inventory = this.inventory();
@@ -98,7 +98,10 @@ export class Registration {
     const have = inventory && new Set(inventory.map((h) => h.id));
     return bundle.policy.entries
       .filter((e) =>
-        e.upstream ? upstreamProblem({ id: e.capabilityId, upstream: e.upstream }, report) !== undefined : have && !have.has(e.handler),
+        // A node without the gateway runs the local handler (ADR 0275).
+        e.upstream && report
+          ? upstreamProblem({ id: e.capabilityId, upstream: e.upstream }, report) !== undefined
+          : have && !have.has(e.handler),
       )
       .map((e) => e.capabilityId);
   }
