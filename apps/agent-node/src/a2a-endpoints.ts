@@ -15,12 +15,14 @@ import {
   HttpClarificationSink,
   NodeMetrics,
   NodeSync,
+  UpstreamProbe,
   UsageReporter,
   type A2AServer,
 } from '@cp/node-sdk';
 import type { Classifier } from '@cp/capabilities';
 import { registerFinanceA2A } from './finance-a2a';
 import { NodeIdentityToken, type NodeIdentity } from './node-identity';
+import { startUpstreamProbing } from './upstream-probing';
 
 export { JSON_RPC_PATH, REST_BASE } from './finance-a2a';
 
@@ -32,6 +34,7 @@ export class A2AEndpoints implements OnModuleInit, OnApplicationShutdown {
   server?: A2AServer;
   private subscriber?: RedisClient;
   private pushWorker?: Redis;
+  private probe?: UpstreamProbe;
 
   constructor(
     @Inject(HttpAdapterHost) private readonly adapterHost: HttpAdapterHost,
@@ -71,11 +74,14 @@ export class A2AEndpoints implements OnModuleInit, OnApplicationShutdown {
       clarifications: new HttpClarificationSink(this.config.CONTROL_PLANE_URL, () => identity.nodeToken, log),
       observer: this.metrics,
     });
+    // Upstream cards fetched after each revision and periodically; reported with the heartbeat (ADR 0275).
+    this.probe = startUpstreamProbing(this.sync, this.config, log);
     const service = this.server.service;
     this.metrics.countStreams(() => service.openStreams);
   }
 
   async onApplicationShutdown(): Promise<void> {
+    this.probe?.stop();
     await this.server?.push?.close();
     if (this.pushWorker) await closeRedis(this.pushWorker);
     if (this.subscriber) await closeRedis(this.subscriber);

@@ -161,6 +161,9 @@ const configFields = z.object({
   /** RFC 8707 resource indicator asked for with the code, so the IdP mints an access token for JWT_AUDIENCE. */
   CONSOLE_OIDC_RESOURCE: url(['http:', 'https:', 'urn:']).optional(),
   CONSOLE_DEV_SIGN_IN: bool.optional(),
+  /** How long a console screen waits for the API before it offers a retry (the spinner shows after CONSOLE_SPINNER_DELAY_MS). */
+  CONSOLE_API_TIMEOUT_MS: z.coerce.number().int().min(1000).max(300_000).default(15_000),
+  CONSOLE_SPINNER_DELAY_MS: z.coerce.number().int().min(0).max(10_000).default(300),
   GRAPHQL_MAX_DEPTH: z.coerce.number().int().min(2).default(10),
   GRAPHQL_MAX_COMPLEXITY: z.coerce.number().int().min(10).default(5000),
   /** Aliased fields per operation, field selections at its root, and lexical tokens per document (parse stops there). */
@@ -276,6 +279,13 @@ const configFields = z.object({
   A2A_PUSH_OWNER_MAX_QUEUED_BYTES: z.coerce.number().int().min(4096).max(1_073_741_824).default(8_388_608),
   A2A_PUSH_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(32),
   A2A_PUSH_OWNER_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(4),
+  /**
+   * Gateway nodes (ADR 0275): how often each upstream's own card is fetched (also after every
+   * applied revision), the deadline of one fetch, and the largest card read.
+   */
+  UPSTREAM_PROBE_INTERVAL_MS: z.coerce.number().int().min(1000).max(3_600_000).default(30_000),
+  UPSTREAM_PROBE_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5000),
+  UPSTREAM_CARD_MAX_BYTES: z.coerce.number().int().min(1024).max(16_777_216).default(1_048_576),
   /** Retirement job. */
   RETIREMENT_CRON: z.string().default('0 3 * * *'),
   RETIREMENT_WINDOW_DAYS: z.coerce.number().int().min(1).default(30),
@@ -302,6 +312,20 @@ const configFields = z.object({
   DEPRECATION_NOTICE_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5_000),
   /** Hosts, IPs or CIDRs notice endpoints may use although private (comma-separated; default none: public addresses only). */
   DEPRECATION_NOTICE_ALLOW: list.default([]),
+  /**
+   * Issue 32 (ADR 0300): the change kinds that need a second admin while no platform admin has set
+   * the registry's approval policy (comma-separated; empty: none). Kinds: public, access, upstream,
+   * undeprecate, remove.
+   */
+  APPROVAL_DEFAULT_KINDS: list
+    .pipe(
+      z.array(z.enum(['public', 'access', 'upstream', 'undeprecate', 'remove'], 'must be public, access, upstream, undeprecate or remove')),
+    )
+    .default(['public', 'access', 'upstream', 'undeprecate', 'remove']),
+  /** Tenants whose notification endpoints receive change-request notices (comma-separated, at most 20; default none). */
+  CHANGE_REQUEST_NOTICE_TENANTS: list
+    .pipe(z.array(z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'each must be a tenant id')).max(20, 'at most 20 tenants'))
+    .default([]),
 });
 
 export const configSchema = configFields

@@ -34,6 +34,30 @@ const pinned = (address: string, family: 4 | 6): LookupFunction =>
   ((_h: string, o: { all?: boolean }, cb: (...a: unknown[]) => void) =>
     o?.all ? cb(null, [{ address, family }]) : cb(null, address, family)) as LookupFunction;
 
+/**
+ * Keep-alive sockets, one pool per checked address (ADR 0271): a pooled socket was connected to
+ * the address that passed the SSRF check for that very host, so reusing it never reaches an
+ * address the check did not pass (a DNS answer that changes selects another pool). Bounded: the
+ * oldest pool is closed when there are more than MAX_POOLS.
+ */
+const MAX_POOLS = 256;
+const pools = new Map<string, http.Agent>();
+function poolFor(target: URL, address: string): http.Agent {
+  const key = `${target.protocol}//${target.host}@${address}`;
+  let agent = pools.get(key);
+  if (!agent) {
+    const options = { keepAlive: true, maxSockets: 256, maxFreeSockets: 64, scheduling: 'lifo' as const };
+    agent = target.protocol === 'https:' ? new https.Agent(options) : new http.Agent(options);
+    pools.set(key, agent);
+    if (pools.size > MAX_POOLS) {
+      const [oldest, pool] = pools.entries().next().value!;
+      pools.delete(oldest);
+      pool.destroy();
+    }
+  }
+  return agent;
+}
+
 const joinPath = (base: string, path: string) => `${base.replace(/\/+$/, '')}${path}`;
 
 /** One request to the checked address; resolves with the response once its head arrived. */
@@ -60,18 +84,20 @@ async function open(
         'content-length': String(Buffer.byteLength(payload)),
       },
       lookup: pinned(checked.address, checked.family),
-      // No pooled socket: each call is checked on its own (DNS rebinding).
-      agent: false,
+      // Pooled per checked address: every call is checked on its own (DNS rebinding), sockets are reused.
+      agent: poolFor(target, checked.address),
     });
     const connect = setTimeout(
       () => req.destroy(new UpstreamError('the upstream did not accept the connection in time')),
       timeouts.connect,
     );
-    req.on('socket', (s) => s.once('connect', () => clearTimeout(connect)));
+    // A pooled socket is connected already: no connect event will come.
+    req.on('socket', (s) => (s.connecting ? s.once('connect', () => clearTimeout(connect)) : clearTimeout(connect)));
     const onAbort = () => req.destroy(new UpstreamError('the upstream call was canceled'));
     call.signal?.addEventListener('abort', onAbort, { once: true });
     req.on('error', (e) => {
       clearTimeout(connect);
+      call.signal?.removeEventListener('abort', onAbort);
       reject(
         e instanceof UpstreamError
           ? e
@@ -80,7 +106,14 @@ async function open(
     });
     req.on('response', (res) => {
       clearTimeout(connect);
-      resolve({ res, abort: () => req.destroy() });
+      // A response read to its end leaves its socket to the pool; anything else closes it.
+      resolve({
+        res,
+        abort: () => {
+          call.signal?.removeEventListener('abort', onAbort);
+          if (!res.complete) req.destroy();
+        },
+      });
     });
     req.end(payload);
   });
