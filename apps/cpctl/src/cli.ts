@@ -6,6 +6,8 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { cardDiffCommand, cardShowCommand } from './commands/card.command';
 import { cardVerifyCommand } from './commands/card-verify.command';
 import { exportCommand } from './commands/export.command';
+import { gatewayDriftCommand } from './commands/gateway.command';
+import { importCommand, type ImportOptions } from './commands/import.command';
 import { catalogVerifyCommand, exportAiCatalogCommand } from './commands/catalog.command';
 import { changeRequestDecideCommand, changeRequestsListCommand } from './commands/change-requests.command';
 import { planCommand } from './commands/plan.command';
@@ -255,6 +257,30 @@ export async function run(argv: readonly string[], io: Io): Promise<ExitCode> {
     .argument('<url>', 'the catalog URL (a base URL means its /.well-known/ai-catalog.json)')
     .option('--jwks <url|file>', 'the JWKS to verify with (env CPCTL_JWKS), e.g. the control plane /.well-known/jwks.json')
     .action(action('catalog verify', (ctx, url: string, opts: { jwks?: string }) => catalogVerifyCommand(ctx, url, opts)));
+
+  program
+    .command('import')
+    .description(
+      "write manifests from an existing A2A agent's card (or every A2A card of an AI Catalog): each skill a preview, extended capability forwarded to that agent",
+    )
+    .requiredOption('--from-card <url>', 'the agent card URL (a base URL means its /.well-known/agent-card.json), or an AI Catalog URL')
+    .argument('<dir>', 'directory to write one <capability-id>.yaml per skill into (created if missing)')
+    .option('--owner <team>', 'the team slug that owns the imported capabilities (required)')
+    .option('--allow-private', 'allow private, loopback and other non-public addresses (local development)')
+    .option('--jwks <url|file>', 'the JWKS a signed card or catalog is verified with (env CPCTL_JWKS)')
+    .option('--no-verify', 'import a signed card or catalog without verifying its signature')
+    .option('--replace', 'overwrite manifest files of the same names already in <dir>')
+    .action(
+      action('import', (ctx, dir: string, opts: ImportOptions & { fromCard: string }) => importCommand(ctx, opts.fromCard, dir, opts)),
+    );
+
+  program
+    .command('gateway')
+    .description('agents served through the node as a gateway (docs/gateway.md)')
+    .command('drift')
+    .description("each upstream agent's own card against the registry, as the live gateway nodes last fetched it; exit 19 on drift")
+    .argument('<agent>', 'agent id')
+    .action(action('gateway drift', (ctx, agent: string) => gatewayDriftCommand(ctx, agent)));
 
   try {
     await program.parseAsync([...argv], { from: 'user' });

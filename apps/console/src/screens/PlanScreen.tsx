@@ -6,6 +6,7 @@ import { AgentPicker } from '../components/AgentPicker';
 import { ErrorBox } from '../components/ErrorBox';
 import { PlanView } from '../components/PlanView';
 import { canWrite, useConsole, useLoad } from '../context';
+import { useTitle, useUrlState } from '../url';
 import type { Plan } from '../logic/plan';
 
 /** JSON (an array or one manifest) or YAML (a list, one document, or several `---` documents). */
@@ -29,7 +30,8 @@ function parseYamlDocuments(text: string): unknown {
 /** Plan before apply: manifests in, the applyManifests plan out, then apply at the planned revision. */
 export function PlanScreen() {
   const { api, me } = useConsole();
-  const [agentId, setAgentId] = useState('');
+  const [agentId, setAgentId] = useUrlState('agent');
+  useTitle('Plan & apply', agentId);
   const [text, setText] = useState('');
   const [plan, setPlan] = useState<Plan>();
   const [error, setError] = useState<ApiError>();

@@ -54,3 +54,16 @@ export const ROUTE_TEST_QUERY = `query CpctlRouteTest($input: RouteTestInput!) {
     changes { index text expect before after }
   }
 }`;
+
+export const UPSTREAM_DRIFT_QUERY = `query CpctlUpstreamDrift($agentId: ID!) {
+  fleet(agentId: $agentId) {
+    agentId
+    nodes { nodeId live unservable warnings }
+    upstreamDrift {
+      card status reason checkedAt truncated
+      covered { capabilityId skill }
+      uncovered { id name }
+      missing { capabilityId skill }
+    }
+  }
+}`;
