@@ -10,7 +10,7 @@ export function testConfig(overrides: Record<string, string> = {}): AppConfig {
     WORKER_METRICS_PORT: '0',
     AGENT_NODE_METRICS_PORT: '0',
     // Suites that are not about approvals apply without a second admin (ADR 0300); approval suites set the kinds.
-    APPROVAL_DEFAULT_KINDS: '',
+    APPROVAL_DEFAULT_KINDS: 'none',
     ...overrides,
   });
 }

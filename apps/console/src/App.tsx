@@ -6,8 +6,8 @@ import { ConsoleContext, DEFAULT_TIMING, TimingContext, useLoad } from './contex
 import { AgentScreen } from './screens/AgentScreen';
 import { AgentsScreen } from './screens/AgentsScreen';
 import { AuditScreen } from './screens/AuditScreen';
-import { CallerScreen } from './screens/CallerScreen';
 import { ChangeRequestsScreen } from './screens/ChangeRequestsScreen';
+import { CallerScreen } from './screens/CallerScreen';
 import { DirectoryScreen } from './screens/DirectoryScreen';
 import { FleetScreen } from './screens/FleetScreen';
 import { PlanScreen } from './screens/PlanScreen';
@@ -25,8 +25,8 @@ const NAV = [
   ['/fleet', 'Fleet'],
   ['/usage', 'Usage'],
   ['/audit', 'Audit log'],
-  ['/change-requests', 'Approvals'],
   ['/directory', 'Directory'],
+  ['/change-requests', 'Approvals'],
   ['/explorer', 'GraphQL'],
 ] as const;
 
@@ -186,10 +186,10 @@ function Console({ settings }: { settings: ConsoleSettings }) {
     <UsageScreen />
   ) : path === '/audit' ? (
     <AuditScreen />
-  ) : path === '/change-requests' ? (
-    <ChangeRequestsScreen />
   ) : path === '/directory' ? (
     <DirectoryScreen />
+  ) : path === '/change-requests' ? (
+    <ChangeRequestsScreen />
   ) : path === '/explorer' ? (
     <Suspense fallback={<p role="status">Loading the explorer…</p>}>
       <ExplorerScreen token={session.token} />

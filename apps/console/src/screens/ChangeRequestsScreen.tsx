@@ -2,7 +2,9 @@ import { useId, useState } from 'react';
 import { toApiError, type ApiError } from '../api/client';
 import { ApproveChangeRequestMutation, ChangeRequestsQuery, RejectChangeRequestMutation } from '../api/change-request-operations';
 import { ErrorBox } from '../components/ErrorBox';
+import { LoadState } from '../components/LoadState';
 import { useConsole, useLoad } from '../context';
+import { readParam, useTitle, writeParam } from '../url';
 import type { ChangeRequestsQuery as ChangeRequestsData } from '../gql/graphql';
 
 type Request = ChangeRequestsData['changeRequests']['nodes'][number];
@@ -16,10 +18,19 @@ type Status = (typeof STATUSES)[number];
  */
 export function ChangeRequestsScreen() {
   const { api } = useConsole();
+  useTitle('Change requests');
   const id = useId();
-  const [status, setStatus] = useState<Status | ''>('pending');
-  const [agent, setAgent] = useState('');
-  const [filter, setFilter] = useState<{ status: Status | ''; agent: string }>({ status: 'pending', agent: '' });
+  // The filters live in the URL (?status=…&agentId=…): a view can be shared and survives a reload.
+  const param = readParam('status') || 'pending';
+  const initial = { status: (STATUSES.includes(param as Status) ? param : '') as Status | '', agent: readParam('agentId') };
+  const [status, setStatus] = useState<Status | ''>(initial.status);
+  const [agent, setAgent] = useState(initial.agent);
+  const [filter, setFilterState] = useState<{ status: Status | ''; agent: string }>(initial);
+  const setFilter = (next: { status: Status | ''; agent: string }) => {
+    writeParam('status', next.status || 'any');
+    writeParam('agentId', next.agent.trim());
+    setFilterState(next);
+  };
   const variables = { filter: { status: filter.status || null, agentId: filter.agent.trim() || null }, page: { first: 100 } };
   const requests = useLoad(`change-requests:${JSON.stringify(variables)}`, () => api.request(ChangeRequestsQuery, variables));
   const policy = requests.data?.approvalPolicy;
@@ -56,7 +67,7 @@ export function ChangeRequestsScreen() {
         </div>
         <button type="submit">Filter</button>
       </form>
-      <ErrorBox error={requests.error} />
+      <LoadState loads={[requests]} what="the change requests" />
       {(requests.data?.changeRequests.nodes ?? []).map((r) => (
         <RequestCard key={r.id} request={r} onDecided={requests.reload} />
       ))}

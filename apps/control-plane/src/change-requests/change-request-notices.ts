@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
 import { InjectConfig, type AppConfig } from '@cp/common';
 import { PrismaService } from '@cp/db';
 import { NoticeScanService } from '@cp/jobs';
@@ -20,9 +21,17 @@ export class ChangeRequestNotices {
 
   constructor(
     private readonly prisma: PrismaService,
-    private readonly scans: NoticeScanService,
+    private readonly modules: ModuleRef,
     @InjectConfig() private readonly config: AppConfig,
   ) {}
+
+  private scansOrNone(): NoticeScanService | undefined {
+    try {
+      return this.modules.get(NoticeScanService, { strict: false });
+    } catch {
+      return undefined;
+    }
+  }
 
   async announce(event: ChangeRequestEvent, request: ChangeRequestRow): Promise<number> {
     const tenants = this.config.CHANGE_REQUEST_NOTICE_TENANTS;
@@ -52,8 +61,13 @@ export class ChangeRequestNotices {
       })),
       skipDuplicates: true,
     });
-    // A queue away must not undo an approval that is already committed: the next scan sends it.
-    await this.scans.enqueuePending().catch((error: Error) => this.logger.warn(`change-request notices queued later: ${error.message}`));
+    // Sent now where the app has the notice queue (the control plane does, through its notifications
+    // feature); otherwise, or with the queue away, the worker's next scan sends them. Looked up, not
+    // imported, so the manifests feature does not need BullMQ (ADR 0300).
+    const scans = this.scansOrNone();
+    if (count > 0 && scans) {
+      await scans.enqueuePending().catch((error: Error) => this.logger.warn(`change-request notices queued later: ${error.message}`));
+    }
     return count;
   }
 }

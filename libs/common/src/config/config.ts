@@ -314,10 +314,13 @@ const configFields = z.object({
   DEPRECATION_NOTICE_ALLOW: list.default([]),
   /**
    * Issue 32 (ADR 0300): the change kinds that need a second admin while no platform admin has set
-   * the registry's approval policy (comma-separated; empty: none). Kinds: public, access, upstream,
-   * undeprecate, remove.
+   * the registry's approval policy (comma-separated, or `none`; an empty variable is unset like
+   * every other). Kinds: public, access, upstream, undeprecate, remove.
    */
-  APPROVAL_DEFAULT_KINDS: list
+  APPROVAL_DEFAULT_KINDS: z
+    .string()
+    .transform((value) => (value.trim() === 'none' ? '' : value))
+    .pipe(list)
     .pipe(
       z.array(z.enum(['public', 'access', 'upstream', 'undeprecate', 'remove'], 'must be public, access, upstream, undeprecate or remove')),
     )
