@@ -7,6 +7,7 @@ import { AgentScreen } from './screens/AgentScreen';
 import { AgentsScreen } from './screens/AgentsScreen';
 import { AuditScreen } from './screens/AuditScreen';
 import { CallerScreen } from './screens/CallerScreen';
+import { ChangeRequestsScreen } from './screens/ChangeRequestsScreen';
 import { DirectoryScreen } from './screens/DirectoryScreen';
 import { FleetScreen } from './screens/FleetScreen';
 import { PlanScreen } from './screens/PlanScreen';
@@ -24,6 +25,7 @@ const NAV = [
   ['/fleet', 'Fleet'],
   ['/usage', 'Usage'],
   ['/audit', 'Audit log'],
+  ['/change-requests', 'Approvals'],
   ['/directory', 'Directory'],
   ['/explorer', 'GraphQL'],
 ] as const;
@@ -184,6 +186,8 @@ function Console({ settings }: { settings: ConsoleSettings }) {
     <UsageScreen />
   ) : path === '/audit' ? (
     <AuditScreen />
+  ) : path === '/change-requests' ? (
+    <ChangeRequestsScreen />
   ) : path === '/directory' ? (
     <DirectoryScreen />
   ) : path === '/explorer' ? (

@@ -6,6 +6,7 @@ import { GraphQLApiModule } from './graphql/graphql-api.module';
 import { AgentsModule } from './agents/agents.module';
 import { ManifestsModule } from './manifests/manifests.module';
 import { UsageModule } from './usage/usage.module';
+import { CapabilityHealthModule } from './capability-health/capability-health.module';
 import { ProjectionsModule } from './projections/projections.module';
 import { TeamsModule } from './teams/teams.module';
 import { TenantsModule } from './tenants/tenants.module';
@@ -24,6 +25,7 @@ import { DeprecationModule } from './deprecation/deprecation.module';
 import { NotificationsModule } from './notifications/notifications.module';
 import { ConsoleModule } from './console/console.module';
 import { CatalogModule } from './catalog/catalog.module';
+import { ChangeRequestsModule } from './change-requests/change-requests.module';
 
 @Module({
   imports: [
@@ -41,6 +43,7 @@ import { CatalogModule } from './catalog/catalog.module';
     AgentsModule,
     ManifestsModule,
     UsageModule,
+    CapabilityHealthModule,
     ProjectionsModule,
     TeamsModule,
     TenantsModule,
@@ -58,6 +61,7 @@ import { CatalogModule } from './catalog/catalog.module';
     NotificationsModule,
     ConsoleModule,
     CatalogModule,
+    ChangeRequestsModule,
   ],
 })
 export class AppModule {}

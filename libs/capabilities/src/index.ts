@@ -69,6 +69,7 @@ export {
 } from './servability';
 export type { GenericLimitKey, GenericLimits, HandlerDeclaration, LimitType, NodeInventory, UnservedCapability } from './servability';
 export { batchIdRetentionCutoff, isPastBatchIdRetention } from './usage/batch-retention';
+export { latencyQuantile } from './usage/latency-quantile';
 export { dueNotices, NoticeEvent, REMOVAL_IMMINENT_MS } from './deprecation-notices';
 export type { DueNotice, NoticePayload, NoticeSubject } from './deprecation-notices';
 export { protocolVersionsSchema } from './protocol-versions';
@@ -81,3 +82,5 @@ export {
   METADATA_ADDRESSES,
 } from './webhook-allow';
 export * from './upstream';
+export * from './upstream-servability';
+export { CAPABILITY_ID, CAPABILITY_ID_MAX, MEDIA_TYPE } from './formats';

@@ -123,11 +123,23 @@ export function PlanScreen() {
         )}
       </div>
       {plan && <PlanView plan={plan} />}
-      {applied && (
-        <p role="status" className="notice">
-          Applied: {agentId} is at revision {applied.revision}. Watch the fleet pick it up on the Fleet screen.
+      {plan && plan.approvalRequired.length > 0 && (
+        <p role="note" className="notice">
+          Needs a second admin: {plan.approvalRequired.map((c) => `${c.capabilityId} (${c.kind}: ${c.detail})`).join('; ')}. Applying files
+          a change request.
         </p>
       )}
+      {applied &&
+        (applied.changeRequest && !applied.applied ? (
+          <p role="status" className="notice">
+            Not applied yet: change request <code>{applied.changeRequest.id}</code> holds this plan at revision{' '}
+            {applied.changeRequest.baseRevision} until a second admin approves it on the Change requests screen.
+          </p>
+        ) : (
+          <p role="status" className="notice">
+            Applied: {agentId} is at revision {applied.revision}. Watch the fleet pick it up on the Fleet screen.
+          </p>
+        ))}
     </section>
   );
 }

@@ -4,6 +4,7 @@ import { CapabilityImpactQuery, ManifestsQuery, UsageQuery } from '../api/operat
 import { AgentPicker } from '../components/AgentPicker';
 import { LoadState } from '../components/LoadState';
 import { useTitle, useUrlState } from '../url';
+import { HealthPanel } from '../components/HealthPanel';
 import { useConsole, useLoad } from '../context';
 import type { CapabilityImpactQuery as CapabilityImpactData } from '../gql/graphql';
 import { byNode, pivot } from '../logic/usage';
@@ -103,6 +104,7 @@ export function UsageScreen() {
               {nodes.rows.length > 0 && <Chart title="Calls per node and capability (retirement window)" x="node" {...nodes} />}
             </div>
           )}
+          {agentId && <HealthPanel agentId={agentId} />}
           <h2>Deprecated capabilities</h2>
           {deprecated.length === 0 && <p>None.</p>}
           {deprecated.map((m) => {

@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { PrismaService, type RegistryTx } from '@cp/db';
 import { mergeCoverage, type UsageCoverage } from '@cp/capabilities';
+import type { HealthIncrement } from './health-increments';
+import { incrementHealth } from './health-buckets';
 
 export interface BucketIncrement {
   capabilityId: string;
@@ -20,6 +22,7 @@ export interface RecordBatch {
   entries: number;
   calls: number;
   increments: BucketIncrement[];
+  health: HealthIncrement[];
   receivedAt: Date;
 }
 
@@ -85,6 +88,7 @@ export class UsageIngestRepository {
           throw new Rollback({ kind: 'duplicate' });
         }
         if (batch.increments.length > 0) await incrementBuckets(tx, batch);
+        if (batch.health.length > 0) await incrementHealth(tx, batch.agentId, batch.health);
         await extendCoverage(tx, batch);
         return { kind: 'recorded' } as const;
       })

@@ -5,10 +5,11 @@ import { isPastBatchIdRetention, type ValidationIssue } from '@cp/capabilities';
 import { InjectConfig, MetricsRegistryToken, serverCounter, type AppConfig } from '@cp/common';
 import { NodeHttpError } from '../node-auth/node-http-error';
 import { Clock } from '@cp/jobs';
-import { ANONYMOUS_TENANT, usageBatchSchema, type UsageBatchBody, type UsageIngestResult } from '@cp/node-protocol';
+import { ANONYMOUS_TENANT, outcomeTotal, usageBatchSchema, type UsageBatchBody, type UsageIngestResult } from '@cp/node-protocol';
 import { invalidNodeBody, parseNodeBody } from '../node-auth/parse-node-body';
 import { UsageIngestError, UsageIngestErrorCode } from './usage-ingest.errors';
 import { UsageIngestRepository, type BucketIncrement } from './usage-ingest.repository';
+import { aggregateHealth } from './health-increments';
 
 /** A node's clock may be this far off ours: a window ending later than now, or starting earlier than the agent's creation, by more is refused. */
 const MAX_CLOCK_SKEW_MS = 5 * 60_000;
@@ -96,6 +97,7 @@ export class UsageIngestService {
       entries: batch.counts.length,
       calls: batch.counts.reduce((sum, c) => sum + c.count, 0),
       increments: aggregate(batch),
+      health: aggregateHealth(batch),
       receivedAt: now,
     });
     switch (outcome.kind) {
@@ -129,7 +131,7 @@ export class UsageIngestService {
     if (isPastBatchIdRetention(windowStart, now, retentionDays)) issues.push({ path: '$.windowStart', message: refusedAsOld });
     batch.counts.forEach((c, i) => {
       const last = new Date(c.lastCallAt);
-      if (c.count > 0 && (last < windowStart || last > windowEnd))
+      if ((c.count > 0 || outcomeTotal(c.outcomes) > 0) && (last < windowStart || last > windowEnd))
         issues.push({ path: `$.counts[${i}].lastCallAt`, message: 'must lie inside the window [windowStart, windowEnd]' });
     });
     return issues;
