@@ -237,7 +237,7 @@ function SettingsForm({
           .then((ok) => ok && onSaved());
       }}
     >
-      {!writable && <p>Read only: your role cannot change this agent.</p>}
+      {!writable && <p>Your role cannot change these settings.</p>}
       <TextField label="Name" field="name" value={name} onChange={setName} error={submit.error} disabled={!writable} />
       <TextField
         label="Description"
@@ -322,7 +322,7 @@ function SettingsForm({
       <FormOutcome submit={submit} />
       {writable && (
         <button type="submit" className="primary" disabled={disabled}>
-          Save settings at revision {agent.revision}
+          Update settings at revision {agent.revision}
         </button>
       )}
     </form>
