@@ -1,14 +1,16 @@
 #!/usr/bin/env node
 // `node tools/plot-propagation.cjs <results.json>`: draws the figures of the propagation bench
 // (test/bench/propagation-floor.bench.ts, BENCH_OUT=<results.json>) as SVG line charts and renders
-// them to docs/propagation-floor.png and docs/cost-growth.png with resvg (offline, system fonts).
+// them to docs/propagation-floor.png and docs/cost-growth.png with resvg (offline, system fonts);
+// the SVG sources are written beside them (docs/*.svg). With product variants (BENCH_ACK_SPREADS),
+// the propagation plot has one product line per variant, and the goal (2× the floor's p99) dashed.
 const { readFileSync, writeFileSync } = require('node:fs');
 const path = require('node:path');
 const { Resvg } = require('@resvg/resvg-js');
 
 const results = JSON.parse(readFileSync(process.argv[2], 'utf8'));
 const docs = path.join(__dirname, '..', 'docs');
-const COLORS = ['#1f77b4', '#d62728', '#2ca02c', '#ff7f0e', '#9467bd'];
+const COLORS = ['#1f77b4', '#d62728', '#2ca02c', '#ff7f0e', '#9467bd', '#8c564b', '#7f7f7f'];
 const esc = (s) => String(s).replace(/&/g, '&amp;').replace(/</g, '&lt;');
 
 /** One panel: categorical x (evenly spaced), linear or log y, one polyline per series. */
@@ -63,12 +65,13 @@ function fmt(v) {
   return `${+v.toFixed(1)}`;
 }
 
-function render(file, width, height, panels, note) {
+function render(file, width, height, panels, note, caption = note) {
   const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" font-family="DejaVu Sans">
 <rect width="100%" height="100%" fill="white"/>
 ${panels.join('\n')}
-<text x="${width / 2}" y="${height - 8}" text-anchor="middle" font-size="11" fill="#555">${esc(note)}</text>
+<text x="${width / 2}" y="${height - 8}" text-anchor="middle" font-size="11" fill="#555">${esc(caption)}</text>
 </svg>`;
+  writeFileSync(path.join(docs, file.replace(/\.png$/, '.svg')), svg);
   const png = new Resvg(svg, { font: { loadSystemFonts: true, defaultFontFamily: 'DejaVu Sans' } }).render().asPng();
   writeFileSync(path.join(docs, file), png);
   process.stdout.write(`wrote docs/${file} (${png.length} bytes)\n`);
@@ -79,6 +82,12 @@ const note =
   results.note ??
   `one run, ${results.machine.node}, 2 shared cores, load average ${results.machine.loadavg.split(' ')[0]} → ${results.loadavgAfter.split(' ')[0]} (other sessions running): ratios count, not absolutes`;
 const byN = results.byNodes;
+/** The product runs of one N: its variants (BENCH_ACK_SPREADS), or the one run of older results. */
+const variantsOf = (r) => r.variants ?? [r];
+const variantName = (r, k) => {
+  const v = variantsOf(r)[k];
+  return r.variants ? `, nodes' ackSpreadMs ${v.ackSpreadMs ?? 'default'}` : '';
+};
 const ns = Object.keys(byN);
 render(
   'propagation-floor.png',
@@ -96,10 +105,17 @@ render(
       xs: ns,
       log: true,
       series: [
-        { name: 'product p99', values: ns.map((n) => byN[n].product.p99) },
+        ...variantsOf(byN[ns[0]]).map((_, k) => ({
+          name: `product p99${variantName(byN[ns[0]], k)}`,
+          values: ns.map((n) => variantsOf(byN[n])[k].product.p99),
+        })),
         { name: 'floor p99', values: ns.map((n) => byN[n].floor.p99) },
-        { name: 'product p50', values: ns.map((n) => byN[n].product.p50), dashed: true },
-        { name: 'floor p50', values: ns.map((n) => byN[n].floor.p50), dashed: true },
+        { name: 'goal: 2 × floor p99', values: ns.map((n) => 2 * byN[n].floor.p99), dashed: true },
+        ...variantsOf(byN[ns[0]]).map((_, k) => ({
+          name: `product p50${variantName(byN[ns[0]], k)}`,
+          values: ns.map((n) => variantsOf(byN[n])[k].product.p50),
+          dashed: true,
+        })),
       ],
     }),
   ],

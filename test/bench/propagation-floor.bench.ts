@@ -3,7 +3,9 @@
  * (builds dist/ first), or `npm run build && npx tsx test/bench/propagation-floor.bench.ts`.
  * Env: BENCH_NODES (50,200,1000), BENCH_PROCS (4), BENCH_CHANGES (20), BENCH_MANIFESTS
  * (100,1000,10000), BENCH_GROWTH_NODES (5), BENCH_GROWTH_CHANGES (3), BENCH_OUT (JSON results),
- * BENCH_CP_PROFILE_DIR (the control plane writes a CPU profile there when the bench ends).
+ * BENCH_CP_PROFILE_DIR (the control plane writes a CPU profile there when the bench ends),
+ * BENCH_ACK_SPREADS (e.g. `0,500`: the product measured once per NodeSync `ackSpreadMs`, in the
+ * same run, nodes restarted for each; default: one product run with NodeSync's default).
  *
  * Everything runs in separate OS processes: the REAL control plane (dist/apps/control-plane) on a
  * private redis-server (so its memory is ours to read) and a fresh database; the nodes, N/PROCS
@@ -49,6 +51,8 @@ const MANIFESTS = list(process.env.BENCH_MANIFESTS, [100, 1000, 10000]);
 const GROWTH_NODES = Number(process.env.BENCH_GROWTH_NODES ?? 5);
 const GROWTH_CHANGES = Number(process.env.BENCH_GROWTH_CHANGES ?? 3);
 const WARMUP = 2;
+/** The nodes' ackSpreadMs per product variant (ADR 0280); `undefined`: NodeSync's default. */
+const ACK_SPREADS: (number | undefined)[] = process.env.BENCH_ACK_SPREADS ? list(process.env.BENCH_ACK_SPREADS, []) : [undefined];
 const now = () => performance.timeOrigin + performance.now();
 const send = (message: unknown) => process.send!(message);
 
@@ -71,6 +75,7 @@ interface NodeHostArgs {
   redisUrl: string;
   prefix: string;
   dir: string;
+  ackSpreadMs?: number;
 }
 
 /** `count` NodeSync instances; reports each revision once every one of them serves it. */
@@ -89,6 +94,7 @@ async function nodeHost(a: NodeHostArgs): Promise<void> {
         pollIntervalMs: 120_000,
         heartbeatIntervalMs: 120_000,
         requestTimeoutMs: 60_000,
+        ackSpreadMs: a.ackSpreadMs,
       }),
   );
   const arrivals = new Map<number, number[]>();
@@ -115,6 +121,16 @@ async function nodeHost(a: NodeHostArgs): Promise<void> {
       },
     });
   });
+}
+
+interface ProductRun {
+  ackSpreadMs: number | null;
+  product: Record<string, number>;
+  cpuMsPerChange: number;
+  nodeCpuMsPerApply: number;
+  mutationAnsweredP50: number;
+  redisUsedMemory: number;
+  fetches: Record<string, number>;
 }
 
 interface FloorArgs {
@@ -257,12 +273,13 @@ async function main(): Promise<void> {
       Array.from({ length: procs }, (_, p) => Math.floor(n / procs) + (p < n % procs ? 1 : 0)).filter((c) => c > 0);
 
     /** Starts `n` nodes over `procs` host processes; returns them once every node serves. */
-    const startNodes = async (n: number, procs: number) => {
+    const startNodes = async (n: number, procs: number, ackSpreadMs?: number) => {
       let first = 0;
+      const nodesDir = join(dir, `n${n}-ack${ackSpreadMs ?? 'default'}`);
       const hosts = spread(n, procs).map((count) => {
         const h = child([
           '--nodes',
-          JSON.stringify({ count, first, url, token, redisUrl: redisServer.url, prefix, dir: join(dir, `n${n}`) }),
+          JSON.stringify({ count, first, url, token, redisUrl: redisServer.url, prefix, dir: nodesDir, ackSpreadMs }),
         ]);
         first += count;
         children.push(h);
@@ -292,9 +309,10 @@ async function main(): Promise<void> {
     children.push(child(['--bare', String(barePort), bundleFile]));
     const floorChannel = `${prefix}floor`;
     const byN: Record<number, unknown> = {};
-    for (const n of NODES) {
-      progress(`N=${n}: starting nodes`);
-      const hosts = await startNodes(n, PROCS);
+    /** The product at `n` nodes with the nodes' ackSpreadMs (undefined: NodeSync's default). */
+    const measureProduct = async (n: number, ackSpreadMs: number | undefined): Promise<ProductRun> => {
+      progress(`N=${n}, ackSpreadMs=${ackSpreadMs ?? 'default'}: starting nodes`);
+      const hosts = await startNodes(n, PROCS, ackSpreadMs);
       const product: number[] = [];
       const productEach: number[] = [];
       for (let i = 0; i < WARMUP; i++) await productChange(hosts, i);
@@ -328,7 +346,24 @@ async function main(): Promise<void> {
         );
       })();
       stopHosts(hosts);
-
+      return {
+        ackSpreadMs: ackSpreadMs ?? null,
+        product: {
+          p50: quantile(product, 0.5),
+          p99: quantile(product, 0.99),
+          eachP50: quantile(productEach, 0.5),
+          eachP99: quantile(productEach, 0.99),
+        },
+        cpuMsPerChange: cpuPerChange,
+        nodeCpuMsPerApply: nodeCpuPerApply,
+        mutationAnsweredP50: quantile(answered, 0.5),
+        redisUsedMemory: memory,
+        fetches: fetchStats,
+      };
+    };
+    for (const n of NODES) {
+      const variants: ProductRun[] = [];
+      for (const ackSpreadMs of ACK_SPREADS) variants.push(await measureProduct(n, ackSpreadMs));
       progress(`N=${n}: floor`);
       const floors = spread(n, PROCS).map((count) => {
         const f = child([
@@ -354,23 +389,15 @@ async function main(): Promise<void> {
       }
       stopHosts(floors);
       byN[n] = {
-        product: {
-          p50: quantile(product, 0.5),
-          p99: quantile(product, 0.99),
-          eachP50: quantile(productEach, 0.5),
-          eachP99: quantile(productEach, 0.99),
-        },
+        // The first variant's figures at the top level (the plot and older readers), every variant in `variants`.
+        ...variants[0],
         floor: {
           p50: quantile(floor, 0.5),
           p99: quantile(floor, 0.99),
           eachP50: quantile(floorEach, 0.5),
           eachP99: quantile(floorEach, 0.99),
         },
-        cpuMsPerChange: cpuPerChange,
-        nodeCpuMsPerApply: nodeCpuPerApply,
-        mutationAnsweredP50: quantile(answered, 0.5),
-        redisUsedMemory: memory,
-        fetches: fetchStats,
+        variants,
       };
       progress(`N=${n}: ${JSON.stringify(byN[n])}`);
       save({ byNodes: byN });
@@ -445,24 +472,15 @@ async function main(): Promise<void> {
       `\nPropagation (ms until the last node serves the change; ${CHANGES} changes after ${WARMUP} warm-up; nodes over ${PROCS} processes)`,
     );
     console.log(
-      '| nodes | product p50 | product p99 | floor p50 | floor p99 | p99 ratio | per-node p50/p99 product | per-node p50/p99 floor | mutation answered p50 | CP CPU ms/change | node CPU ms/apply | Redis used_memory | fetches full/delta/503, deltas pushed |',
+      "| nodes | nodes' ackSpreadMs | product p50 | product p99 | floor p50 | floor p99 | p99 ratio | per-node p50/p99 product | per-node p50/p99 floor | mutation answered p50 | CP CPU ms/change | node CPU ms/apply | Redis used_memory | fetches full/delta/503, deltas pushed |",
     );
-    console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
-    for (const [n, r] of Object.entries(byN) as [
-      string,
-      {
-        product: Record<string, number>;
-        floor: Record<string, number>;
-        cpuMsPerChange: number;
-        nodeCpuMsPerApply: number;
-        mutationAnsweredP50: number;
-        redisUsedMemory: number;
-        fetches: Record<string, number>;
-      },
-    ][]) {
-      console.log(
-        `| ${n} | ${f1(r.product.p50)} | ${f1(r.product.p99)} | ${f1(r.floor.p50)} | ${f1(r.floor.p99)} | ${(r.product.p99 / r.floor.p99).toFixed(2)} | ${f1(r.product.eachP50)}/${f1(r.product.eachP99)} | ${f1(r.floor.eachP50)}/${f1(r.floor.eachP99)} | ${f1(r.mutationAnsweredP50)} | ${f1(r.cpuMsPerChange)} | ${f1(r.nodeCpuMsPerApply)} | ${(r.redisUsedMemory / 1e6).toFixed(1)} MB | ${r.fetches.full}/${r.fetches.delta}/${r.fetches.throttled}, ${r.fetches.pushed} |`,
-      );
+    console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+    for (const [n, r] of Object.entries(byN) as [string, { floor: Record<string, number>; variants: ProductRun[] }][]) {
+      for (const v of r.variants) {
+        console.log(
+          `| ${n} | ${v.ackSpreadMs ?? 'default'} | ${f1(v.product.p50)} | ${f1(v.product.p99)} | ${f1(r.floor.p50)} | ${f1(r.floor.p99)} | ${(v.product.p99 / r.floor.p99).toFixed(2)} | ${f1(v.product.eachP50)}/${f1(v.product.eachP99)} | ${f1(r.floor.eachP50)}/${f1(r.floor.eachP99)} | ${f1(v.mutationAnsweredP50)} | ${f1(v.cpuMsPerChange)} | ${f1(v.nodeCpuMsPerApply)} | ${(v.redisUsedMemory / 1e6).toFixed(1)} MB | ${v.fetches.full}/${v.fetches.delta}/${v.fetches.throttled}, ${v.fetches.pushed} |`,
+        );
+      }
     }
     console.log(`\nOne agent growing (${GROWTH_NODES} nodes, ${GROWTH_CHANGES} changes each)`);
     console.log(

@@ -167,6 +167,10 @@ interface Server {
   child: ChildProcess;
 }
 
+/** Servers still running when this process exits (a failed run) do not outlive it. */
+const children = new Set<ChildProcess>();
+process.on('exit', () => children.forEach((c) => c.exitCode === null && c.kill('SIGKILL')));
+
 async function start(name: string, args: string[], nodeArgs: string[] = []): Promise<Server> {
   const port = await freePort();
   // tsx as a loader in the server's own process (its CLI would start a second one): CPU figures and
@@ -174,8 +178,11 @@ async function start(name: string, args: string[], nodeArgs: string[] = []): Pro
   const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', __filename, args[0], String(port), ...args.slice(1)], {
     stdio: ['ignore', 'inherit', 'inherit'],
   });
+  children.add(child);
+  child.once('exit', () => children.delete(child));
   const url = `http://127.0.0.1:${port}/a2a/jsonrpc`;
-  const end = Date.now() + 90_000;
+  // A loaded machine (other sessions' type checks and tests) can take minutes to compile the node.
+  const end = Date.now() + 300_000;
   while (Date.now() < end) {
     try {
       await fetch(url, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json', 'a2a-version': '1.0' } });
@@ -184,7 +191,8 @@ async function start(name: string, args: string[], nodeArgs: string[] = []): Pro
       await new Promise((r) => setTimeout(r, 100));
     }
   }
-  throw new Error(`${name} did not listen within 90 s`);
+  child.kill('SIGKILL');
+  throw new Error(`${name} did not listen within 300 s`);
 }
 
 async function stopServer(s: Server): Promise<void> {
@@ -270,6 +278,52 @@ async function streamSample(s: Server, headers: Record<string, string>): Promise
     }),
   );
   return { events, ttfe };
+}
+
+/**
+ * Memory per stored task: Redis MEMORY USAGE over a sample of the run's task records, plus the
+ * owner's index, sizes and creation sets divided by their entries; and the node's resident memory
+ * (tasks live in Redis, not in the node's heap: its memory must not grow with them).
+ */
+async function taskMemory(redis: import('ioredis').Redis, prefix: string, node: Server): Promise<void> {
+  const records: string[] = [];
+  for (let cursor = '0'; records.length < 500;) {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*a2a:{*}:task:*`, 'COUNT', 1000);
+    records.push(...keys);
+    if ((cursor = next) === '0') break;
+  }
+  if (records.length === 0) return;
+  const sample = records.slice(0, 500);
+  const bytes = await Promise.all(sample.map((k) => redis.memory('USAGE', k)));
+  const used = bytes.filter((b): b is number => typeof b === 'number');
+  const values = await Promise.all(sample.slice(0, 50).map((k) => redis.strlen(k)));
+  // The owners' per-task structures (index, sizes, created), per entry.
+  let structBytes = 0;
+  let entries = 0;
+  for (const owner of new Set(sample.map((k) => k.slice(0, k.indexOf('}:') + 2)))) {
+    for (const [key, kind] of [
+      ['index', 'zset'],
+      ['sizes', 'hash'],
+      ['created', 'zset'],
+    ] as const) {
+      structBytes += Number((await redis.memory('USAGE', `${owner}${key}`, 'SAMPLES', 0)) ?? 0);
+      if (key === 'index') entries += kind === 'zset' ? await redis.zcard(`${owner}${key}`) : 0;
+    }
+  }
+  const rss = processRssMb(node.child.pid);
+  console.log(
+    `\nmemory per stored task: Redis record ${Math.round(med(used))} B (MEMORY USAGE, median of ${used.length}; value ${Math.round(med(values))} B), ` +
+      `owner index/sizes/created ${entries ? Math.round(structBytes / entries) : 0} B per task (${entries} tasks); node resident ${rss} MB after the run`,
+  );
+}
+
+function processRssMb(pid: number | undefined): number {
+  try {
+    const status = require('node:fs').readFileSync(`/proc/${pid}/status`, 'utf8') as string;
+    return Math.round(Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024);
+  } catch {
+    return NaN;
+  }
 }
 
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))] ?? NaN;
@@ -359,10 +413,11 @@ async function main(): Promise<void> {
   if (floorRps && nodeAnon)
     console.log(`SendMessage node anonymous / floor: ${(med(nodeAnon.map((f) => f.rps)) / med(floorRps.map((f) => f.rps))).toFixed(2)}×`);
 
-  await stopServer(node);
-  await stopServer(floor);
   const { Redis } = await import('ioredis');
   const redis = new Redis(loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent' }).REDIS_URL);
+  await taskMemory(redis, prefix, node);
+  await stopServer(node);
+  await stopServer(floor);
   for (let cursor = '0'; ;) {
     const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
     if (keys.length) await redis.unlink(...keys);

@@ -25,6 +25,7 @@ import { DeprecationModule } from './deprecation/deprecation.module';
 import { NotificationsModule } from './notifications/notifications.module';
 import { ConsoleModule } from './console/console.module';
 import { CatalogModule } from './catalog/catalog.module';
+import { ChangeRequestsModule } from './change-requests/change-requests.module';
 
 @Module({
   imports: [
@@ -60,6 +61,7 @@ import { CatalogModule } from './catalog/catalog.module';
     NotificationsModule,
     ConsoleModule,
     CatalogModule,
+    ChangeRequestsModule,
   ],
 })
 export class AppModule {}

@@ -224,13 +224,12 @@ export class A2AService {
     const { id } = taskIdParam(rawParams, 'id', this.limits.maxJsonDepth);
     const record = await this.deps.tasks.get(id, ownerKey(rc.caller));
     if (!record) throw taskNotFound(id);
-    if (TERMINAL_STATES.has(record.task.status.state)) {
-      throw new A2AError(A2AErrorName.TaskNotCancelable, `task ${id} is ${record.task.status.state} and cannot be canceled`, {
-        taskId: id,
-      });
-    }
+    if (TERMINAL_STATES.has(record.task.status.state)) throw notCancelable(record.task);
     const next: WireTask = { ...record.task, status: { state: 'TASK_STATE_CANCELED', timestamp: nowIso() } };
-    await new TaskRun(record, this.deps.tasks, this.deps.events).commit(next, statusUpdate(next));
+    const run = new TaskRun(record, this.deps.tasks, this.deps.events);
+    await run.commit(next, statusUpdate(next));
+    // Finished meanwhile (on any replica): the store kept that state.
+    if (run.ended) throw notCancelable(run.ended.task);
     const policy = this.deps.upstreams && this.deps.bundle()?.policy.entries.find((e) => e.capabilityId === record.capabilityId);
     if (policy?.upstream) void this.deps.upstreams!.cancel(policy, id, rc.token);
     return next;
@@ -357,6 +356,12 @@ export class A2AService {
     const execution = { capabilityId, registration, policy, decision, metadata, limits, admission };
     return { params, rc, active, owner, record: saved, inbound, execution };
   }
+}
+
+function notCancelable(task: WireTask): A2AError {
+  return new A2AError(A2AErrorName.TaskNotCancelable, `task ${task.id} is ${task.status.state} and cannot be canceled`, {
+    taskId: task.id,
+  });
 }
 
 function terminalSubscribe(record: TaskRecord): A2AError {

@@ -8,6 +8,7 @@
 import { checkNodeBundle, sealNodeBundle, type NodeBundle } from '@cp/capabilities';
 import { nodeBundleEtag, verifyNodeBundle, type VerificationKeys } from '@cp/node-protocol';
 import { ActiveBundle, type LazyCardSigning } from '../active-bundle';
+import { AfterApply, type AfterApplyWork } from './after-apply';
 import type { BundleDiskCache } from './bundle-disk-cache';
 import type { AppliedListener, BundleSource, NodeSyncLogger, RefreshOutcome } from './node-sync-types';
 import type { Registration } from './registration';
@@ -19,7 +20,12 @@ export interface BundleApplierOptions {
   classSample?: number;
   /** Given to every ActiveBundle (the lazy card-signature path, ADR 0132). */
   cardSigning?: LazyCardSigning;
+  /** The disk copy and the ack of a fetched or pushed bundle come within a random delay up to this (ADR 0280; 0: at once). */
+  ackSpreadMs?: number;
 }
+
+/** When a take()'s disk copy and ack are done: before it resolves, or spread after it (ADR 0280). */
+export type Settle = 'now' | 'later';
 
 export class BundleApplier {
   private active?: ActiveBundle;
@@ -29,13 +35,17 @@ export class BundleApplier {
   private lastRefusal: string | null = null;
   private unservable: string[] = [];
   private readonly listeners = new Set<AppliedListener>();
+  /** The disk copy and the ack, after the swap (ADR 0280). */
+  readonly after: AfterApply;
 
   constructor(
     private readonly options: BundleApplierOptions,
     private readonly disk: BundleDiskCache,
     private readonly registration: Registration,
     private readonly log: NodeSyncLogger,
-  ) {}
+  ) {
+    this.after = new AfterApply(options.ackSpreadMs ?? DEFAULT_ACK_SPREAD_MS, disk, (body) => registration.ack(body));
+  }
 
   current(): ActiveBundle | undefined {
     return this.active;
@@ -47,6 +57,12 @@ export class BundleApplier {
 
   status(): { source: BundleSource | null; lastRefusal: string | null; unservable: string[] } {
     return { source: this.source, lastRefusal: this.lastRefusal, unservable: [...this.unservable] };
+  }
+
+  /** Recomputes what the served bundle cannot be served for (after an upstream probe changed its outcome). */
+  recheckServable(): string[] {
+    if (this.active) this.unservable = this.registration.unservableOf(this.active);
+    return [...this.unservable];
   }
 
   onApplied(listener: AppliedListener): () => void {
@@ -64,19 +80,18 @@ export class BundleApplier {
    * Checks, verifies and applies `value` (JSON text or an object, deep-frozen first by
    * sealNodeBundle: what is checked is what is served). `report`: a refusal is recorded and acked
    * to the control plane (false: only logged, for pushed deltas, which whoever can publish on the
-   * channel could send).
+   * channel could send). `settle`: the disk copy and the ack before this resolves ('now': offer(),
+   * disk) or spread after it ('later': what the sync fetched or was pushed, ADR 0280).
    */
-  async take(value: unknown, source: BundleSource, report: boolean): Promise<RefreshOutcome> {
+  async take(value: unknown, source: BundleSource, report: boolean, settle: Settle = 'now'): Promise<RefreshOutcome> {
     const refusal = await this.refusalOf(value);
     if (refusal.error !== null) {
       const from = report ? source : 'a pushed delta';
       if (report) this.lastRefusal = refusal.error;
       this.log.warn(`refused a bundle from ${from} (keeping revision ${this.active?.revision ?? 'none'}): ${refusal.error}`);
       if (source === 'control-plane' && report) {
-        await this.registration.ack({
-          nodeId: this.registration.nodeId,
-          revision: claimedRevision(value) ?? this.active?.revision ?? 0,
-          error: refusal.error,
+        await this.settle(settle, {
+          ack: { nodeId: this.registration.nodeId, revision: claimedRevision(value) ?? this.active?.revision ?? 0, error: refusal.error },
         });
       }
       return 'refused';
@@ -103,14 +118,17 @@ export class BundleApplier {
         this.log.warn(`an onApplied listener failed: ${(error as Error).message}`);
       }
     }
-    if (source === 'control-plane') await this.disk.write(typeof value === 'string' ? value : JSON.stringify(bundle));
-    await this.registration.ack({
-      nodeId: this.registration.nodeId,
-      revision: next.revision,
-      servedHash: next.servedHash,
-      unservable: this.unservable,
+    await this.settle(settle, {
+      diskText: source === 'control-plane' ? () => (typeof value === 'string' ? value : JSON.stringify(bundle)) : undefined,
+      ack: { nodeId: this.registration.nodeId, revision: next.revision, servedHash: next.servedHash, unservable: this.unservable },
     });
     return 'applied';
+  }
+
+  private settle(settle: Settle, work: AfterApplyWork): Promise<void> {
+    if (settle === 'now') return this.after.now(work);
+    this.after.later(work);
+    return Promise.resolve();
   }
 
   /** The checked bundle, or why it is refused: its own checks, another agent's, or its signatures. */
@@ -126,6 +144,9 @@ export class BundleApplier {
     return { error: null, bundle: check.bundle };
   }
 }
+
+/** Default of `ackSpreadMs` (ADR 0280): acks of a fleet spread over half a second. */
+export const DEFAULT_ACK_SPREAD_MS = 500;
 
 function claimedRevision(value: unknown): number | undefined {
   try {

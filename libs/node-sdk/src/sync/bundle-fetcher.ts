@@ -9,6 +9,7 @@
  *   made anyway.
  * - A 503/429's Retry-After is kept (bounded by the poll interval) for RefreshLoop's next retry.
  * Redirects are not followed (ADR 0194): a 3xx is a failed fetch like any other status.
+ * - What it applies is written to disk and acked after a spread delay (ADR 0280).
  */
 import { applyNodeBundleDelta, BUNDLE_DELTA_BASE_HEADER, NODE_BUNDLE_DELTA_TYPE, nodeBundleEtag } from '@cp/node-protocol';
 import type { ControlPlaneAnswer } from './control-plane-http';
@@ -69,7 +70,7 @@ export class BundleFetcher {
       this.log.debug?.(`not applying the pushed delta (${rebuilt.error}); fetching`);
       return undefined;
     }
-    const outcome = await this.applier.take(rebuilt.bundle, 'control-plane', false);
+    const outcome = await this.applier.take(rebuilt.bundle, 'control-plane', false, 'later');
     if (outcome === 'refused') {
       this.counts.pushUnused++;
       return undefined;
@@ -119,10 +120,10 @@ export class BundleFetcher {
         return this.fetch(true);
       }
       this.counts.delta++;
-      return this.applier.take(rebuilt.bundle, 'control-plane', true);
+      return this.applier.take(rebuilt.bundle, 'control-plane', true, 'later');
     }
     this.counts.full++;
-    return this.applier.take(text, 'control-plane', true);
+    return this.applier.take(text, 'control-plane', true, 'later');
   }
 
   private unreachable(message: string): RefreshOutcome {

@@ -6,7 +6,7 @@
  * real node:http server speaking the node API; the bundles are really signed and verified.
  */
 import { generateKeyPairSync } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -68,7 +68,7 @@ describe('NodeSync with a hostile or broken control plane', () => {
   });
 
   /** A node serving revision 1 from this control plane. */
-  const started = async (options: { maxResponseBytes?: number; requestTimeoutMs?: number } = {}) => {
+  const started = async (options: { maxResponseBytes?: number; requestTimeoutMs?: number; ackSpreadMs?: number } = {}) => {
     const first = await signed(1);
     bundleAnswer = (_req, res) => res.setHeader('content-type', 'application/json').end(first);
     sync = new NodeSync({ controlPlaneUrl: url, nodeToken: 't', agentId: AGENT, nodeId: 'hostile-test', cacheDir: dir, jwks, ...options });
@@ -78,8 +78,9 @@ describe('NodeSync with a hostile or broken control plane', () => {
     return sync;
   };
 
-  /** Nothing newer than revision 1 was served, and nothing but revision 1 was acked. */
-  const stillOne = (node: NodeSync) => {
+  /** Nothing newer than revision 1 was served, and nothing but revision 1 was acked (once what is pending is sent). */
+  const stillOne = async (node: NodeSync) => {
+    await node.settle();
     expect(node.current()?.revision).toBe(1);
     expect(acks.map((a) => a.revision)).toEqual([1]);
   };
@@ -92,11 +93,12 @@ describe('NodeSync with a hostile or broken control plane', () => {
     expect(await node.refresh()).toBe('unreachable');
     expect(node.status().lastFetchError).toBe('control plane unreachable: the answer is larger than 2097152 bytes');
     expect(node.status().fetches.unanswered).toBe(1);
-    stillOne(node);
+    await stillOne(node);
     // The same bundle within the cap applies (by this refresh, or by the retry scheduled after the failure).
     bundleAnswer = (_req, res) => res.setHeader('content-type', 'application/json').end(second);
     expect(['applied', 'not-modified']).toContain(await node.refresh());
     expect(node.current()?.revision).toBe(2);
+    await node.settle();
     expect(acks.map((a) => a.revision)).toEqual([1, 2]);
   });
 
@@ -113,7 +115,7 @@ describe('NodeSync with a hostile or broken control plane', () => {
     expect(await node.refresh()).toBe('unreachable');
     expect(node.status().lastFetchError).toMatch(/^GET bundle answered 307: /);
     expect(followed).toBe(0);
-    stillOne(node);
+    await stillOne(node);
   });
 
   it('a body that never finishes fails at requestTimeoutMs; nothing of it is served', async () => {
@@ -127,18 +129,62 @@ describe('NodeSync with a hostile or broken control plane', () => {
     };
     expect(await node.refresh()).toBe('unreachable');
     expect(node.status().lastFetchError).toBe('control plane unreachable: no full answer within 400 ms');
-    stillOne(node);
+    await stillOne(node);
   });
 
   it('acks after serving, with the revision and hash served; fetches and acks share one kept-alive connection', async () => {
-    const node = await started();
+    const node = await started({ ackSpreadMs: 0 });
+    for (const revision of [2, 3]) {
+      const next = await signed(revision);
+      await node.settle();
+      bundleAnswer = (_req, res) => res.setHeader('content-type', 'application/json').end(next);
+      expect(await node.refresh()).toBe('applied');
+    }
+    await node.settle();
+    expect(events.filter((e) => /^(served|ack) /.test(e))).toEqual(['served 1', 'ack 1', 'served 2', 'ack 2', 'served 3', 'ack 3']);
+    expect(acks.at(-1)).toMatchObject({ nodeId: 'hostile-test', revision: 3, servedHash: node.current()!.servedHash, unservable: [] });
+    expect(connections).toBe(1);
+  });
+
+  it('within ackSpreadMs, applies are served at once and their disk copies and acks coalesce to the latest (ADR 0280)', async () => {
+    const node = await started({ ackSpreadMs: 60_000 });
     for (const revision of [2, 3]) {
       const next = await signed(revision);
       bundleAnswer = (_req, res) => res.setHeader('content-type', 'application/json').end(next);
       expect(await node.refresh()).toBe('applied');
     }
-    expect(events.filter((e) => /^(served|ack) /.test(e))).toEqual(['served 1', 'ack 1', 'served 2', 'ack 2', 'served 3', 'ack 3']);
-    expect(acks.at(-1)).toMatchObject({ nodeId: 'hostile-test', revision: 3, servedHash: node.current()!.servedHash, unservable: [] });
-    expect(connections).toBe(1);
+    expect(events.filter((e) => /^(served|ack) /.test(e))).toEqual(['served 1', 'served 2', 'served 3']);
+    expect(acks).toEqual([]);
+    await expect(readFile(join(dir, `${AGENT}.bundle.json`), 'utf8')).rejects.toThrow(/ENOENT/);
+    await node.settle();
+    expect(acks).toEqual([expect.objectContaining({ nodeId: 'hostile-test', revision: 3, servedHash: node.current()!.servedHash })]);
+    expect((JSON.parse(await readFile(join(dir, `${AGENT}.bundle.json`), 'utf8')) as { revision: number }).revision).toBe(3);
+  });
+
+  it('a refusal after a pending apply: the refusal is the ack sent, the applied bundle the disk copy (ADR 0280)', async () => {
+    const node = await started({ ackSpreadMs: 60_000 });
+    const other = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey;
+    const forged = JSON.stringify(
+      await signNodeBundle(buildNodeBundle(given.snapshot(f.manifests, { agentId: AGENT, revision: 2 })), { kid: 'k1', privateKey: other }),
+    );
+    bundleAnswer = (_req, res) => res.setHeader('content-type', 'application/json').end(forged);
+    expect(await node.refresh()).toBe('refused');
+    expect(acks).toEqual([]);
+    await node.settle();
+    expect(acks).toEqual([expect.objectContaining({ nodeId: 'hostile-test', revision: 2, error: expect.stringMatching(/^signature /) })]);
+    expect((JSON.parse(await readFile(join(dir, `${AGENT}.bundle.json`), 'utf8')) as { revision: number }).revision).toBe(1);
+    expect(node.current()?.revision).toBe(1);
+  });
+
+  it('stop() sends the pending ack before the node leaves', async () => {
+    const node = await started({ ackSpreadMs: 60_000 });
+    const next = await signed(2);
+    bundleAnswer = (_req, res) => res.setHeader('content-type', 'application/json').end(next);
+    expect(await node.refresh()).toBe('applied');
+    expect(acks).toEqual([]);
+    await node.stop();
+    sync = undefined;
+    expect(acks.map((a) => a.revision)).toEqual([2]);
+    expect(events.indexOf('ack 2')).toBeLessThan(events.lastIndexOf(`POST ${nodeApiPaths.heartbeat}`));
   });
 });

@@ -39,6 +39,12 @@ export interface NodeSyncOptions {
   reconnectMaxMs?: number;
   /** After invalidations reconnect, the catch-up fetch waits a random delay up to this (default 1 s). */
   reconnectSpreadMs?: number;
+  /**
+   * A bundle the sync fetched or was pushed is served at once; its disk copy and its ack follow
+   * within a random delay up to this, coalesced with any later apply (default 500 ms; 0: at once;
+   * ADR 0280). offer() writes before it resolves whatever this is.
+   */
+  ackSpreadMs?: number;
   /** Ask for deltas from the served bundle, and apply those pushed with announcements (default true; false: always the full bundle). */
   deltas?: boolean;
   /** How many classes checkNodeBundle recomputes (default: its own default). */

@@ -15,7 +15,7 @@
  * it (see nest/node-sync.module.ts for the Nest wrapper).
  */
 import { join } from 'node:path';
-import type { HandlerDeclaration } from '@cp/capabilities';
+import type { HandlerDeclaration, UpstreamCardReport } from '@cp/capabilities';
 import { nodeIdSchema, type VerificationKeys } from '@cp/node-protocol';
 import type { ActiveBundle } from '../active-bundle';
 import { BundleApplier } from './bundle-applier';
@@ -84,6 +84,7 @@ export class NodeSync {
         keys,
         classSample: options.classSample,
         cardSigning: lazyCardSigning(this.api, { keys, waitMs: options.cardSigningWaitMs, retryAfterMs: options.cardSigningRetryMs }, log),
+        ackSpreadMs: options.ackSpreadMs,
       },
       new BundleDiskCache(options.cacheDir, options.agentId, log),
       this.registration,
@@ -120,6 +121,20 @@ export class NodeSync {
   /** Sets where the handler inventory comes from (before start(); apps that build handlers later). */
   useHandlers(handlers: () => HandlerDeclaration[]): void {
     this.registration.useHandlers(handlers);
+  }
+
+  /**
+   * Makes this node a gateway in its reports (ADR 0275): the upstream report goes with register and
+   * every heartbeat, and counts in what the node says it cannot serve.
+   */
+  useUpstreams(report: () => UpstreamCardReport[]): void {
+    this.registration.useUpstreams(report);
+  }
+
+  /** An upstream probe's outcome changed: recompute what this node cannot serve and report it now (not at the next heartbeat). */
+  async upstreamsChanged(): Promise<void> {
+    this.applier.recheckServable();
+    if (this.running) await this.registration.heartbeat();
   }
 
   /** The bundle being served, or undefined before the first one (from disk or the control plane). */
@@ -194,6 +209,8 @@ export class NodeSync {
     this.timers = [];
     this.invalidations?.stop();
     await this.loop.stop();
+    // The disk copy and the ack still pending (ADR 0280), before the node says it leaves.
+    await this.applier.after.flush();
     await this.registration.leave();
     this.api.close();
   }
@@ -204,6 +221,14 @@ export class NodeSync {
    */
   refresh(pushed?: string): Promise<RefreshOutcome> {
     return this.loop.refresh(pushed);
+  }
+
+  /**
+   * Writes the served bundle's disk copy and sends its ack now, rather than within `ackSpreadMs`
+   * (ADR 0280); resolves when both are done. stop() does it too.
+   */
+  settle(): Promise<void> {
+    return this.applier.after.flush();
   }
 
   /**
