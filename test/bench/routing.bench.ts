@@ -7,7 +7,8 @@
  *    blind, ADR 0197), and the product router without the manifests' routing hints. With
  *    BENCH_EMBEDDINGS=use (and the USE-lite packages installed, test/support/routing-eval/
  *    local-embeddings.ts) also the semantic router (EmbeddingsClassifier over a local
- *    OpenAI-compatible server) and its agreement with the lexical router (measurement only).
+ *    OpenAI-compatible server) and its agreement with the lexical router (measurement only). With
+ *    BENCH_CHAT_URL the chat-completions router (ADR 0291) against that endpoint.
  * 2. Latency of one route() decision over a 2,000-capability router index (the eval set's 25
  *    capabilities plus 1,975 generated ones), today's classifier and the new one interleaved in
  *    one run, with plain BM25 as the bare baseline doing the same ranking work.
@@ -15,8 +16,10 @@
 import { LexicalClassifier, route, routingTestIndex, type Classifier, type CapabilityManifest, type RouterIndex } from '@cp/capabilities';
 import { LegacyLexicalClassifier } from '../support/routing-eval/legacy-classifier';
 import { EmbeddingsClassifier } from '../../libs/node-sdk/src/routing/embeddings-classifier';
+import { ChatCompletionsClassifier } from '../../libs/node-sdk/src/routing/chat-classifier';
 import { agreement, precomputed, startLocalEmbeddings, useClassifier } from '../support/routing-eval/local-embeddings';
 import { PlainBm25Classifier } from '../support/routing-eval/plain-bm25';
+import { WordNet } from '../support/routing-eval/wordnet';
 import {
   evaluate,
   half,
@@ -30,6 +33,19 @@ import {
 } from '../support/routing-eval/routing-eval';
 
 const CAPABILITIES = 2_000;
+
+let opened: WordNet | undefined;
+/** One WordNet reader for the run; its opening cost (time, memory) is reported once. */
+function wordnet(): WordNet {
+  if (opened) return opened;
+  const heap = process.memoryUsage().heapUsed + process.memoryUsage().external;
+  const t0 = process.hrtime.bigint();
+  opened = new WordNet({ senses: 1, derivations: true });
+  const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+  const mb = (process.memoryUsage().heapUsed + process.memoryUsage().external - heap) / 1e6;
+  console.log(`WordNet opened in ${ms.toFixed(0)} ms, +${mb.toFixed(1)} MB heap and external (index files held)\n`);
+  return opened;
+}
 const WARMUP = 50;
 const ROUNDS = 5;
 
@@ -64,6 +80,8 @@ async function quality(): Promise<void> {
         'plain BM25': evaluate(view, new PlainBm25Classifier()),
         'route() now': evaluate(view, new LexicalClassifier()),
         'route() now, no routing hints': evaluate(withoutHints(view), new LexicalClassifier()),
+        // ADR 0290: the expansion chosen on the tuning half (1 sense, derivations, weight 0.1).
+        'route() now + WordNet': evaluate(view, new LexicalClassifier(undefined, { expansion: wordnet(), expansionWeight: 0.1 })),
       };
       if (endpoint) {
         const entries = routingTestIndex(view.snapshot, {}).entries;
@@ -81,6 +99,27 @@ async function quality(): Promise<void> {
         );
         columns[local ? 'semantic (USE-lite)' : 'semantic'] = evaluate(view, semantic);
         columns['lexical + semantic agreement'] = evaluate(view, agreement(new LexicalClassifier(), semantic, 0.1));
+      }
+      // BENCH_CHAT_URL (+ _MODEL, _API_KEY, _OUTPUT): the chat-completions router against any
+      // OpenAI-compatible endpoint (ADR 0291); skipped when unset. Every message is asked once.
+      if (process.env.BENCH_CHAT_URL) {
+        const entries = routingTestIndex(view.snapshot, {}).entries;
+        const chat = new ChatCompletionsClassifier({
+          url: process.env.BENCH_CHAT_URL,
+          model: process.env.BENCH_CHAT_MODEL ?? 'gpt-4o-mini',
+          apiKey: process.env.BENCH_CHAT_API_KEY,
+          output: process.env.BENCH_CHAT_OUTPUT === 'json-schema' ? 'json-schema' : 'tool',
+          timeoutMs: 60_000,
+          coolDownMs: 0,
+        });
+        const t0 = process.hrtime.bigint();
+        const answered = await precomputed(
+          chat,
+          view.suite.tests.map((t) => t.text ?? ''),
+          entries,
+        );
+        const perMessage = Number(process.hrtime.bigint() - t0) / 1e6 / Math.max(view.suite.tests.length, 1);
+        columns[`chat (${perMessage.toFixed(0)} ms/message)`] = evaluate(view, answered);
       }
       console.log(renderTable(columns));
       console.log();
@@ -127,8 +166,15 @@ function latency(): void {
   const columns: [string, Classifier][] = [
     ['route() today', new LegacyLexicalClassifier()],
     ['route() now', new LexicalClassifier()],
+    ['route() now + WordNet', new LexicalClassifier(undefined, { expansion: wordnet(), expansionWeight: 0.1 })],
     ['plain BM25 (bare baseline)', new PlainBm25Classifier()],
   ];
+  // Index time: compiling the 2,000 capabilities (first decision over the index) with and without expansion.
+  for (const [name, c] of columns) {
+    const t0 = process.hrtime.bigint();
+    route(messages[0], caller, index, { classifier: c });
+    console.log(`first decision (compiles the index), ${name}: ${(Number(process.hrtime.bigint() - t0) / 1e6).toFixed(0)} ms`);
+  }
   const samples = new Map<string, number[]>(columns.map(([n]) => [n, []]));
   for (const [, c] of columns) for (let i = 0; i < WARMUP; i++) route(messages[i % messages.length], caller, index, { classifier: c });
   // Interleaved rounds: the VM's fast and slow phases hit every column alike.

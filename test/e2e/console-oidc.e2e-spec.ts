@@ -120,6 +120,8 @@ describe('console sign-in with OpenID Connect (authorization code + PKCE) agains
       graphqlPath: '/graphql',
       oidc: { issuer: idp.issuer, clientId: 'cp-console', scope: 'openid admin', resource: AUDIENCE },
       devSignIn: false,
+      apiTimeoutMs: 15_000,
+      spinnerDelayMs: 300,
     });
     const dev = await fetch(`${url}/console/dev-sign-in`, {
       method: 'POST',

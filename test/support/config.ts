@@ -9,6 +9,8 @@ export function testConfig(overrides: Record<string, string> = {}): AppConfig {
     CONTROL_PLANE_METRICS_PORT: '0',
     WORKER_METRICS_PORT: '0',
     AGENT_NODE_METRICS_PORT: '0',
+    // Suites that are not about approvals apply without a second admin (ADR 0300); approval suites set the kinds.
+    APPROVAL_DEFAULT_KINDS: '',
     ...overrides,
   });
 }

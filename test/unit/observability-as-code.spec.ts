@@ -108,6 +108,8 @@ describe('deploy/observability as code', () => {
       'DeprecationNoticeDeadLettered',
       'CardErrorRateHigh',
       'CardLatencyHigh',
+      'CapabilityErrorRateHigh',
+      'CapabilityLatencyHigh',
     ])
       expect(alerts).toContain(a);
   });

@@ -9,16 +9,20 @@ import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import { closeRedis, createRedis, InjectConfig, InjectRedis, type AppConfig, type RedisClient } from '@cp/common';
 import {
+  ChatCompletionsClassifier,
   EmbeddingsClassifier,
   HandlerRegistry,
   HttpClarificationSink,
   NodeMetrics,
   NodeSync,
+  UpstreamProbe,
   UsageReporter,
   type A2AServer,
 } from '@cp/node-sdk';
+import type { Classifier } from '@cp/capabilities';
 import { registerFinanceA2A } from './finance-a2a';
 import { NodeIdentityToken, type NodeIdentity } from './node-identity';
+import { startUpstreamProbing } from './upstream-probing';
 
 export { JSON_RPC_PATH, REST_BASE } from './finance-a2a';
 
@@ -30,6 +34,7 @@ export class A2AEndpoints implements OnModuleInit, OnApplicationShutdown {
   server?: A2AServer;
   private subscriber?: RedisClient;
   private pushWorker?: Redis;
+  private probe?: UpstreamProbe;
 
   constructor(
     @Inject(HttpAdapterHost) private readonly adapterHost: HttpAdapterHost,
@@ -65,26 +70,52 @@ export class A2AEndpoints implements OnModuleInit, OnApplicationShutdown {
       onBudgetUnavailable: (e) => logger.warn({ err: e.message, msg: 'budget check unavailable; call let through' }),
       usage: this.usage,
       log,
-      // The semantic router when the deployment configures an embeddings endpoint (ADR 0093).
-      classifier: this.config.EMBEDDINGS_URL
-        ? new EmbeddingsClassifier({
-            url: this.config.EMBEDDINGS_URL,
-            model: this.config.EMBEDDINGS_MODEL,
-            apiKey: this.config.EMBEDDINGS_API_KEY,
-            timeoutMs: this.config.EMBEDDINGS_TIMEOUT_MS,
-            log,
-          })
-        : undefined,
+      classifier: nodeClassifier(this.config, log),
       clarifications: new HttpClarificationSink(this.config.CONTROL_PLANE_URL, () => identity.nodeToken, log),
       observer: this.metrics,
     });
+    // Upstream cards fetched after each revision and periodically; reported with the heartbeat (ADR 0275).
+    this.probe = startUpstreamProbing(this.sync, this.config, log);
     const service = this.server.service;
     this.metrics.countStreams(() => service.openStreams);
   }
 
   async onApplicationShutdown(): Promise<void> {
+    this.probe?.stop();
     await this.server?.push?.close();
     if (this.pushWorker) await closeRedis(this.pushWorker);
     if (this.subscriber) await closeRedis(this.subscriber);
   }
+}
+
+/**
+ * The node's text classifier: the chat-completions router when configured (ADR 0291), falling back
+ * to the embeddings router when that is configured too (ADR 0093), else to the lexical one; unset
+ * both and the lexical router decides (route()'s default).
+ */
+export function nodeClassifier(
+  config: AppConfig,
+  log: { warn(fields: Record<string, unknown>, message: string): void },
+): Classifier | undefined {
+  const embeddings = config.EMBEDDINGS_URL
+    ? new EmbeddingsClassifier({
+        url: config.EMBEDDINGS_URL,
+        model: config.EMBEDDINGS_MODEL,
+        apiKey: config.EMBEDDINGS_API_KEY,
+        timeoutMs: config.EMBEDDINGS_TIMEOUT_MS,
+        log,
+      })
+    : undefined;
+  if (!config.CHAT_ROUTER_URL) return embeddings;
+  return new ChatCompletionsClassifier({
+    url: config.CHAT_ROUTER_URL,
+    model: config.CHAT_ROUTER_MODEL,
+    apiKey: config.CHAT_ROUTER_API_KEY,
+    timeoutMs: config.CHAT_ROUTER_TIMEOUT_MS,
+    output: config.CHAT_ROUTER_OUTPUT,
+    coolDownMs: config.CHAT_ROUTER_COOL_DOWN_MS,
+    maxCached: config.CHAT_ROUTER_CACHE_ENTRIES,
+    fallback: embeddings,
+    log,
+  });
 }

@@ -110,7 +110,7 @@ export function registerFinanceA2A(app: FastifyInstance, c: AppConfig, deps: Fin
   // Capabilities whose manifest names an upstream are forwarded with an exchanged token (ADR 0230, 0231):
   // the caller's token and the node's credential never leave the node.
   const upstreams = new UpstreamGateway({
-    exchange: async (subjectToken, capabilityId) => (await exchanger.exchangeUpstream({ subjectToken, capabilityId })).accessToken,
+    exchange: (subjectToken, capabilityId) => exchanger.exchangeUpstream({ subjectToken, capabilityId }),
     allow: () => deps.bundle()?.upstreamAllow ?? [],
     log: deps.log,
     // Links beside the agent's tasks: a continuation or cancel on another replica finds the upstream task (ADR 0232).

@@ -5,6 +5,9 @@ export interface ConsoleSettings {
   graphqlPath: string;
   oidc: { issuer: string; clientId: string; scope: string; resource: string | null } | null;
   devSignIn: boolean;
+  /** How long a screen waits for the API before it offers a retry, and when its spinner shows (older control planes send neither). */
+  apiTimeoutMs?: number;
+  spinnerDelayMs?: number;
 }
 
 /** A signed-in session: the bearer token the API verifies, and where it came from. */

@@ -24,6 +24,7 @@ import { DeprecationModule } from './deprecation/deprecation.module';
 import { NotificationsModule } from './notifications/notifications.module';
 import { ConsoleModule } from './console/console.module';
 import { CatalogModule } from './catalog/catalog.module';
+import { ChangeRequestsModule } from './change-requests/change-requests.module';
 
 @Module({
   imports: [
@@ -58,6 +59,7 @@ import { CatalogModule } from './catalog/catalog.module';
     NotificationsModule,
     ConsoleModule,
     CatalogModule,
+    ChangeRequestsModule,
   ],
 })
 export class AppModule {}

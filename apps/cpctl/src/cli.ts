@@ -6,7 +6,10 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { cardDiffCommand, cardShowCommand } from './commands/card.command';
 import { cardVerifyCommand } from './commands/card-verify.command';
 import { exportCommand } from './commands/export.command';
+import { gatewayDriftCommand } from './commands/gateway.command';
+import { importCommand, type ImportOptions } from './commands/import.command';
 import { catalogVerifyCommand, exportAiCatalogCommand } from './commands/catalog.command';
+import { changeRequestDecideCommand, changeRequestsListCommand } from './commands/change-requests.command';
 import { planCommand } from './commands/plan.command';
 import { routeTestCommand } from './commands/route-test.command';
 import { validateCommand } from './commands/validate.command';
@@ -27,6 +30,12 @@ function revisionArg(value: string): number {
 function daysArg(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 1 || n > 400) throw new InvalidArgumentError('must be an integer from 1 to 400');
+  return n;
+}
+
+function limitArg(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > 1000) throw new InvalidArgumentError('must be an integer from 1 to 1000');
   return n;
 }
 
@@ -82,7 +91,7 @@ export async function run(argv: readonly string[], io: Io): Promise<ExitCode> {
     .action(action('validate', (ctx, dir: string) => validateCommand(ctx, dir)));
 
   for (const apply of [false, true]) {
-    program
+    const command = program
       .command(apply ? 'apply' : 'plan')
       .description(
         apply
@@ -102,26 +111,76 @@ export async function run(argv: readonly string[], io: Io): Promise<ExitCode> {
         'publish these capabilities although some live node does not serve their handler yet (staged rollout, audited)',
       )
       .addOption(new Option('--impact-days <n>', 'the usage gate looks at callers of the last n days (default 30)').argParser(daysArg))
-      .option('--accept-impact <ids...>', 'remove, narrow or hide these capabilities although callers of the window still use them')
-      .action(
-        action(
-          apply ? 'apply' : 'plan',
-          (
-            ctx,
-            dir: string,
-            opts: { agent?: string; expectedRevision?: number; allowUnserved?: string[]; impactDays?: number; acceptImpact?: string[] },
-          ) =>
-            planCommand(ctx, dir, {
-              agent: opts.agent,
-              apply,
-              expectedRevision: opts.expectedRevision,
-              allowUnserved: opts.allowUnserved,
-              impactDays: opts.impactDays,
-              acceptImpact: opts.acceptImpact,
-            }),
-        ),
+      .option('--accept-impact <ids...>', 'remove, narrow or hide these capabilities although callers of the window still use them');
+    if (apply) {
+      command.option(
+        '--break-glass <reason>',
+        'platform admins: apply changes the approval policy gates at once, without a second admin (audited and announced)',
       );
+    }
+    command.action(
+      action(
+        apply ? 'apply' : 'plan',
+        (
+          ctx,
+          dir: string,
+          opts: {
+            agent?: string;
+            expectedRevision?: number;
+            allowUnserved?: string[];
+            impactDays?: number;
+            acceptImpact?: string[];
+            breakGlass?: string;
+          },
+        ) =>
+          planCommand(ctx, dir, {
+            agent: opts.agent,
+            apply,
+            expectedRevision: opts.expectedRevision,
+            allowUnserved: opts.allowUnserved,
+            impactDays: opts.impactDays,
+            acceptImpact: opts.acceptImpact,
+            breakGlassReason: opts.breakGlass,
+          }),
+      ),
+    );
   }
+
+  const requests = program
+    .command('change-requests')
+    .description('change requests: gated plans held for a second admin (docs/approvals.md)');
+  requests
+    .command('list')
+    .description('change requests of agents you may read, newest first')
+    .option('--agent <id>', 'only this agent')
+    .addOption(new Option('--status <status>', 'only this status').choices(['pending', 'applied', 'rejected', 'stale']))
+    .option('--author <subject>', 'only requests by this author')
+    .addOption(new Option('--limit <n>', 'at most n requests (default 50)').argParser(limitArg).default(50))
+    .action(
+      action('change-requests list', (ctx, opts: { agent?: string; status?: string; author?: string; limit: number }) =>
+        changeRequestsListCommand(ctx, { agentId: opts.agent, status: opts.status, author: opts.author, limit: opts.limit }),
+      ),
+    );
+  requests
+    .command('approve')
+    .description('approve a pending change request: the control plane applies its plan at its base revision (exit 6 when stale)')
+    .argument('<id>', 'change request id')
+    .option('--comment <text>', 'why (audited)')
+    .action(
+      action('change-requests approve', (ctx, id: string, opts: { comment?: string }) =>
+        changeRequestDecideCommand(ctx, 'approve', id, opts.comment),
+      ),
+    );
+  requests
+    .command('reject')
+    .description('reject a pending change request (the author may withdraw their own)')
+    .argument('<id>', 'change request id')
+    .requiredOption('--comment <text>', 'why (audited)')
+    .action(
+      action('change-requests reject', (ctx, id: string, opts: { comment: string }) =>
+        changeRequestDecideCommand(ctx, 'reject', id, opts.comment),
+      ),
+    );
 
   const card = program.command('card').description('the public agent card');
   card
@@ -198,6 +257,30 @@ export async function run(argv: readonly string[], io: Io): Promise<ExitCode> {
     .argument('<url>', 'the catalog URL (a base URL means its /.well-known/ai-catalog.json)')
     .option('--jwks <url|file>', 'the JWKS to verify with (env CPCTL_JWKS), e.g. the control plane /.well-known/jwks.json')
     .action(action('catalog verify', (ctx, url: string, opts: { jwks?: string }) => catalogVerifyCommand(ctx, url, opts)));
+
+  program
+    .command('import')
+    .description(
+      "write manifests from an existing A2A agent's card (or every A2A card of an AI Catalog): each skill a preview, extended capability forwarded to that agent",
+    )
+    .requiredOption('--from-card <url>', 'the agent card URL (a base URL means its /.well-known/agent-card.json), or an AI Catalog URL')
+    .argument('<dir>', 'directory to write one <capability-id>.yaml per skill into (created if missing)')
+    .option('--owner <team>', 'the team slug that owns the imported capabilities (required)')
+    .option('--allow-private', 'allow private, loopback and other non-public addresses (local development)')
+    .option('--jwks <url|file>', 'the JWKS a signed card or catalog is verified with (env CPCTL_JWKS)')
+    .option('--no-verify', 'import a signed card or catalog without verifying its signature')
+    .option('--replace', 'overwrite manifest files of the same names already in <dir>')
+    .action(
+      action('import', (ctx, dir: string, opts: ImportOptions & { fromCard: string }) => importCommand(ctx, opts.fromCard, dir, opts)),
+    );
+
+  program
+    .command('gateway')
+    .description('agents served through the node as a gateway (docs/gateway.md)')
+    .command('drift')
+    .description("each upstream agent's own card against the registry, as the live gateway nodes last fetched it; exit 19 on drift")
+    .argument('<agent>', 'agent id')
+    .action(action('gateway drift', (ctx, agent: string) => gatewayDriftCommand(ctx, agent)));
 
   try {
     await program.parseAsync([...argv], { from: 'user' });

@@ -12,6 +12,7 @@ export enum CpctlErrorCode {
   NotFound = 'NOT_FOUND',
   ServerError = 'SERVER_ERROR',
   Io = 'IO',
+  NotPending = 'NOT_PENDING',
 }
 
 const EXIT: Record<CpctlErrorCode, ExitCode> = {
@@ -25,6 +26,7 @@ const EXIT: Record<CpctlErrorCode, ExitCode> = {
   [CpctlErrorCode.NotFound]: ExitCode.NotFound,
   [CpctlErrorCode.ServerError]: ExitCode.Failure,
   [CpctlErrorCode.Io]: ExitCode.Failure,
+  [CpctlErrorCode.NotPending]: ExitCode.ChangeRequestNotPending,
 };
 
 /** An expected failure: `message` is what the user reads, `issues` the detail lines under it. */

@@ -40,4 +40,10 @@ export enum ExitCode {
   UnacceptedImpact = 17,
   /** catalog verify: the document breaks a MUST rule of the AI Catalog specification. */
   CatalogInvalid = 18,
+  /** gateway drift: an upstream does not answer, offers skills no manifest covers, or no longer lists a manifest's skill. */
+  UpstreamDrift = 19,
+  /** apply: the plan has changes the approval policy gates; a change request now holds it for a second admin (nothing applied). */
+  ChangeRequestFiled = 20,
+  /** change-requests approve/reject: the request is no longer pending (already applied, rejected or stale). */
+  ChangeRequestNotPending = 21,
 }

@@ -81,3 +81,5 @@ export {
   METADATA_ADDRESSES,
 } from './webhook-allow';
 export * from './upstream';
+export * from './upstream-servability';
+export { CAPABILITY_ID, CAPABILITY_ID_MAX, MEDIA_TYPE } from './formats';

@@ -7,6 +7,8 @@ import { z } from 'zod';
 import { HANDLER, HANDLER_MAX, MEDIA_TYPE } from './formats';
 import type { CapabilityManifest, CostClass, ManifestLimits, ValidationIssue } from './types';
 import { COST_CLASSES } from './types';
+import { upstreamCardUrl, upstreamSkillId } from './upstream';
+import { upstreamProblem, type UpstreamCardReport } from './upstream-servability';
 
 /** The types a handler may declare for a limit key (manifest limits are numbers, see manifest-schema). */
 export const LIMIT_TYPES = ['number', 'integer'] as const;
@@ -58,6 +60,8 @@ export const handlerInventorySchema = z
 export interface NodeInventory {
   nodeId: string;
   handlers: HandlerDeclaration[];
+  /** A gateway node's last upstream report (ADR 0275); absent: the node forwards to no upstream. */
+  upstreams?: UpstreamCardReport[];
 }
 
 /** A capability that would reach a card but that some live nodes cannot serve. */
@@ -65,6 +69,8 @@ export interface UnservedCapability {
   capabilityId: string;
   handler: string;
   nodesLacking: string[];
+  /** Served by an upstream (ADR 0275): why each lacking node cannot serve it, in nodesLacking's order. */
+  reasons?: string[];
 }
 
 /**
@@ -98,7 +104,22 @@ export function unservedCapabilities(input: {
   for (const m of input.after) {
     if (allowed.has(m.id) || !reachesCard(m, input.previewTenantsAfter)) continue;
     const was = before.get(m.id);
-    if (was && was.handler === m.handler && reachesCard(was, input.previewTenantsBefore)) continue;
+    if (was && sameServer(was, m) && reachesCard(was, input.previewTenantsBefore)) continue;
+    if (m.upstream) {
+      // Served by forwarding, whatever handlers the node has (ADR 0275).
+      const lacking = input.live
+        .map((n) => ({ nodeId: n.nodeId, reason: upstreamProblem(m, n.upstreams) }))
+        .filter((n): n is { nodeId: string; reason: string } => n.reason !== undefined)
+        .sort((a, b) => (a.nodeId < b.nodeId ? -1 : a.nodeId > b.nodeId ? 1 : 0));
+      if (lacking.length > 0)
+        out.push({
+          capabilityId: m.id,
+          handler: m.handler,
+          nodesLacking: lacking.map((n) => n.nodeId),
+          reasons: lacking.map((n) => n.reason),
+        });
+      continue;
+    }
     const nodesLacking = served
       .filter((n) => !n.handlers.has(m.handler))
       .map((n) => n.nodeId)
@@ -108,7 +129,23 @@ export function unservedCapabilities(input: {
   return out.sort((a, b) => (a.capabilityId < b.capabilityId ? -1 : a.capabilityId > b.capabilityId ? 1 : 0));
 }
 
+/** Whether two versions of a capability are served the same way: the same handler and the same upstream skill. */
+function sameServer(a: CapabilityManifest, b: CapabilityManifest): boolean {
+  if (a.handler !== b.handler || !a.upstream !== !b.upstream) return false;
+  if (!a.upstream || !b.upstream) return true;
+  return (
+    upstreamCardUrl(a.upstream) === upstreamCardUrl(b.upstream) && upstreamSkillId(a.upstream, a.id) === upstreamSkillId(b.upstream, b.id)
+  );
+}
+
 export function unservedMessage(u: UnservedCapability): string {
+  if (u.reasons) {
+    const why = u.nodesLacking.map((n, i) => `${n}: ${u.reasons![i]}`).join('; ');
+    return (
+      `capability "${u.capabilityId}" would be in a card but its upstream cannot be served by live node(s) (${why}): ` +
+      `make the upstream answer and list the skill, or stage it (state "preview" with no opted-in tenant, or allowUnserved)`
+    );
+  }
   return (
     `capability "${u.capabilityId}" would be in a card but its handler "${u.handler}" is not served by live node(s) ` +
     `${u.nodesLacking.join(', ')}: deploy the handler first, or stage it (state "preview" with no opted-in tenant, or allowUnserved)`

@@ -26,6 +26,8 @@ export const UPSTREAM_TIMEOUTS = {
 } as const;
 
 export const UPSTREAM_URL_MAX = 2048;
+/** Longest upstream skill id a manifest may name (A2A skill ids are free strings). */
+export const UPSTREAM_SKILL_MAX = 256;
 
 /** Names the cloud metadata services answer to: never an upstream, whatever the allow list says. */
 const METADATA_HOSTS = new Set([
@@ -102,6 +104,25 @@ export const upstreamSchema = z.strictObject({
   }),
   binding: z.enum(UPSTREAM_BINDINGS, { error: 'must be "jsonrpc" or "http+json"' }),
   version: z.enum(UPSTREAM_VERSIONS, { error: 'must be "1.0" or "0.3"' }),
+  /**
+   * The upstream's own agent card (servability and drift, ADR 0275): the node fetches it to tell
+   * whether the upstream answers and still lists `skill`. Default: `/.well-known/agent-card.json`
+   * at the URL's origin. Same URL rules as `url`.
+   */
+  card: z
+    .string()
+    .superRefine((v, ctx) => {
+      const problem = upstreamUrlProblem(v);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    })
+    .optional(),
+  /** The id of the skill on the upstream's card this capability is (default: the capability id). */
+  skill: z
+    .string()
+    .min(1, 'must not be empty')
+    .max(UPSTREAM_SKILL_MAX, `must be at most ${UPSTREAM_SKILL_MAX} characters`)
+    .regex(/^[^\p{Cc}]*$/u, 'must not contain control characters')
+    .optional(),
   /** Milliseconds: connecting, the whole exchange, and the longest silence on a stream. */
   timeouts: z.strictObject({ connect: timeout('connect'), request: timeout('request'), idle: timeout('idle') }).optional(),
   /**
@@ -135,3 +156,10 @@ export const upstreamAudience = (spec: Pick<UpstreamSpec, 'url' | 'auth'>): stri
 export const upstreamScopes = (spec: Pick<UpstreamSpec, 'auth'>, requiresScopes: readonly string[]): string[] => [
   ...(spec.auth?.scopes ?? requiresScopes),
 ];
+
+/** Where the upstream's own card is: `card`, else `/.well-known/agent-card.json` at the URL's origin (ADR 0275). */
+export const upstreamCardUrl = (spec: Pick<UpstreamSpec, 'url' | 'card'>): string =>
+  spec.card ?? `${new URL(spec.url).origin}/.well-known/agent-card.json`;
+
+/** The skill of the upstream's card a capability is: `skill`, else the capability id. */
+export const upstreamSkillId = (spec: Pick<UpstreamSpec, 'skill'>, capabilityId: string): string => spec.skill ?? capabilityId;

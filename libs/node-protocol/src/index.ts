@@ -26,8 +26,13 @@ export {
   MAX_ENTRIES_PER_BATCH,
   usageCountSchema,
   usageBatchSchema,
+  CALL_OUTCOMES,
+  LATENCY_BOUNDS_MS,
+  LATENCY_BUCKETS,
+  TIMED_OUTCOMES,
+  outcomeTotal,
 } from './usage-body';
-export type { UsageBatchBody, UsageIngestResult } from './usage-body';
+export type { UsageBatchBody, UsageIngestResult, CallOutcome } from './usage-body';
 export { tokenExchangeSchema } from './token-exchange-body';
 export type { TokenExchangeBody, TokenExchangeResult } from './token-exchange-body';
 export { MAX_CLARIFICATION_TEXT, MAX_CLARIFICATIONS_PER_REPORT, clarificationBatchSchema } from './clarification-body';

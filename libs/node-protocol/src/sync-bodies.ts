@@ -1,16 +1,20 @@
 import { z } from 'zod';
-import { handlerInventorySchema } from '@cp/capabilities';
+import { handlerInventorySchema, upstreamReportSchema } from '@cp/capabilities';
 import { nodeIdSchema } from './node-id';
 import { reportedText } from './text';
 
 const revision = z.number().int().min(0).max(2_147_483_647);
 const handlers = handlerInventorySchema.optional();
+/** A gateway node's upstream report (ADR 0275): each upstream card it fetched; absent: not a gateway. */
+const upstreams = upstreamReportSchema.optional();
 
 /** POST /node/v1/register. `handlers`: the handlers this node's code has (absent from nodes older than the inventory). */
-export const registerNodeBodySchema = z.object({ nodeId: nodeIdSchema, hostname: reportedText(255).optional(), handlers }).strict();
+export const registerNodeBodySchema = z
+  .object({ nodeId: nodeIdSchema, hostname: reportedText(255).optional(), handlers, upstreams })
+  .strict();
 
 /** POST /node/v1/heartbeat. `stopping`: sent once by a node shutting down gracefully. */
-export const heartbeatBodySchema = z.object({ nodeId: nodeIdSchema, handlers, stopping: z.boolean().optional() }).strict();
+export const heartbeatBodySchema = z.object({ nodeId: nodeIdSchema, handlers, upstreams, stopping: z.boolean().optional() }).strict();
 
 const unservable = z
   .array(

@@ -121,6 +121,16 @@ export const ApplyManifestsMutation = graphql(`
         detail
         breaking
       }
+      approvalRequired {
+        kind
+        capabilityId
+        detail
+      }
+      changeRequest {
+        id
+        status
+        baseRevision
+      }
     }
   }
 `);

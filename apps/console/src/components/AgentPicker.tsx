@@ -1,7 +1,7 @@
 import { useId } from 'react';
 import { AgentsQuery } from '../api/operations';
 import { useConsole, useLoad } from '../context';
-import { ErrorBox } from './ErrorBox';
+import { LoadState } from './LoadState';
 
 /** A labelled select of the agents the caller may read (the API lists only those). */
 export function AgentPicker({ value, onChange }: { value: string; onChange: (agentId: string) => void }) {
@@ -20,7 +20,7 @@ export function AgentPicker({ value, onChange }: { value: string; onChange: (age
           </option>
         ))}
       </select>
-      <ErrorBox error={agents.error} />
+      <LoadState loads={[agents]} what="the agents" />
     </div>
   );
 }

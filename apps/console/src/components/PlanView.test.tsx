@@ -15,6 +15,8 @@ const plan = (over: Partial<Plan> = {}): Plan => ({
   changed: [],
   leaks: [],
   publicCardDiff: [],
+  approvalRequired: [],
+  changeRequest: null,
   ...over,
 });
 

@@ -14,12 +14,29 @@ import type { TypedDocumentNode as DocumentNode } from '@graphql-typed-document-
  * Learn more about it here: https://the-guild.dev/graphql/codegen/plugins/presets/preset-client#reducing-bundle-size
  */
 type Documents = {
+    "\n  query Directory {\n    teams(page: { first: 100 }) {\n      nodes {\n        id\n        name\n        createdAt\n      }\n    }\n    tenants(page: { first: 100 }) {\n      nodes {\n        id\n        name\n        createdAt\n      }\n    }\n    scopes(page: { first: 100 }) {\n      nodes {\n        name\n        description\n        createdAt\n      }\n    }\n  }\n": typeof types.DirectoryDocument,
+    "\n  mutation CreateTeam($input: TeamInput!) {\n    createTeam(input: $input) {\n      id\n      name\n    }\n  }\n": typeof types.CreateTeamDocument,
+    "\n  mutation RenameTeam($input: TeamInput!) {\n    renameTeam(input: $input) {\n      id\n      name\n    }\n  }\n": typeof types.RenameTeamDocument,
+    "\n  mutation CreateTenant($input: TenantInput!) {\n    createTenant(input: $input) {\n      id\n      name\n    }\n  }\n": typeof types.CreateTenantDocument,
+    "\n  mutation UpdateTenant($input: TenantInput!) {\n    updateTenant(input: $input) {\n      id\n      name\n    }\n  }\n": typeof types.UpdateTenantDocument,
+    "\n  mutation DeleteTenant($id: String!) {\n    deleteTenant(id: $id) {\n      id\n    }\n  }\n": typeof types.DeleteTenantDocument,
+    "\n  mutation CreateScope($input: ScopeInput!) {\n    createScope(input: $input) {\n      name\n      description\n    }\n  }\n": typeof types.CreateScopeDocument,
+    "\n  mutation UpdateScope($input: ScopeInput!) {\n    updateScope(input: $input) {\n      name\n      description\n    }\n  }\n": typeof types.UpdateScopeDocument,
+    "\n  mutation DeleteScope($name: String!) {\n    deleteScope(name: $name) {\n      name\n    }\n  }\n": typeof types.DeleteScopeDocument,
+    "\n  query AgentSettings($agentId: String!) {\n    agent(id: $agentId) {\n      id\n      name\n      description\n      version\n      teamId\n      revision\n      documentationUrl\n      iconUrl\n      protocol {\n        versions\n        streaming\n        pushNotifications\n        extendedAgentCard\n        upstreamAllow\n        webhookAllow\n      }\n    }\n    previewOptIns(agentId: $agentId) {\n      tenantId\n      createdAt\n    }\n    tenants(page: { first: 100 }) {\n      nodes {\n        id\n        name\n      }\n    }\n  }\n": typeof types.AgentSettingsDocument,
+    "\n  mutation CreateAgent($input: CreateAgentInput!) {\n    createAgent(input: $input) {\n      id\n      revision\n    }\n  }\n": typeof types.CreateAgentDocument,
+    "\n  mutation UpdateAgent($input: UpdateAgentInput!) {\n    updateAgent(input: $input) {\n      id\n      revision\n    }\n  }\n": typeof types.UpdateAgentDocument,
+    "\n  mutation CreatePreviewOptIn($input: PreviewOptInInput!) {\n    createPreviewOptIn(input: $input) {\n      revision\n      optIn {\n        tenantId\n      }\n    }\n  }\n": typeof types.CreatePreviewOptInDocument,
+    "\n  mutation DeletePreviewOptIn($input: PreviewOptInInput!) {\n    deletePreviewOptIn(input: $input) {\n      revision\n      optIn {\n        tenantId\n      }\n    }\n  }\n": typeof types.DeletePreviewOptInDocument,
+    "\n  query ChangeRequests($filter: ChangeRequestFilter, $page: PageInput) {\n    changeRequests(filter: $filter, page: $page) {\n      nodes {\n        id\n        agentId\n        baseRevision\n        status\n        author\n        kinds\n        changes {\n          kind\n          capabilityId\n          detail\n        }\n        plan {\n          added\n          changed\n          deprecated\n          removed\n        }\n        breakGlass\n        breakGlassReason\n        decidedBy\n        decisionComment\n        appliedRevision\n        createdAt\n        canApprove\n        cannotApproveReason\n      }\n    }\n    approvalPolicy {\n      kinds\n      isDefault\n    }\n  }\n": typeof types.ChangeRequestsDocument,
+    "\n  mutation ApproveChangeRequest($input: DecideChangeRequestInput!) {\n    approveChangeRequest(input: $input) {\n      id\n      status\n      appliedRevision\n    }\n  }\n": typeof types.ApproveChangeRequestDocument,
+    "\n  mutation RejectChangeRequest($input: DecideChangeRequestInput!) {\n    rejectChangeRequest(input: $input) {\n      id\n      status\n    }\n  }\n": typeof types.RejectChangeRequestDocument,
     "\n  query Me {\n    me {\n      subject\n      roles\n      teams\n    }\n  }\n": typeof types.MeDocument,
     "\n  query Agents($filter: AgentFilter, $page: PageInput) {\n    agents(filter: $filter, page: $page) {\n      nodes {\n        id\n        name\n        description\n        teamId\n        revision\n        version\n        updatedAt\n        nodes {\n          nodeId\n          appliedRevision\n          lag\n          live\n          lastSeenAt\n          lastError\n        }\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n  }\n": typeof types.AgentsDocument,
     "\n  query Teams {\n    teams(page: { first: 100 }) {\n      nodes {\n        id\n        name\n      }\n    }\n  }\n": typeof types.TeamsDocument,
     "\n  query Callers {\n    tenants(page: { first: 100 }) {\n      nodes {\n        id\n        name\n      }\n    }\n    scopes(page: { first: 100 }) {\n      nodes {\n        name\n      }\n    }\n  }\n": typeof types.CallersDocument,
     "\n  query Manifests($agentId: String!) {\n    agent(id: $agentId) {\n      id\n      name\n      teamId\n      revision\n    }\n    manifests(filter: { agentId: $agentId }, page: { first: 100 }) {\n      nodes {\n        id\n        state\n        visibility\n        requiresScopes\n        tenants\n        allTenants\n        owner\n        replacedBy\n        deprecatedAt\n        deprecationReason\n        document\n        skill {\n          name\n        }\n      }\n    }\n  }\n": typeof types.ManifestsDocument,
-    "\n  mutation ApplyManifests($input: ApplyManifestsInput!) {\n    applyManifests(input: $input) {\n      dryRun\n      applied\n      revision\n      breaking\n      added\n      removed\n      deprecated\n      unchanged\n      changed {\n        id\n        fields\n      }\n      leaks {\n        skillId\n        field\n        text\n      }\n      publicCardDiff {\n        kind\n        skillId\n        extensionUri\n        detail\n        breaking\n      }\n    }\n  }\n": typeof types.ApplyManifestsDocument,
+    "\n  mutation ApplyManifests($input: ApplyManifestsInput!) {\n    applyManifests(input: $input) {\n      dryRun\n      applied\n      revision\n      breaking\n      added\n      removed\n      deprecated\n      unchanged\n      changed {\n        id\n        fields\n      }\n      leaks {\n        skillId\n        field\n        text\n      }\n      publicCardDiff {\n        kind\n        skillId\n        extensionUri\n        detail\n        breaking\n      }\n      approvalRequired {\n        kind\n        capabilityId\n        detail\n      }\n      changeRequest {\n        id\n        status\n        baseRevision\n      }\n    }\n  }\n": typeof types.ApplyManifestsDocument,
     "\n  mutation UpdateManifest($input: ManifestDocumentInput!) {\n    updateManifest(input: $input) {\n      revision\n      manifest {\n        id\n        state\n      }\n    }\n  }\n": typeof types.UpdateManifestDocument,
     "\n  mutation Promote($input: LifecycleInput!) {\n    promoteManifest(input: $input) {\n      revision\n    }\n  }\n": typeof types.PromoteDocument,
     "\n  mutation Deprecate($input: DeprecateInput!) {\n    deprecateManifest(input: $input) {\n      revision\n    }\n  }\n": typeof types.DeprecateDocument,
@@ -34,12 +51,29 @@ type Documents = {
     "\n  query Audit($filter: AuditFilter, $page: PageInput) {\n    auditEvents(filter: $filter, page: $page) {\n      nodes {\n        id\n        at\n        actor\n        action\n        targetType\n        targetId\n        agentId\n        revision\n        before\n        after\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n  }\n": typeof types.AuditDocument,
 };
 const documents: Documents = {
+    "\n  query Directory {\n    teams(page: { first: 100 }) {\n      nodes {\n        id\n        name\n        createdAt\n      }\n    }\n    tenants(page: { first: 100 }) {\n      nodes {\n        id\n        name\n        createdAt\n      }\n    }\n    scopes(page: { first: 100 }) {\n      nodes {\n        name\n        description\n        createdAt\n      }\n    }\n  }\n": types.DirectoryDocument,
+    "\n  mutation CreateTeam($input: TeamInput!) {\n    createTeam(input: $input) {\n      id\n      name\n    }\n  }\n": types.CreateTeamDocument,
+    "\n  mutation RenameTeam($input: TeamInput!) {\n    renameTeam(input: $input) {\n      id\n      name\n    }\n  }\n": types.RenameTeamDocument,
+    "\n  mutation CreateTenant($input: TenantInput!) {\n    createTenant(input: $input) {\n      id\n      name\n    }\n  }\n": types.CreateTenantDocument,
+    "\n  mutation UpdateTenant($input: TenantInput!) {\n    updateTenant(input: $input) {\n      id\n      name\n    }\n  }\n": types.UpdateTenantDocument,
+    "\n  mutation DeleteTenant($id: String!) {\n    deleteTenant(id: $id) {\n      id\n    }\n  }\n": types.DeleteTenantDocument,
+    "\n  mutation CreateScope($input: ScopeInput!) {\n    createScope(input: $input) {\n      name\n      description\n    }\n  }\n": types.CreateScopeDocument,
+    "\n  mutation UpdateScope($input: ScopeInput!) {\n    updateScope(input: $input) {\n      name\n      description\n    }\n  }\n": types.UpdateScopeDocument,
+    "\n  mutation DeleteScope($name: String!) {\n    deleteScope(name: $name) {\n      name\n    }\n  }\n": types.DeleteScopeDocument,
+    "\n  query AgentSettings($agentId: String!) {\n    agent(id: $agentId) {\n      id\n      name\n      description\n      version\n      teamId\n      revision\n      documentationUrl\n      iconUrl\n      protocol {\n        versions\n        streaming\n        pushNotifications\n        extendedAgentCard\n        upstreamAllow\n        webhookAllow\n      }\n    }\n    previewOptIns(agentId: $agentId) {\n      tenantId\n      createdAt\n    }\n    tenants(page: { first: 100 }) {\n      nodes {\n        id\n        name\n      }\n    }\n  }\n": types.AgentSettingsDocument,
+    "\n  mutation CreateAgent($input: CreateAgentInput!) {\n    createAgent(input: $input) {\n      id\n      revision\n    }\n  }\n": types.CreateAgentDocument,
+    "\n  mutation UpdateAgent($input: UpdateAgentInput!) {\n    updateAgent(input: $input) {\n      id\n      revision\n    }\n  }\n": types.UpdateAgentDocument,
+    "\n  mutation CreatePreviewOptIn($input: PreviewOptInInput!) {\n    createPreviewOptIn(input: $input) {\n      revision\n      optIn {\n        tenantId\n      }\n    }\n  }\n": types.CreatePreviewOptInDocument,
+    "\n  mutation DeletePreviewOptIn($input: PreviewOptInInput!) {\n    deletePreviewOptIn(input: $input) {\n      revision\n      optIn {\n        tenantId\n      }\n    }\n  }\n": types.DeletePreviewOptInDocument,
+    "\n  query ChangeRequests($filter: ChangeRequestFilter, $page: PageInput) {\n    changeRequests(filter: $filter, page: $page) {\n      nodes {\n        id\n        agentId\n        baseRevision\n        status\n        author\n        kinds\n        changes {\n          kind\n          capabilityId\n          detail\n        }\n        plan {\n          added\n          changed\n          deprecated\n          removed\n        }\n        breakGlass\n        breakGlassReason\n        decidedBy\n        decisionComment\n        appliedRevision\n        createdAt\n        canApprove\n        cannotApproveReason\n      }\n    }\n    approvalPolicy {\n      kinds\n      isDefault\n    }\n  }\n": types.ChangeRequestsDocument,
+    "\n  mutation ApproveChangeRequest($input: DecideChangeRequestInput!) {\n    approveChangeRequest(input: $input) {\n      id\n      status\n      appliedRevision\n    }\n  }\n": types.ApproveChangeRequestDocument,
+    "\n  mutation RejectChangeRequest($input: DecideChangeRequestInput!) {\n    rejectChangeRequest(input: $input) {\n      id\n      status\n    }\n  }\n": types.RejectChangeRequestDocument,
     "\n  query Me {\n    me {\n      subject\n      roles\n      teams\n    }\n  }\n": types.MeDocument,
     "\n  query Agents($filter: AgentFilter, $page: PageInput) {\n    agents(filter: $filter, page: $page) {\n      nodes {\n        id\n        name\n        description\n        teamId\n        revision\n        version\n        updatedAt\n        nodes {\n          nodeId\n          appliedRevision\n          lag\n          live\n          lastSeenAt\n          lastError\n        }\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n  }\n": types.AgentsDocument,
     "\n  query Teams {\n    teams(page: { first: 100 }) {\n      nodes {\n        id\n        name\n      }\n    }\n  }\n": types.TeamsDocument,
     "\n  query Callers {\n    tenants(page: { first: 100 }) {\n      nodes {\n        id\n        name\n      }\n    }\n    scopes(page: { first: 100 }) {\n      nodes {\n        name\n      }\n    }\n  }\n": types.CallersDocument,
     "\n  query Manifests($agentId: String!) {\n    agent(id: $agentId) {\n      id\n      name\n      teamId\n      revision\n    }\n    manifests(filter: { agentId: $agentId }, page: { first: 100 }) {\n      nodes {\n        id\n        state\n        visibility\n        requiresScopes\n        tenants\n        allTenants\n        owner\n        replacedBy\n        deprecatedAt\n        deprecationReason\n        document\n        skill {\n          name\n        }\n      }\n    }\n  }\n": types.ManifestsDocument,
-    "\n  mutation ApplyManifests($input: ApplyManifestsInput!) {\n    applyManifests(input: $input) {\n      dryRun\n      applied\n      revision\n      breaking\n      added\n      removed\n      deprecated\n      unchanged\n      changed {\n        id\n        fields\n      }\n      leaks {\n        skillId\n        field\n        text\n      }\n      publicCardDiff {\n        kind\n        skillId\n        extensionUri\n        detail\n        breaking\n      }\n    }\n  }\n": types.ApplyManifestsDocument,
+    "\n  mutation ApplyManifests($input: ApplyManifestsInput!) {\n    applyManifests(input: $input) {\n      dryRun\n      applied\n      revision\n      breaking\n      added\n      removed\n      deprecated\n      unchanged\n      changed {\n        id\n        fields\n      }\n      leaks {\n        skillId\n        field\n        text\n      }\n      publicCardDiff {\n        kind\n        skillId\n        extensionUri\n        detail\n        breaking\n      }\n      approvalRequired {\n        kind\n        capabilityId\n        detail\n      }\n      changeRequest {\n        id\n        status\n        baseRevision\n      }\n    }\n  }\n": types.ApplyManifestsDocument,
     "\n  mutation UpdateManifest($input: ManifestDocumentInput!) {\n    updateManifest(input: $input) {\n      revision\n      manifest {\n        id\n        state\n      }\n    }\n  }\n": types.UpdateManifestDocument,
     "\n  mutation Promote($input: LifecycleInput!) {\n    promoteManifest(input: $input) {\n      revision\n    }\n  }\n": types.PromoteDocument,
     "\n  mutation Deprecate($input: DeprecateInput!) {\n    deprecateManifest(input: $input) {\n      revision\n    }\n  }\n": types.DeprecateDocument,
@@ -71,6 +105,74 @@ export function graphql(source: string): unknown;
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
+export function graphql(source: "\n  query Directory {\n    teams(page: { first: 100 }) {\n      nodes {\n        id\n        name\n        createdAt\n      }\n    }\n    tenants(page: { first: 100 }) {\n      nodes {\n        id\n        name\n        createdAt\n      }\n    }\n    scopes(page: { first: 100 }) {\n      nodes {\n        name\n        description\n        createdAt\n      }\n    }\n  }\n"): (typeof documents)["\n  query Directory {\n    teams(page: { first: 100 }) {\n      nodes {\n        id\n        name\n        createdAt\n      }\n    }\n    tenants(page: { first: 100 }) {\n      nodes {\n        id\n        name\n        createdAt\n      }\n    }\n    scopes(page: { first: 100 }) {\n      nodes {\n        name\n        description\n        createdAt\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation CreateTeam($input: TeamInput!) {\n    createTeam(input: $input) {\n      id\n      name\n    }\n  }\n"): (typeof documents)["\n  mutation CreateTeam($input: TeamInput!) {\n    createTeam(input: $input) {\n      id\n      name\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation RenameTeam($input: TeamInput!) {\n    renameTeam(input: $input) {\n      id\n      name\n    }\n  }\n"): (typeof documents)["\n  mutation RenameTeam($input: TeamInput!) {\n    renameTeam(input: $input) {\n      id\n      name\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation CreateTenant($input: TenantInput!) {\n    createTenant(input: $input) {\n      id\n      name\n    }\n  }\n"): (typeof documents)["\n  mutation CreateTenant($input: TenantInput!) {\n    createTenant(input: $input) {\n      id\n      name\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation UpdateTenant($input: TenantInput!) {\n    updateTenant(input: $input) {\n      id\n      name\n    }\n  }\n"): (typeof documents)["\n  mutation UpdateTenant($input: TenantInput!) {\n    updateTenant(input: $input) {\n      id\n      name\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation DeleteTenant($id: String!) {\n    deleteTenant(id: $id) {\n      id\n    }\n  }\n"): (typeof documents)["\n  mutation DeleteTenant($id: String!) {\n    deleteTenant(id: $id) {\n      id\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation CreateScope($input: ScopeInput!) {\n    createScope(input: $input) {\n      name\n      description\n    }\n  }\n"): (typeof documents)["\n  mutation CreateScope($input: ScopeInput!) {\n    createScope(input: $input) {\n      name\n      description\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation UpdateScope($input: ScopeInput!) {\n    updateScope(input: $input) {\n      name\n      description\n    }\n  }\n"): (typeof documents)["\n  mutation UpdateScope($input: ScopeInput!) {\n    updateScope(input: $input) {\n      name\n      description\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation DeleteScope($name: String!) {\n    deleteScope(name: $name) {\n      name\n    }\n  }\n"): (typeof documents)["\n  mutation DeleteScope($name: String!) {\n    deleteScope(name: $name) {\n      name\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query AgentSettings($agentId: String!) {\n    agent(id: $agentId) {\n      id\n      name\n      description\n      version\n      teamId\n      revision\n      documentationUrl\n      iconUrl\n      protocol {\n        versions\n        streaming\n        pushNotifications\n        extendedAgentCard\n        upstreamAllow\n        webhookAllow\n      }\n    }\n    previewOptIns(agentId: $agentId) {\n      tenantId\n      createdAt\n    }\n    tenants(page: { first: 100 }) {\n      nodes {\n        id\n        name\n      }\n    }\n  }\n"): (typeof documents)["\n  query AgentSettings($agentId: String!) {\n    agent(id: $agentId) {\n      id\n      name\n      description\n      version\n      teamId\n      revision\n      documentationUrl\n      iconUrl\n      protocol {\n        versions\n        streaming\n        pushNotifications\n        extendedAgentCard\n        upstreamAllow\n        webhookAllow\n      }\n    }\n    previewOptIns(agentId: $agentId) {\n      tenantId\n      createdAt\n    }\n    tenants(page: { first: 100 }) {\n      nodes {\n        id\n        name\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation CreateAgent($input: CreateAgentInput!) {\n    createAgent(input: $input) {\n      id\n      revision\n    }\n  }\n"): (typeof documents)["\n  mutation CreateAgent($input: CreateAgentInput!) {\n    createAgent(input: $input) {\n      id\n      revision\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation UpdateAgent($input: UpdateAgentInput!) {\n    updateAgent(input: $input) {\n      id\n      revision\n    }\n  }\n"): (typeof documents)["\n  mutation UpdateAgent($input: UpdateAgentInput!) {\n    updateAgent(input: $input) {\n      id\n      revision\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation CreatePreviewOptIn($input: PreviewOptInInput!) {\n    createPreviewOptIn(input: $input) {\n      revision\n      optIn {\n        tenantId\n      }\n    }\n  }\n"): (typeof documents)["\n  mutation CreatePreviewOptIn($input: PreviewOptInInput!) {\n    createPreviewOptIn(input: $input) {\n      revision\n      optIn {\n        tenantId\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation DeletePreviewOptIn($input: PreviewOptInInput!) {\n    deletePreviewOptIn(input: $input) {\n      revision\n      optIn {\n        tenantId\n      }\n    }\n  }\n"): (typeof documents)["\n  mutation DeletePreviewOptIn($input: PreviewOptInInput!) {\n    deletePreviewOptIn(input: $input) {\n      revision\n      optIn {\n        tenantId\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query ChangeRequests($filter: ChangeRequestFilter, $page: PageInput) {\n    changeRequests(filter: $filter, page: $page) {\n      nodes {\n        id\n        agentId\n        baseRevision\n        status\n        author\n        kinds\n        changes {\n          kind\n          capabilityId\n          detail\n        }\n        plan {\n          added\n          changed\n          deprecated\n          removed\n        }\n        breakGlass\n        breakGlassReason\n        decidedBy\n        decisionComment\n        appliedRevision\n        createdAt\n        canApprove\n        cannotApproveReason\n      }\n    }\n    approvalPolicy {\n      kinds\n      isDefault\n    }\n  }\n"): (typeof documents)["\n  query ChangeRequests($filter: ChangeRequestFilter, $page: PageInput) {\n    changeRequests(filter: $filter, page: $page) {\n      nodes {\n        id\n        agentId\n        baseRevision\n        status\n        author\n        kinds\n        changes {\n          kind\n          capabilityId\n          detail\n        }\n        plan {\n          added\n          changed\n          deprecated\n          removed\n        }\n        breakGlass\n        breakGlassReason\n        decidedBy\n        decisionComment\n        appliedRevision\n        createdAt\n        canApprove\n        cannotApproveReason\n      }\n    }\n    approvalPolicy {\n      kinds\n      isDefault\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ApproveChangeRequest($input: DecideChangeRequestInput!) {\n    approveChangeRequest(input: $input) {\n      id\n      status\n      appliedRevision\n    }\n  }\n"): (typeof documents)["\n  mutation ApproveChangeRequest($input: DecideChangeRequestInput!) {\n    approveChangeRequest(input: $input) {\n      id\n      status\n      appliedRevision\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation RejectChangeRequest($input: DecideChangeRequestInput!) {\n    rejectChangeRequest(input: $input) {\n      id\n      status\n    }\n  }\n"): (typeof documents)["\n  mutation RejectChangeRequest($input: DecideChangeRequestInput!) {\n    rejectChangeRequest(input: $input) {\n      id\n      status\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
 export function graphql(source: "\n  query Me {\n    me {\n      subject\n      roles\n      teams\n    }\n  }\n"): (typeof documents)["\n  query Me {\n    me {\n      subject\n      roles\n      teams\n    }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
@@ -91,7 +193,7 @@ export function graphql(source: "\n  query Manifests($agentId: String!) {\n    a
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
-export function graphql(source: "\n  mutation ApplyManifests($input: ApplyManifestsInput!) {\n    applyManifests(input: $input) {\n      dryRun\n      applied\n      revision\n      breaking\n      added\n      removed\n      deprecated\n      unchanged\n      changed {\n        id\n        fields\n      }\n      leaks {\n        skillId\n        field\n        text\n      }\n      publicCardDiff {\n        kind\n        skillId\n        extensionUri\n        detail\n        breaking\n      }\n    }\n  }\n"): (typeof documents)["\n  mutation ApplyManifests($input: ApplyManifestsInput!) {\n    applyManifests(input: $input) {\n      dryRun\n      applied\n      revision\n      breaking\n      added\n      removed\n      deprecated\n      unchanged\n      changed {\n        id\n        fields\n      }\n      leaks {\n        skillId\n        field\n        text\n      }\n      publicCardDiff {\n        kind\n        skillId\n        extensionUri\n        detail\n        breaking\n      }\n    }\n  }\n"];
+export function graphql(source: "\n  mutation ApplyManifests($input: ApplyManifestsInput!) {\n    applyManifests(input: $input) {\n      dryRun\n      applied\n      revision\n      breaking\n      added\n      removed\n      deprecated\n      unchanged\n      changed {\n        id\n        fields\n      }\n      leaks {\n        skillId\n        field\n        text\n      }\n      publicCardDiff {\n        kind\n        skillId\n        extensionUri\n        detail\n        breaking\n      }\n      approvalRequired {\n        kind\n        capabilityId\n        detail\n      }\n      changeRequest {\n        id\n        status\n        baseRevision\n      }\n    }\n  }\n"): (typeof documents)["\n  mutation ApplyManifests($input: ApplyManifestsInput!) {\n    applyManifests(input: $input) {\n      dryRun\n      applied\n      revision\n      breaking\n      added\n      removed\n      deprecated\n      unchanged\n      changed {\n        id\n        fields\n      }\n      leaks {\n        skillId\n        field\n        text\n      }\n      publicCardDiff {\n        kind\n        skillId\n        extensionUri\n        detail\n        breaking\n      }\n      approvalRequired {\n        kind\n        capabilityId\n        detail\n      }\n      changeRequest {\n        id\n        status\n        baseRevision\n      }\n    }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

@@ -9,7 +9,10 @@ import {
   UpdateManifestMutation,
 } from '../api/operations';
 import { Confirm } from '../components/Confirm';
+import { AgentSettings } from '../components/AgentForms';
 import { ErrorBox } from '../components/ErrorBox';
+import { LoadState } from '../components/LoadState';
+import { useTitle } from '../url';
 import { PlanView } from '../components/PlanView';
 import { canWrite, useConsole, useLoad } from '../context';
 import type { ManifestsQuery as ManifestsData } from '../gql/graphql';
@@ -34,6 +37,7 @@ export function AgentScreen({ agentId }: { agentId: string }) {
   const agent = data.data?.agent;
   const manifests = data.data?.manifests.nodes ?? [];
   const writable = agent ? canWrite(me, agent.teamId) : false;
+  useTitle(agent?.name ?? agentId, 'Agent');
 
   const run = async () => {
     if (!action || !agent) return;
@@ -68,7 +72,7 @@ export function AgentScreen({ agentId }: { agentId: string }) {
           {!writable && ' · read only'}
         </p>
       )}
-      <ErrorBox error={data.error} />
+      <LoadState loads={[data]} what="the agent" />
       <ErrorBox error={actionError}>
         {actionError?.stale && (
           <button type="button" onClick={() => (setActionError(undefined), data.reload())}>
@@ -191,6 +195,7 @@ export function AgentScreen({ agentId }: { agentId: string }) {
           onReload={data.reload}
         />
       )}
+      {agent && <AgentSettings agentId={agentId} onChanged={data.reload} />}
     </section>
   );
 }

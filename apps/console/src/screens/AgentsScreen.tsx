@@ -1,13 +1,16 @@
-import { useId, useState } from 'react';
+import { useId } from 'react';
 import { AgentsQuery, TeamsQuery } from '../api/operations';
-import { ErrorBox } from '../components/ErrorBox';
+import { NewAgentForm } from '../components/AgentForms';
+import { LoadState } from '../components/LoadState';
 import { useConsole, useLoad } from '../context';
+import { useTitle, useUrlState } from '../url';
 
 /** Agents and teams: search, team filter, each agent's revision, live nodes and worst lag at a glance. */
 export function AgentsScreen() {
   const { api, navigate } = useConsole();
-  const [team, setTeam] = useState('');
-  const [search, setSearch] = useState('');
+  useTitle('Agents');
+  const [team, setTeam] = useUrlState('team');
+  const [search, setSearch] = useUrlState('q');
   const searchId = useId();
   const teamId = useId();
   const teams = useLoad('teams', () => api.request(TeamsQuery, {}));
@@ -38,7 +41,8 @@ export function AgentsScreen() {
           </select>
         </div>
       </div>
-      <ErrorBox error={agents.error ?? teams.error} />
+      <NewAgentForm onCreated={(id) => navigate(`/agents/${encodeURIComponent(id)}`)} />
+      <LoadState loads={[agents, teams]} what="agents" />
       <div className="table-wrap">
         <table>
           <caption className="sr-only">Agents</caption>

@@ -1,6 +1,7 @@
 import { useId, useState } from 'react';
+import { readParam, useTitle, writeParam } from '../url';
+import { LoadState } from '../components/LoadState';
 import { AuditQuery } from '../api/operations';
-import { ErrorBox } from '../components/ErrorBox';
 import { Json } from '../components/Json';
 import { useConsole, useLoad } from '../context';
 
@@ -16,8 +17,18 @@ type Filter = Partial<Record<(typeof FIELDS)[number][0], string>>;
 /** The audit log, newest first, with filters. */
 export function AuditScreen() {
   const { api } = useConsole();
-  const [draft, setDraft] = useState<Filter>({});
-  const [filter, setFilter] = useState<Filter>({});
+  useTitle('Audit log');
+  // The filters live in the URL (?agentId=…&action=…): a filtered log can be shared and survives a reload.
+  const [filter, setFilterState] = useState<Filter>(() => {
+    const initial: Filter = {};
+    for (const [k] of FIELDS) if (readParam(k)) initial[k] = readParam(k);
+    return initial;
+  });
+  const [draft, setDraft] = useState<Filter>(filter);
+  const setFilter = (next: Filter) => {
+    for (const [k] of FIELDS) writeParam(k, next[k]?.trim() ?? '');
+    setFilterState(next);
+  };
   const id = useId();
   const clean = Object.fromEntries(Object.entries(filter).filter(([, v]) => v && v.trim()));
   const events = useLoad(`audit:${JSON.stringify(clean)}`, () => api.request(AuditQuery, { filter: clean, page: { first: 100 } }));
@@ -44,7 +55,7 @@ export function AuditScreen() {
         ))}
         <button type="submit">Filter</button>
       </form>
-      <ErrorBox error={events.error} />
+      <LoadState loads={[events]} what="the audit log" />
       <div className="table-wrap">
         <table>
           <caption className="sr-only">Audit events</caption>

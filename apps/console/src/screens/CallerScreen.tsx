@@ -7,17 +7,19 @@ import { ExplainView, type Explanation } from '../components/ExplainView';
 import { Json } from '../components/Json';
 import { RouteDecision, type RouteResult } from '../components/RouteDecision';
 import { useConsole, useLoad } from '../context';
+import { useTitle, useUrlList, useUrlState } from '../url';
+import { LoadState } from '../components/LoadState';
 
 /**
  * View as caller: a tenant and scopes (or anonymous), and what that caller gets from the agent:
  * public card, extended card, router index, execution policy; explainVisibility on any
  * capability; a test message routed through that agent's router.
  */
-export function CallerScreen({ initialAgent }: { initialAgent?: string }) {
+export function CallerScreen() {
   const { api } = useConsole();
-  const [agentId, setAgentId] = useState(initialAgent ?? '');
-  const [tenant, setTenant] = useState('');
-  const [scopes, setScopes] = useState<string[]>([]);
+  const [agentId, setAgentId] = useUrlState('agent');
+  const [tenant, setTenant] = useUrlState('tenant');
+  const [scopes, setScopes] = useUrlList('scopes');
   const tenantId = useId();
   const callers = useLoad('callers', () => api.request(CallersQuery, {}));
   const as = tenant ? { tenant, scopes } : null;
@@ -25,6 +27,7 @@ export function CallerScreen({ initialAgent }: { initialAgent?: string }) {
   const key = agentId ? `caller:${agentId}:${tenant}:${scopes.join(',')}` : null;
   const view = useLoad(key, () => api.request(CallerViewQuery, { agentId, as }));
   const extended = useLoad(key && tenant ? key : null, () => api.request(ExtendedCardQuery, { agentId, as: { tenant, scopes } }));
+  useTitle('View as caller', agentId, agentId && caller);
   const [explained, setExplained] = useState<{ explanation?: Explanation; error?: ApiError }>({});
 
   const explain = async (capabilityId: string) => {
@@ -75,7 +78,7 @@ export function CallerScreen({ initialAgent }: { initialAgent?: string }) {
           </fieldset>
         )}
       </div>
-      <ErrorBox error={callers.error ?? view.error} />
+      <LoadState loads={[callers, view]} what="what this caller sees" />
       {view.data && (
         <>
           <h2>Capabilities for {caller}</h2>

@@ -1,15 +1,16 @@
-import { useState } from 'react';
 import { FleetQuery } from '../api/operations';
 import { AgentPicker } from '../components/AgentPicker';
-import { ErrorBox } from '../components/ErrorBox';
+import { LoadState } from '../components/LoadState';
 import { useConsole, useLoad } from '../context';
+import { useTitle, useUrlState } from '../url';
 
 const POLL_MS = 1000;
 
 /** Every node of an agent: applied revision, lag, last seen, last error; polled every second. */
-export function FleetScreen({ initialAgent }: { initialAgent?: string }) {
+export function FleetScreen() {
   const { api } = useConsole();
-  const [agentId, setAgentId] = useState(initialAgent ?? '');
+  const [agentId, setAgentId] = useUrlState('agent');
+  useTitle('Fleet', agentId);
   const fleet = useLoad(agentId ? `fleet:${agentId}` : null, () => api.request(FleetQuery, { agentId }), POLL_MS);
   const f = fleet.data?.fleet;
   const live = f?.nodes.filter((n) => n.live) ?? [];
@@ -17,7 +18,7 @@ export function FleetScreen({ initialAgent }: { initialAgent?: string }) {
     <section aria-labelledby="fleet-title">
       <h1 id="fleet-title">Fleet</h1>
       <AgentPicker value={agentId} onChange={setAgentId} />
-      <ErrorBox error={fleet.error} />
+      <LoadState loads={[fleet]} what="the fleet" />
       {f && (
         <>
           <p role="status" aria-live="polite" data-testid="fleet-summary">

@@ -6,6 +6,7 @@ import { AgentPicker } from '../components/AgentPicker';
 import { ErrorBox } from '../components/ErrorBox';
 import { PlanView } from '../components/PlanView';
 import { canWrite, useConsole, useLoad } from '../context';
+import { useTitle, useUrlState } from '../url';
 import type { Plan } from '../logic/plan';
 
 /** JSON (an array or one manifest) or YAML (a list, one document, or several `---` documents). */
@@ -29,7 +30,8 @@ function parseYamlDocuments(text: string): unknown {
 /** Plan before apply: manifests in, the applyManifests plan out, then apply at the planned revision. */
 export function PlanScreen() {
   const { api, me } = useConsole();
-  const [agentId, setAgentId] = useState('');
+  const [agentId, setAgentId] = useUrlState('agent');
+  useTitle('Plan & apply', agentId);
   const [text, setText] = useState('');
   const [plan, setPlan] = useState<Plan>();
   const [error, setError] = useState<ApiError>();
@@ -121,11 +123,23 @@ export function PlanScreen() {
         )}
       </div>
       {plan && <PlanView plan={plan} />}
-      {applied && (
-        <p role="status" className="notice">
-          Applied: {agentId} is at revision {applied.revision}. Watch the fleet pick it up on the Fleet screen.
+      {plan && plan.approvalRequired.length > 0 && (
+        <p role="note" className="notice">
+          Needs a second admin: {plan.approvalRequired.map((c) => `${c.capabilityId} (${c.kind}: ${c.detail})`).join('; ')}. Applying files
+          a change request.
         </p>
       )}
+      {applied &&
+        (applied.changeRequest && !applied.applied ? (
+          <p role="status" className="notice">
+            Not applied yet: change request <code>{applied.changeRequest.id}</code> holds this plan at revision{' '}
+            {applied.changeRequest.baseRevision} until a second admin approves it on the Change requests screen.
+          </p>
+        ) : (
+          <p role="status" className="notice">
+            Applied: {agentId} is at revision {applied.revision}. Watch the fleet pick it up on the Fleet screen.
+          </p>
+        ))}
     </section>
   );
 }

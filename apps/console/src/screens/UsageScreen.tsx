@@ -1,8 +1,9 @@
-import { useState } from 'react';
+import { useId } from 'react';
 import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { CapabilityImpactQuery, ManifestsQuery, UsageQuery } from '../api/operations';
 import { AgentPicker } from '../components/AgentPicker';
-import { ErrorBox } from '../components/ErrorBox';
+import { LoadState } from '../components/LoadState';
+import { useTitle, useUrlState } from '../url';
 import { useConsole, useLoad } from '../context';
 import type { CapabilityImpactQuery as CapabilityImpactData } from '../gql/graphql';
 import { byNode, pivot } from '../logic/usage';
@@ -50,11 +51,17 @@ type Impact = CapabilityImpactData['capabilityImpact'];
  * callers (tenants and nodes) with the projected retirement date (capabilityImpact: the retirement
  * rule, sunset date included, if nobody calls it again).
  */
-export function UsageScreen({ initialAgent }: { initialAgent?: string }) {
+export function UsageScreen() {
   const { api } = useConsole();
-  const [agentId, setAgentId] = useState(initialAgent ?? '');
-  const usage = useLoad(agentId ? `usage:${agentId}` : null, () =>
-    api.request(UsageQuery, { agentId, filter: { agentId }, page: { first: 100 } }),
+  const [agentId, setAgentId] = useUrlState('agent');
+  // The time range (UTC days, inclusive) is in the URL with the agent: ?agent=…&from=2026-11-01&to=2026-11-30.
+  const [from, setFrom] = useUrlState('from');
+  const [to, setTo] = useUrlState('to');
+  const fromId = useId();
+  const toId = useId();
+  useTitle('Usage', agentId);
+  const usage = useLoad(agentId ? `usage:${agentId}:${from}:${to}` : null, () =>
+    api.request(UsageQuery, { agentId, filter: { agentId, from: from || null, to: to || null }, page: { first: 100 } }),
   );
   const manifests = useLoad(agentId ? `manifests:${agentId}` : null, () => api.request(ManifestsQuery, { agentId }));
   const live = (manifests.data?.manifests.nodes ?? []).filter((m) => m.state !== 'removed');
@@ -73,8 +80,18 @@ export function UsageScreen({ initialAgent }: { initialAgent?: string }) {
   return (
     <section aria-labelledby="usage-title">
       <h1 id="usage-title">Usage</h1>
-      <AgentPicker value={agentId} onChange={setAgentId} />
-      <ErrorBox error={usage.error ?? manifests.error ?? impacts.error} />
+      <div className="filters">
+        <AgentPicker value={agentId} onChange={setAgentId} />
+        <div className="field">
+          <label htmlFor={fromId}>From (UTC day)</label>
+          <input id={fromId} type="date" value={from} onChange={(e) => setFrom(e.target.value)} />
+        </div>
+        <div className="field">
+          <label htmlFor={toId}>To (UTC day)</label>
+          <input id={toId} type="date" value={to} onChange={(e) => setTo(e.target.value)} />
+        </div>
+      </div>
+      <LoadState loads={[usage, manifests, impacts]} what="usage" />
       {usage.data && (
         <>
           {days.length === 0 ? (

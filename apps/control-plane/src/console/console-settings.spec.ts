@@ -66,6 +66,17 @@ describe('console settings', () => {
     expect(JSON.stringify(consoleSettings(config))).not.toContain(config.JWT_SECRET);
   });
 
+  it('the console timeout and spinner delay have defaults and validated ranges, and reach config.json', () => {
+    expect(consoleSettings(loadConfig({}))).toMatchObject({ apiTimeoutMs: 15_000, spinnerDelayMs: 300 });
+    expect(consoleSettings(loadConfig({ CONSOLE_API_TIMEOUT_MS: '2000', CONSOLE_SPINNER_DELAY_MS: '0' }))).toMatchObject({
+      apiTimeoutMs: 2000,
+      spinnerDelayMs: 0,
+    });
+    expect(() => loadConfig({ CONSOLE_API_TIMEOUT_MS: '10' })).toThrow(/CONSOLE_API_TIMEOUT_MS/);
+    expect(() => loadConfig({ CONSOLE_API_TIMEOUT_MS: '999999999' })).toThrow(/CONSOLE_API_TIMEOUT_MS/);
+    expect(() => loadConfig({ CONSOLE_SPINNER_DELAY_MS: '-1' })).toThrow(/CONSOLE_SPINNER_DELAY_MS/);
+  });
+
   it('parses the development sign-in body strictly', () => {
     expect(parseDevSignIn({ kind: 'admin' })).toEqual({ kind: 'admin' });
     expect(parseDevSignIn({ kind: 'team-admin', team: 'finance-agents-team' })).toEqual({

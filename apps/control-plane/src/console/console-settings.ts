@@ -10,6 +10,9 @@ export interface ConsoleSettings {
   oidc: { issuer: string; clientId: string; scope: string; resource: string | null } | null;
   /** Whether POST /console/dev-sign-in mints development tokens (never in production). */
   devSignIn: boolean;
+  /** How long a screen waits for the API before it offers a retry, and when its spinner shows. */
+  apiTimeoutMs: number;
+  spinnerDelayMs: number;
 }
 
 export function consoleSettings(config: AppConfig): ConsoleSettings {
@@ -25,6 +28,8 @@ export function consoleSettings(config: AppConfig): ConsoleSettings {
           }
         : null,
     devSignIn: config.CONSOLE_DEV_SIGN_IN,
+    apiTimeoutMs: config.CONSOLE_API_TIMEOUT_MS,
+    spinnerDelayMs: config.CONSOLE_SPINNER_DELAY_MS,
   };
 }
 

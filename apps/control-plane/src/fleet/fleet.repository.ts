@@ -1,5 +1,15 @@
 import { Injectable } from '@nestjs/common';
+import type { CapabilityState, UpstreamSpec } from '@cp/capabilities';
 import { PrismaService } from '@cp/db';
+
+/** A capability of the fleet's agents (not removed) and how it is served. */
+export interface FleetCapability {
+  agentId: string;
+  capabilityId: string;
+  handler: string;
+  state: CapabilityState;
+  upstream?: UpstreamSpec;
+}
 
 export interface FleetNodeRecord {
   nodeId: string;
@@ -23,12 +33,16 @@ export class FleetRepository {
   }
 
   /** Handlers of the agents' capabilities that are not removed (for what each node cannot serve). */
-  async liveCapabilities(agentIds: readonly string[]): Promise<{ agentId: string; capabilityId: string; handler: string }[]> {
-    return this.prisma.capabilityManifest.findMany({
+  async liveCapabilities(agentIds: readonly string[]): Promise<FleetCapability[]> {
+    const rows = await this.prisma.capabilityManifest.findMany({
       where: { agentId: { in: [...agentIds] }, state: { not: 'removed' } },
-      select: { agentId: true, capabilityId: true, handler: true },
+      select: { agentId: true, capabilityId: true, handler: true, state: true, upstream: true },
       orderBy: [{ agentId: 'asc' }, { capabilityId: 'asc' }],
     });
+    return rows.map(({ upstream, ...rest }) => ({
+      ...rest,
+      ...(upstream !== null && typeof upstream === 'object' ? { upstream: upstream as unknown as UpstreamSpec } : {}),
+    }));
   }
 
   /** Nodes of several agents in one query (Agent.nodes batches through a DataLoader). */

@@ -2,6 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { changedFields, sunsetAtSchema, validateManifest, type CapabilityManifest, type RegistrySnapshot } from '@cp/capabilities';
 import type { AdminPrincipal } from '@cp/auth';
 import { notFound, validateInput } from '../common/errors';
+import { ApprovalGate } from '../change-requests/approval-gate.service';
+import { ChangeRequestError, ChangeRequestErrorCode } from '../change-requests/change-requests.errors';
 import type { DeprecateInput, LifecycleInput, ManifestDocumentInput, SetSunsetInput } from './dto/manifest.input';
 import { changeIssues } from './manifest-checks';
 import { ManifestWritePipeline, refusalError, type ManifestDraft } from './manifest-write-pipeline';
@@ -28,6 +30,7 @@ export class ManifestChangesService {
   constructor(
     private readonly pipeline: ManifestWritePipeline,
     private readonly manifests: ManifestsRepository,
+    private readonly gate: ApprovalGate,
   ) {}
 
   create(principal: AdminPrincipal, input: ManifestDocumentInput) {
@@ -104,6 +107,16 @@ export class ManifestChangesService {
       draft: (snapshot) => draftOf(change, snapshot),
     });
     const id = prepared.draft.id;
+    const before = prepared.snapshot.manifests.find((m) => m.id === id);
+    const gated = await this.gate.gated(prepared.writes.map((after) => ({ before, after })));
+    if (gated.length > 0) {
+      // A single mutation cannot hold a plan for a second admin: the change goes through applyManifests (ADR 0300).
+      throw new ChangeRequestError(
+        ChangeRequestErrorCode.ApprovalRequired,
+        `${change.action} manifest "${id}" needs a second admin (${gated.map((c) => `${c.kind}: ${c.detail}`).join('; ')}): apply the agent's manifests with applyManifests or cpctl apply, which files a change request`,
+        { changes: gated },
+      );
+    }
     const revision = await this.pipeline.commit(principal, prepared, change.expectedRevision, `${change.action} manifest ${id}`);
     return { manifest: (await this.manifests.find(change.agentId, id))!, revision };
   }

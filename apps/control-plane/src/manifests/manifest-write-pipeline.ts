@@ -9,7 +9,7 @@ import {
   type ValidationIssue,
 } from '@cp/capabilities';
 import type { AdminPrincipal } from '@cp/auth';
-import { RegistryWriter, type AuditEntry } from '@cp/db';
+import { RegistryWriter, type AuditEntry, type RegistryTx } from '@cp/db';
 import { Clock, InjectConfig, type AppConfig } from '@cp/common';
 import { InputValidationError } from '../common/errors';
 import { ServabilityGate, stagedAudit, stagedSummary } from '../node-inventory/servability-gate';
@@ -100,8 +100,17 @@ export class ManifestWritePipeline {
     return { snapshot, draft, writes: draft.writes, impact: publicCardImpact(snapshot, draft.resulting), staged: servable.staged };
   }
 
-  /** Writes a prepared change; answers the new revision, or the current one when nothing changes. */
-  async commit(principal: AdminPrincipal, prepared: PreparedManifestWrite, expectedRevision: number, summary: string): Promise<number> {
+  /**
+   * Writes a prepared change; answers the new revision, or the current one when nothing changes.
+   * `also` writes more in the same transaction (a change request's status, ADR 0300) and answers its audit entries.
+   */
+  async commit(
+    principal: AdminPrincipal,
+    prepared: PreparedManifestWrite,
+    expectedRevision: number,
+    summary: string,
+    also?: (tx: RegistryTx, revision: number) => Promise<AuditEntry[]>,
+  ): Promise<number> {
     const { snapshot, writes, impact, staged } = prepared;
     if (writes.length === 0) return snapshot.revision;
     if (impact.leaks.length) throw leakError(impact.leaks);
@@ -110,7 +119,7 @@ export class ManifestWritePipeline {
     const now = this.clock.now();
     const { revision } = await this.writer.change(
       { agentId, expectedRevision, actor: principal.subject, summary: summary + stagedSummary(staged) },
-      async (tx) => {
+      async (tx, revision) => {
         const audit: AuditEntry[] = [];
         for (const m of writes) {
           const previous = before.get(m.id);
@@ -123,7 +132,8 @@ export class ManifestWritePipeline {
             after: toManifestDocument(m),
           });
         }
-        return { result: undefined, audit: [...audit, ...stagedAudit(agentId, staged)] };
+        const more = also ? await also(tx, revision) : [];
+        return { result: undefined, audit: [...audit, ...stagedAudit(agentId, staged), ...more] };
       },
     );
     return revision;

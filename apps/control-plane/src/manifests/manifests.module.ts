@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { ClockModule } from '@cp/common';
 import { RegistryModule } from '@cp/db';
 import { AgentsModule } from '../agents/agents.module';
+import { ApprovalGateModule } from '../change-requests/approval-gate.module';
 import { ImpactModule } from '../deprecation/impact.module';
 import { NodeInventoryModule } from '../node-inventory/node-inventory.module';
 import { UsageModule } from '../usage/usage.module';
@@ -14,7 +15,7 @@ import { ManifestsResolver } from './manifests.resolver';
 import { ManifestsService } from './manifests.service';
 
 @Module({
-  imports: [ClockModule, RegistryModule, AgentsModule, NodeInventoryModule, ImpactModule, UsageModule],
+  imports: [ClockModule, RegistryModule, AgentsModule, NodeInventoryModule, ImpactModule, UsageModule, ApprovalGateModule],
   providers: [
     ManifestsRepository,
     ManifestAccess,
@@ -24,6 +25,6 @@ import { ManifestsService } from './manifests.service';
     ApplyManifestsService,
     ManifestsResolver,
   ],
-  exports: [ManifestsService, ManifestAccess, ManifestChangesService],
+  exports: [ManifestsService, ManifestAccess, ManifestChangesService, ApplyManifestsService],
 })
 export class ManifestsModule {}

@@ -25,13 +25,13 @@ export class NodeApiService {
 
   async register(node: NodePrincipal, body: RegisterNodeBody): Promise<void> {
     await this.write(node, body.nodeId, { kind: 'register', hostname: body.hostname });
-    if (body.handlers) await this.inventories.report(node.agentId, body.nodeId, body.handlers);
+    if (body.handlers) await this.inventories.report(node.agentId, body.nodeId, body.handlers, false, body.upstreams);
   }
 
   async heartbeat(node: NodePrincipal, body: HeartbeatBody): Promise<void> {
     await this.write(node, body.nodeId, { kind: 'heartbeat' });
     // Only after the write above proved the node id is this agent's.
-    if (body.handlers) await this.inventories.report(node.agentId, body.nodeId, body.handlers, body.stopping === true);
+    if (body.handlers) await this.inventories.report(node.agentId, body.nodeId, body.handlers, body.stopping === true, body.upstreams);
     else if (body.stopping) await this.inventories.stopped(node.agentId, body.nodeId);
   }
 

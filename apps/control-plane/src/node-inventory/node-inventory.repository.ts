@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { liveNodeCutoff, type HandlerDeclaration, type NodeInventory } from '@cp/capabilities';
+import { liveNodeCutoff, type HandlerDeclaration, type NodeInventory, type UpstreamCardReport } from '@cp/capabilities';
 import { Prisma, PrismaService } from '@cp/db';
 
 export interface NodeInventoryRecord extends NodeInventory {
@@ -16,13 +16,22 @@ export interface NodeInventoryRecord extends NodeInventory {
 export class NodeInventoryRepository {
   constructor(private readonly prisma: PrismaService) {}
 
-  async report(agentId: string, nodeId: string, handlers: HandlerDeclaration[], stopping = false): Promise<void> {
+  /** `upstreams`: a gateway node's upstream report (ADR 0275); absent: the node is not a gateway (stored as NULL). */
+  async report(
+    agentId: string,
+    nodeId: string,
+    handlers: HandlerDeclaration[],
+    stopping = false,
+    upstreams?: UpstreamCardReport[],
+  ): Promise<void> {
     const now = Prisma.sql`(now() AT TIME ZONE 'UTC')`;
     const stoppedAt = stopping ? now : Prisma.sql`NULL`;
+    const reported = upstreams ? JSON.stringify(upstreams) : null;
     await this.prisma.$executeRaw`
-      INSERT INTO "NodeInventory" ("agentId", "nodeId", handlers, "reportedAt", "stoppedAt")
-      VALUES (${agentId}, ${nodeId}, ${JSON.stringify(handlers)}::jsonb, ${now}, ${stoppedAt})
-      ON CONFLICT ("agentId", "nodeId") DO UPDATE SET handlers = EXCLUDED.handlers, "reportedAt" = EXCLUDED."reportedAt", "stoppedAt" = EXCLUDED."stoppedAt"`;
+      INSERT INTO "NodeInventory" ("agentId", "nodeId", handlers, "reportedAt", "stoppedAt", upstreams)
+      VALUES (${agentId}, ${nodeId}, ${JSON.stringify(handlers)}::jsonb, ${now}, ${stoppedAt}, ${reported}::jsonb)
+      ON CONFLICT ("agentId", "nodeId") DO UPDATE SET handlers = EXCLUDED.handlers, "reportedAt" = EXCLUDED."reportedAt",
+        "stoppedAt" = EXCLUDED."stoppedAt", upstreams = EXCLUDED.upstreams`;
   }
 
   /** A graceful stop of a node that never reported handlers (older SDK) changes nothing. */
@@ -57,6 +66,7 @@ function toRecord(row: {
   stoppedAt: Date | null;
   unservable: string[];
   unservableRevision: number | null;
+  upstreams: unknown;
 }): NodeInventoryRecord {
   return {
     agentId: row.agentId,
@@ -66,5 +76,6 @@ function toRecord(row: {
     stoppedAt: row.stoppedAt,
     reportedUnservable: row.unservable,
     unservableRevision: row.unservableRevision,
+    ...(Array.isArray(row.upstreams) ? { upstreams: row.upstreams as UpstreamCardReport[] } : {}),
   };
 }

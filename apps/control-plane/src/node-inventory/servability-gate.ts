@@ -53,7 +53,9 @@ export class ServabilityGate {
     });
     return unserved.map((u) => ({
       path: '$.tenantId',
-      message: `opting "${tenantId}" in would show preview capability "${u.capabilityId}", whose handler "${u.handler}" is not served by live node(s) ${u.nodesLacking.join(', ')}: deploy the handler first`,
+      message: u.reasons
+        ? `opting "${tenantId}" in would show preview capability "${u.capabilityId}": ${unservedMessage(u)}`
+        : `opting "${tenantId}" in would show preview capability "${u.capabilityId}", whose handler "${u.handler}" is not served by live node(s) ${u.nodesLacking.join(', ')}: deploy the handler first`,
     }));
   }
 
@@ -73,7 +75,7 @@ export class ServabilityGate {
       live,
     };
     for (const u of unservedCapabilities({ ...common, allowUnserved: input.allowUnserved })) {
-      issues.push({ path: `${input.pathOf(u.capabilityId)}.handler`, message: unservedMessage(u) });
+      issues.push({ path: `${input.pathOf(u.capabilityId)}.${u.reasons ? 'upstream' : 'handler'}`, message: unservedMessage(u) });
     }
     const allowed = new Set(input.allowUnserved);
     const staged = unservedCapabilities(common).filter((u) => allowed.has(u.capabilityId));

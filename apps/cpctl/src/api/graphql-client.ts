@@ -80,7 +80,12 @@ function codeOf(error: GraphQLErrorBody, badInput: CpctlErrorCode): CpctlErrorCo
   const code = error.extensions?.code ?? '';
   if (code === 'BAD_USER_INPUT') return badInput;
   // CONFLICT also means "already exists"; only a revision mismatch is a stale plan.
-  if (code === 'CONFLICT') return error.extensions?.reason === 'STALE_REVISION' ? CpctlErrorCode.StaleRevision : CpctlErrorCode.ServerError;
+  if (code === 'CONFLICT') {
+    const reason = error.extensions?.reason;
+    // A change request planned at a revision the agent moved past is a stale plan too (ADR 0300).
+    if (reason === 'STALE_REVISION' || reason === 'STALE_PLAN') return CpctlErrorCode.StaleRevision;
+    return reason === 'NOT_PENDING' ? CpctlErrorCode.NotPending : CpctlErrorCode.ServerError;
+  }
   return BY_CODE[code] ?? CpctlErrorCode.ServerError;
 }
 

@@ -27,12 +27,43 @@ export const APPLY_MUTATION = `mutation CpctlApply($input: ApplyManifestsInput!)
     breaking
     leaks { skillId field text }
     impact { capabilityId kind detail calls callers { tenantId calls lastCallAt } }
+    approvalRequired { kind capabilityId detail }
+    breakGlass
+    changeRequest { id status baseRevision breakGlass }
   }
+}`;
+
+const CHANGE_REQUEST_FIELDS = `id agentId baseRevision status author kinds changes { kind capabilityId detail }
+  breakGlass breakGlassReason decidedBy decisionComment appliedRevision createdAt canApprove cannotApproveReason`;
+
+export const CHANGE_REQUESTS_QUERY = `query CpctlChangeRequests($filter: ChangeRequestFilter, $page: PageInput) {
+  changeRequests(filter: $filter, page: $page) { nodes { ${CHANGE_REQUEST_FIELDS} } pageInfo { hasNextPage endCursor } }
+}`;
+
+export const APPROVE_CHANGE_REQUEST = `mutation CpctlApprove($input: DecideChangeRequestInput!) {
+  approveChangeRequest(input: $input) { ${CHANGE_REQUEST_FIELDS} }
+}`;
+
+export const REJECT_CHANGE_REQUEST = `mutation CpctlReject($input: DecideChangeRequestInput!) {
+  rejectChangeRequest(input: $input) { ${CHANGE_REQUEST_FIELDS} }
 }`;
 
 export const ROUTE_TEST_QUERY = `query CpctlRouteTest($input: RouteTestInput!) {
   routeTest(input: $input) {
     total correct accuracy minAccuracy wrongRoutes passed
     changes { index text expect before after }
+  }
+}`;
+
+export const UPSTREAM_DRIFT_QUERY = `query CpctlUpstreamDrift($agentId: ID!) {
+  fleet(agentId: $agentId) {
+    agentId
+    nodes { nodeId live unservable warnings }
+    upstreamDrift {
+      card status reason checkedAt truncated
+      covered { capabilityId skill }
+      uncovered { id name }
+      missing { capabilityId skill }
+    }
   }
 }`;

@@ -34,6 +34,17 @@ export interface AppliedPlan {
   plan: ServerPlan;
   /** The agent's revision after the call (unchanged for a dry run). */
   revision: number;
+  /** Changes the approval policy gates (ADR 0300). */
+  approvalRequired: GatedChange[];
+  /** The change request holding the plan (not applied), or the break-glass record (applied). */
+  changeRequest: { id: string; status: string; baseRevision: number; breakGlass: boolean } | null;
+  breakGlass: boolean;
+}
+
+export interface GatedChange {
+  kind: string;
+  capabilityId: string;
+  detail: string;
 }
 
 export interface RemoteAgent {
@@ -104,7 +115,7 @@ export async function applyManifests(
   client: GraphQLClient,
   agentId: string,
   documents: unknown[],
-  options: { dryRun: boolean; expectedRevision?: number; allowUnserved?: string[]; impactDays?: number },
+  options: { dryRun: boolean; expectedRevision?: number; allowUnserved?: string[]; impactDays?: number; breakGlassReason?: string },
 ): Promise<AppliedPlan> {
   const input = {
     agentId,
@@ -113,6 +124,7 @@ export async function applyManifests(
     expectedRevision: options.expectedRevision ?? null,
     ...(options.impactDays !== undefined ? { impactDays: options.impactDays } : {}),
     ...(options.allowUnserved?.length ? { allowUnserved: options.allowUnserved } : {}),
+    ...(options.breakGlassReason !== undefined ? { breakGlassReason: options.breakGlassReason } : {}),
   };
   // The files passed the same validator locally: what the server still refuses is the lifecycle.
   const data = await client.request<{ applyManifests: RawPlan }>(APPLY_MUTATION, { input }, CpctlErrorCode.PlanRefused);
@@ -120,12 +132,15 @@ export async function applyManifests(
 }
 
 /** The mutation's answer: the plan plus the revision it was computed at. */
-type RawPlan = ServerPlan & { revision: number };
+type RawPlan = ServerPlan & Omit<AppliedPlan, 'plan'>;
 
 function toAppliedPlan(raw: RawPlan): AppliedPlan {
   const { revision, added, changed, deprecated, removed, unchanged, breaking } = raw;
   return {
     revision,
+    approvalRequired: raw.approvalRequired ?? [],
+    changeRequest: raw.changeRequest ?? null,
+    breakGlass: raw.breakGlass ?? false,
     plan: {
       added,
       changed,

@@ -4,7 +4,7 @@
  * plan, so a registry changed meanwhile is refused rather than overwritten.
  */
 import { canonicalJson, toManifestDocument, type AgentBase } from '@cp/capabilities';
-import { applyManifests, fetchAgent, routeTest, type RouteTestSummary, type ServerPlan } from '../api/registry-api';
+import { applyManifests, fetchAgent, routeTest, type GatedChange, type RouteTestSummary, type ServerPlan } from '../api/registry-api';
 import { clientFor, type CommandContext } from '../context';
 import { CpctlError, CpctlErrorCode } from '../cpctl.errors';
 import { ExitCode } from '../exit-codes';
@@ -93,6 +93,8 @@ export interface PlanOptions {
   impactDays?: number;
   /** Capabilities whose removal, narrowing or hiding is accepted although callers still use them. */
   acceptImpact?: string[];
+  /** Platform admins: apply gated changes at once, with this reason (break-glass, ADR 0300). */
+  breakGlassReason?: string;
 }
 
 export const DEFAULT_IMPACT_DAYS = 30;
@@ -129,6 +131,7 @@ export async function planCommand(ctx: CommandContext, dir: string, options: Pla
   r.line(`Plan for agent ${agentId} at revision ${planned.revision} (${dir}):`);
   renderPlan(r, plan);
   renderImpact(r, plan.impact, impactDays, accepted);
+  renderApproval(r, planned.approvalRequired);
   const blocked = unacceptedImpact(plan.impact, accepted);
   if (drift.length > 0) {
     r.line(r.c.yellow(`Note: agent.yaml differs from the control plane's agent in ${drift.join(', ')}; cpctl applies manifests only.`));
@@ -176,13 +179,36 @@ export async function planCommand(ctx: CommandContext, dir: string, options: Pla
   let applied;
   try {
     applied = await r.progress(`applying at revision ${revision}`, () =>
-      applyManifests(client, agentId, documents, { dryRun: false, expectedRevision: revision, allowUnserved: options.allowUnserved }),
+      applyManifests(client, agentId, documents, {
+        dryRun: false,
+        expectedRevision: revision,
+        allowUnserved: options.allowUnserved,
+        breakGlassReason: options.breakGlassReason,
+      }),
     );
   } catch (error) {
     if (error instanceof CpctlError && error.code === CpctlErrorCode.StaleRevision) throw stale(agentId, revision, error);
     throw error instanceof CpctlError ? inFiles(error, read.sources) : error;
   }
-  r.line(`${r.mark('ok')}applied: agent ${agentId} is now at revision ${applied.revision}`);
-  r.result({ ...base, ok: true, exitCode: ExitCode.Ok, applied: true, appliedRevision: applied.revision });
+  const request = applied.changeRequest;
+  if (request && request.status === 'pending') {
+    r.problem(
+      r.c.yellow(
+        `Nothing applied: change request ${request.id} holds this plan at revision ${request.baseRevision} for a second admin (cpctl change-requests approve ${request.id}).`,
+      ),
+    );
+    r.result({ ...base, ok: false, exitCode: ExitCode.ChangeRequestFiled, applied: false, appliedRevision: null, changeRequest: request });
+    return ExitCode.ChangeRequestFiled;
+  }
+  r.line(
+    `${r.mark('ok')}applied${applied.breakGlass ? ' (break-glass: audited and announced)' : ''}: agent ${agentId} is now at revision ${applied.revision}`,
+  );
+  r.result({ ...base, ok: true, exitCode: ExitCode.Ok, applied: true, appliedRevision: applied.revision, changeRequest: request });
   return ExitCode.Ok;
+}
+
+function renderApproval(r: Reporter, gated: readonly GatedChange[]): void {
+  if (gated.length === 0) return;
+  r.line('Needs a second admin (approval policy):');
+  for (const c of gated) r.line(`  ${r.c.yellow('?')} ${c.capabilityId}: ${c.kind} (${c.detail})`);
 }

@@ -4,7 +4,7 @@
  * same answer on every machine). ADR 0090.
  */
 import type { RouterEntry } from '../router-index';
-import { asksAboutState, bigrams, describesAction, terms } from './text';
+import { asksAboutState, bigrams, describesAction, terms, tokens } from './text';
 
 export interface RankedCandidate {
   id: string;
@@ -54,6 +54,8 @@ const FIELDS = {
   examples: { weight: 1, b: 0.75 },
   description: { weight: 2, b: 0.75 },
   terms: { weight: 1.5, b: 0 },
+  /** Words a lexical database relates to the capability's own words (ADR 0290); empty unless an expansion is given. */
+  expanded: { weight: 0.3, b: 0 },
 } as const;
 const K1 = 1.2;
 type Field = keyof typeof FIELDS;
@@ -91,16 +93,32 @@ const RANKING_SIZE = 5;
  */
 const ACTION_WEIGHT_FOR_STATE_QUESTIONS = 0.6;
 
+/**
+ * Index-time expansion of a capability's words (ADR 0290): words related to one word (synonyms,
+ * derivations), e.g. from WordNet. Pure from the router's point of view: same word, same answer.
+ */
+export interface TermExpansion {
+  expand(word: string): readonly string[];
+}
+
+export interface LexicalOptions {
+  expansion?: TermExpansion;
+  /** BM25F weight of the expanded words (below every original field's). */
+  expansionWeight?: number;
+}
+
 interface Compiled {
   /** term → per-field term frequencies (FIELD_NAMES order). */
   tf: Map<string, number[]>;
   length: number[];
   negative: Set<string>;
+  /** Terms only the expansion gave (ADR 0290): they do not count towards document frequency. */
+  borrowed: Set<string>;
   /** The capability changes something (its description does not open with a reporting verb). */
   acts: boolean;
 }
 
-function compile(entry: RouterEntry): Compiled {
+function compile(entry: RouterEntry, expansion?: TermExpansion): Compiled {
   const tf = new Map<string, number[]>();
   const length = FIELD_NAMES.map(() => 0);
   const add = (field: Field, stems: readonly string[]) => {
@@ -134,7 +152,16 @@ function compile(entry: RouterEntry): Compiled {
     if (stems.length === 1) negative.add(stems[0]);
     else for (const b of bigrams(stems)) negative.add(b);
   }
-  return { tf, length, negative, acts: describesAction(entry.skill.description) };
+  const borrowed = new Set<string>();
+  if (expansion) {
+    // Related words of the capability's own words, each stem once, minus stems it already holds.
+    const own = [entry.skill.name, entry.skill.description, ...entry.skill.tags, ...entry.skill.examples, ...(entry.routing?.terms ?? [])];
+    for (const word of new Set(own.flatMap((text) => tokens(text))))
+      if (terms(word).length > 0)
+        for (const r of expansion.expand(word)) for (const t of terms(r)) if (!tf.has(t) && !negative.has(t)) borrowed.add(t);
+    add('expanded', [...borrowed]);
+  }
+  return { tf, length, negative, borrowed, acts: describesAction(entry.skill.description) };
 }
 
 /**
@@ -149,7 +176,14 @@ function compile(entry: RouterEntry): Compiled {
  * by id.
  */
 export class LexicalClassifier implements Classifier {
-  constructor(private readonly calibration: Calibration = DEFAULT_CALIBRATION) {}
+  private readonly weights: Record<Field, number>;
+  constructor(
+    private readonly calibration: Calibration = DEFAULT_CALIBRATION,
+    private readonly options: LexicalOptions = {},
+  ) {
+    this.weights = Object.fromEntries(FIELD_NAMES.map((f) => [f, FIELDS[f].weight])) as Record<Field, number>;
+    if (options.expansionWeight !== undefined) this.weights.expanded = options.expansionWeight;
+  }
 
   // Router entries are frozen per (revision, entitlement class): compile each once.
   private readonly compiled = new WeakMap<RouterEntry, Compiled>();
@@ -184,7 +218,14 @@ export class LexicalClassifier implements Classifier {
 
     const scores = new Float64Array(n);
     for (const [t, hits] of postings) {
-      const idf = Math.log(1 + (n - hits.length + 0.5) / (hits.length + 0.5));
+      // Document frequency counts the capabilities' own words only: related words a capability
+      // merely borrowed (ADR 0290) do not make a word common.
+      let df = hits.length;
+      if (this.options.expansion) {
+        for (const i of hits) if (docs[i].borrowed.has(t)) df--;
+        df = Math.max(df, 1);
+      }
+      const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
       for (const i of hits) scores[i] += idf * (saturated[i].get(t) as number);
     }
     const stateQuestion = asksAboutState(text);
@@ -255,7 +296,7 @@ export class LexicalClassifier implements Classifier {
     // BM25F per candidate and term, fixed for this candidate list: the pseudo term frequency
     // Σ_f weight_f × tf_f / (1 − b_f + b_f × len_f / avg_f), saturated as tf / (k1 + tf).
     const saturated = docs.map((d) => {
-      const c = FIELD_NAMES.map((name, f) => FIELDS[name].weight / (1 - FIELDS[name].b + (FIELDS[name].b * d.length[f]) / avg[f]));
+      const c = FIELD_NAMES.map((name, f) => this.weights[name] / (1 - FIELDS[name].b + (FIELDS[name].b * d.length[f]) / avg[f]));
       const out = new Map<string, number>();
       for (const [t, row] of d.tf) {
         let pseudo = 0;
@@ -273,7 +314,7 @@ export class LexicalClassifier implements Classifier {
   private vector(entry: RouterEntry): Compiled {
     let v = this.compiled.get(entry);
     if (!v) {
-      v = compile(entry);
+      v = compile(entry, this.options.expansion);
       this.compiled.set(entry, v);
     }
     return v;

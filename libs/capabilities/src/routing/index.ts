@@ -16,7 +16,7 @@ export type {
 export { clarificationQuestion, resolveReply, normalizeReply, MAX_CHOICES, REPLY_MAX_CHARS } from './clarification';
 export type { PendingClarification } from './clarification';
 export { LexicalClassifier, DEFAULT_CALIBRATION } from './classifier';
-export type { Calibration, Classifier, ClassifierResult, RankedCandidate, RoutingHints } from './classifier';
+export type { Calibration, Classifier, ClassifierResult, LexicalOptions, RankedCandidate, RoutingHints, TermExpansion } from './classifier';
 export { terms, stem, tokens, bigrams } from './text';
 export { partKind, partMediaType, normalizeMediaType, mediaTypeMatches, messageText } from './message';
 export type { WireMessage, WirePart, PartKind } from './message';

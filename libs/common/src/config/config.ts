@@ -161,6 +161,9 @@ const configFields = z.object({
   /** RFC 8707 resource indicator asked for with the code, so the IdP mints an access token for JWT_AUDIENCE. */
   CONSOLE_OIDC_RESOURCE: url(['http:', 'https:', 'urn:']).optional(),
   CONSOLE_DEV_SIGN_IN: bool.optional(),
+  /** How long a console screen waits for the API before it offers a retry (the spinner shows after CONSOLE_SPINNER_DELAY_MS). */
+  CONSOLE_API_TIMEOUT_MS: z.coerce.number().int().min(1000).max(300_000).default(15_000),
+  CONSOLE_SPINNER_DELAY_MS: z.coerce.number().int().min(0).max(10_000).default(300),
   GRAPHQL_MAX_DEPTH: z.coerce.number().int().min(2).default(10),
   GRAPHQL_MAX_COMPLEXITY: z.coerce.number().int().min(10).default(5000),
   /** Aliased fields per operation, field selections at its root, and lexical tokens per document (parse stops there). */
@@ -191,6 +194,23 @@ const configFields = z.object({
   EMBEDDINGS_API_KEY: z.string().min(1).optional(),
   /** Past this the lexical router decides for that message. */
   EMBEDDINGS_TIMEOUT_MS: z.coerce.number().int().min(10).max(60_000).default(800),
+  /**
+   * The chat-completions router (issue 31, ADR 0291): an OpenAI-compatible chat API chooses among
+   * the caller's entitled candidates; unset = off. The caller's message text leaves the node: a
+   * node serves one agent (AGENT_ID), so leaving it unset on an agent's nodes switches it off for
+   * that agent.
+   */
+  CHAT_ROUTER_URL: url(['http:', 'https:']).optional(),
+  CHAT_ROUTER_MODEL: z.string().min(1).default('gpt-4o-mini'),
+  CHAT_ROUTER_API_KEY: z.string().min(1).optional(),
+  /** Past this (whole answer) the fallback (embeddings, else lexical) decides for that message. */
+  CHAT_ROUTER_TIMEOUT_MS: z.coerce.number().int().min(10).max(60_000).default(2000),
+  /** How the model answers: a forced tool call, or a JSON-schema response_format. */
+  CHAT_ROUTER_OUTPUT: z.enum(['tool', 'json-schema']).default('tool'),
+  /** After a failure the endpoint is left alone this long. */
+  CHAT_ROUTER_COOL_DOWN_MS: z.coerce.number().int().min(0).max(3_600_000).default(30_000),
+  /** Answers cached by message and candidate-list hash (0: no cache). */
+  CHAT_ROUTER_CACHE_ENTRIES: z.coerce.number().int().min(0).max(1_000_000).default(10_000),
   /** A2A tasks (shared Redis store): how long a task lives after its last update, and byte bounds. */
   A2A_TASK_RETENTION_SECONDS: z.coerce.number().int().min(60).default(86_400),
   /** Stored bytes of one task (history, artifacts, status); a save past it is refused. */
@@ -259,6 +279,13 @@ const configFields = z.object({
   A2A_PUSH_OWNER_MAX_QUEUED_BYTES: z.coerce.number().int().min(4096).max(1_073_741_824).default(8_388_608),
   A2A_PUSH_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(32),
   A2A_PUSH_OWNER_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(4),
+  /**
+   * Gateway nodes (ADR 0275): how often each upstream's own card is fetched (also after every
+   * applied revision), the deadline of one fetch, and the largest card read.
+   */
+  UPSTREAM_PROBE_INTERVAL_MS: z.coerce.number().int().min(1000).max(3_600_000).default(30_000),
+  UPSTREAM_PROBE_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5000),
+  UPSTREAM_CARD_MAX_BYTES: z.coerce.number().int().min(1024).max(16_777_216).default(1_048_576),
   /** Retirement job. */
   RETIREMENT_CRON: z.string().default('0 3 * * *'),
   RETIREMENT_WINDOW_DAYS: z.coerce.number().int().min(1).default(30),
@@ -285,6 +312,20 @@ const configFields = z.object({
   DEPRECATION_NOTICE_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5_000),
   /** Hosts, IPs or CIDRs notice endpoints may use although private (comma-separated; default none: public addresses only). */
   DEPRECATION_NOTICE_ALLOW: list.default([]),
+  /**
+   * Issue 32 (ADR 0300): the change kinds that need a second admin while no platform admin has set
+   * the registry's approval policy (comma-separated; empty: none). Kinds: public, access, upstream,
+   * undeprecate, remove.
+   */
+  APPROVAL_DEFAULT_KINDS: list
+    .pipe(
+      z.array(z.enum(['public', 'access', 'upstream', 'undeprecate', 'remove'], 'must be public, access, upstream, undeprecate or remove')),
+    )
+    .default(['public', 'access', 'upstream', 'undeprecate', 'remove']),
+  /** Tenants whose notification endpoints receive change-request notices (comma-separated, at most 20; default none). */
+  CHANGE_REQUEST_NOTICE_TENANTS: list
+    .pipe(z.array(z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'each must be a tenant id')).max(20, 'at most 20 tenants'))
+    .default([]),
 });
 
 export const configSchema = configFields

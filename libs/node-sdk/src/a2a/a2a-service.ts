@@ -8,7 +8,7 @@ import { deprecationFor, negotiateExtensions, type Classifier, type DeprecationA
 import { NO_A2A_OBSERVER, type A2AObserver } from '../observability/observer';
 import type { ToolGateway } from '../tools/tool-gateway';
 import { A2AError, A2AErrorName } from './a2a-errors';
-import { ExecutionLimits } from './execution-limits';
+import { ExecutionLimits, LimitExceededError } from './execution-limits';
 import type { HandlerRegistry } from './handler-registry';
 import type { UpstreamGateway } from './upstream/upstream-gateway';
 import { declaredBy, type ServedBundle, type ServedCard } from './served-bundle';
@@ -37,7 +37,7 @@ import {
 } from './send/prepare-steps';
 import { TaskExecution, transition } from './send/task-execution';
 import type { A2ALog, RequestContext } from './request-context';
-import type { ClarificationSink, UsageSink } from './sinks';
+import { reportOutcome, type ClarificationSink, type UsageSink } from './sinks';
 
 export type { A2ALog, RequestContext } from './request-context';
 
@@ -96,6 +96,7 @@ export class A2AService {
       tools,
       log,
       observer: this.observer,
+      usage: deps.usage,
       historyPartMaxBytes: this.limits.historyPartMaxBytes,
     });
   }
@@ -223,13 +224,12 @@ export class A2AService {
     const { id } = taskIdParam(rawParams, 'id', this.limits.maxJsonDepth);
     const record = await this.deps.tasks.get(id, ownerKey(rc.caller));
     if (!record) throw taskNotFound(id);
-    if (TERMINAL_STATES.has(record.task.status.state)) {
-      throw new A2AError(A2AErrorName.TaskNotCancelable, `task ${id} is ${record.task.status.state} and cannot be canceled`, {
-        taskId: id,
-      });
-    }
+    if (TERMINAL_STATES.has(record.task.status.state)) throw notCancelable(record.task);
     const next: WireTask = { ...record.task, status: { state: 'TASK_STATE_CANCELED', timestamp: nowIso() } };
-    await new TaskRun(record, this.deps.tasks, this.deps.events).commit(next, statusUpdate(next));
+    const run = new TaskRun(record, this.deps.tasks, this.deps.events);
+    await run.commit(next, statusUpdate(next));
+    // Finished meanwhile (on any replica): the store kept that state.
+    if (run.ended) throw notCancelable(run.ended.task);
     const policy = this.deps.upstreams && this.deps.bundle()?.policy.entries.find((e) => e.capabilityId === record.capabilityId);
     if (policy?.upstream) void this.deps.upstreams!.cancel(policy, id, rc.token);
     return next;
@@ -336,7 +336,14 @@ export class A2AService {
       policy.upstream && this.deps.upstreams ? this.deps.upstreams.registration(policy, rc.token) : handlerFor(this.deps.handlers, policy);
     noteClarification(this.deps.clarifications, record, decision, capabilityId, tenant);
     const metadata = routingMetadata(live, decision, capabilityId, rc.caller);
-    const { limits, admission } = await admit(this.executionLimits, live, policy, registration, tenant, inbound);
+    let admitted: Awaited<ReturnType<typeof admit>>;
+    try {
+      admitted = await admit(this.executionLimits, live, policy, registration, tenant, inbound);
+    } catch (error) {
+      if (error instanceof LimitExceededError) reportOutcome(this.deps.usage, this.observer, capabilityId, tenant, 'refused', 0);
+      throw error;
+    }
+    const { limits, admission } = admitted;
     let saved: TaskRecord;
     try {
       // A new SendMessage task is stored working at once: nobody streams it yet (ADR 82).
@@ -349,6 +356,12 @@ export class A2AService {
     const execution = { capabilityId, registration, policy, decision, metadata, limits, admission };
     return { params, rc, active, owner, record: saved, inbound, execution };
   }
+}
+
+function notCancelable(task: WireTask): A2AError {
+  return new A2AError(A2AErrorName.TaskNotCancelable, `task ${task.id} is ${task.status.state} and cannot be canceled`, {
+    taskId: task.id,
+  });
 }
 
 function terminalSubscribe(record: TaskRecord): A2AError {

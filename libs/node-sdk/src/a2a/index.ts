@@ -52,3 +52,5 @@ export type { NodeContext } from './agent-executor';
 // The node as a gateway to upstream A2A agents (issue 28, ADR 0230).
 export { UpstreamGateway, type UpstreamGatewayDeps } from './upstream/upstream-gateway';
 export { RedisUpstreamLinks, UpstreamLinks, type UpstreamLink, type UpstreamLinkStore } from './upstream/upstream-links';
+// Servability and drift of upstreams (issue 28 item 6, ADR 0275).
+export { UpstreamProbe, skillsOfCard, type UpstreamProbeOptions } from './upstream/upstream-probe';

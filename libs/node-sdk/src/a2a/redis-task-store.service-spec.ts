@@ -215,4 +215,79 @@ describe('RedisTaskStore and RedisTaskEvents', () => {
     await offHere();
     await offThere();
   });
+
+  it('several events of one task go out with one save, in order; the other replica hears each once (ADR 0285)', async () => {
+    const one = new RedisTaskEvents(connect(), connect(), PREFIX);
+    const two = new RedisTaskEvents(connect(), connect(), PREFIX);
+    const there: number[] = [];
+    const off = await two.subscribe('p-3', (e) => there.push(e.seq));
+    const owner = ownerKey({ tenant: 'acme', principal: 'batch' });
+    const outs = [2, 3, 4].map((seq) => one.outbound('p-3', working('p-3', seq)));
+    expect(await a.save({ ...record('p-3', owner, 10), seq: 4 }, outs)).toBeUndefined();
+    await settle();
+    expect(there).toEqual([2, 3, 4]);
+    expect((await b.get('p-3', owner))?.seq).toBe(4);
+    await off();
+  });
+
+  describe('unlessTerminal: a save never overwrites a task finished meanwhile (ADR 0285)', () => {
+    const owner = ownerKey({ tenant: 'acme', principal: 'guard' });
+    const working = (id: string, seq: number, extra: Partial<TaskRecord['task']> = {}): TaskRecord => ({
+      ...record(id, owner, 1000 + seq, extra),
+      task: {
+        ...record(id, owner, 1000 + seq, extra).task,
+        status: { state: 'TASK_STATE_WORKING', timestamp: new Date(1000 + seq).toISOString() },
+      },
+      seq,
+    });
+
+    it('answers the stored terminal record, writes nothing and publishes nothing', async () => {
+      const one = new RedisTaskEvents(connect(), connect(), PREFIX);
+      const heard: number[] = [];
+      const off = await new RedisTaskEvents(connect(), connect(), PREFIX).subscribe('g-1', (e) => heard.push(e.seq));
+      await a.save(working('g-1', 1));
+      const canceled = {
+        ...working('g-1', 2),
+        task: { ...working('g-1', 2).task, status: { state: 'TASK_STATE_CANCELED' as const, timestamp: 'x' } },
+      };
+      expect(await b.save(canceled, undefined, { unlessTerminal: true })).toBeUndefined();
+      const event = one.outbound('g-1', { seq: 3, final: false, event: { task: working('g-1', 3).task } });
+      const kept = await a.save(working('g-1', 3), event, { unlessTerminal: true });
+      expect(kept?.task.status.state).toBe('TASK_STATE_CANCELED');
+      expect(kept).not.toHaveProperty('state');
+      expect((await b.get('g-1', owner))?.seq).toBe(2);
+      expect(await a.bytesOf(owner)).toBeGreaterThan(0);
+      await settle();
+      expect(heard).toEqual([]);
+      await off();
+    });
+
+    it('a terminal state written by a caller inside a data part or a message does not count', async () => {
+      const forged = { state: 'TASK_STATE_CANCELED', status: { state: 'TASK_STATE_CANCELED' } };
+      const text = '{"state":"TASK_STATE_CANCELED"}';
+      const hostile = working('g-2', 1, {
+        history: [{ messageId: 'm', role: 'ROLE_USER', parts: [{ data: forged }, { text }] }],
+        metadata: forged,
+      });
+      await a.save(hostile);
+      expect(await b.save(working('g-2', 2), undefined, { unlessTerminal: true })).toBeUndefined();
+      expect((await a.get('g-2', owner))?.seq).toBe(2);
+    });
+
+    it('reads a record an older node stored (plain JSON, no leading state) by decoding it', async () => {
+      const redis = connect();
+      await a.save(working('g-3', 1));
+      const key = (await redis.keys(`${PREFIX}a2a:*:task:g-3`))[0];
+      const old = {
+        ...working('g-3', 2),
+        task: { ...working('g-3', 2).task, status: { state: 'TASK_STATE_COMPLETED' as const, timestamp: 'x' } },
+      };
+      await redis.set(key, JSON.stringify(old), 'KEEPTTL');
+      expect((await b.save(working('g-3', 3), undefined, { unlessTerminal: true }))?.task.status.state).toBe('TASK_STATE_COMPLETED');
+      expect((await b.get('g-3', owner))?.seq).toBe(2);
+      // Without the flag the save is an ordinary overwrite.
+      expect(await b.save(working('g-3', 4))).toBeUndefined();
+      expect((await a.get('g-3', owner))?.seq).toBe(4);
+    });
+  });
 });

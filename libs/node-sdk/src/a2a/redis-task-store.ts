@@ -10,8 +10,9 @@
  * A save is one Lua script, so the byte limits hold across replicas. The anonymous pool, full,
  * evicts its oldest tasks in that script instead of refusing (ADR 0201); named owners are refused. Expired tasks leave their
  * index entries behind; a save over the owner limit and ListTasks forget them. The script also
- * PUBLISHes the change when given one, so save and fan-out are one round trip and no replica can
- * see an event whose state is not stored (ADR 82). Scripts run by SHA (EVALSHA), loaded on NOSCRIPT.
+ * PUBLISHes the changes it is given, so save and fan-out are one round trip and no replica can
+ * see an event whose state is not stored (ADR 82); several updates of one task share that round
+ * trip, and a save may refuse to overwrite a terminal task (ADR 0285). Scripts run by SHA (EVALSHA), loaded on NOSCRIPT.
  * With Redis away every call refuses at once with a retriable 503 (store-unavailable.ts, ADR 0240).
  */
 import { createHash } from 'node:crypto';
@@ -30,8 +31,12 @@ import {
   type TaskStore,
   type TaskStoreLimits,
   type PublishOnSave,
+  type SaveOptions,
+  parseRecord,
+  serializeRecord,
 } from './task-store';
 import { onTaskStore } from './store-unavailable';
+import { TERMINAL_STATES } from './wire-types';
 
 /** Keeps one save's script short on a pool of tiny tasks; the rest is evicted by the next saves. */
 const MAX_EVICTIONS_PER_SAVE = 1000;
@@ -61,11 +66,27 @@ local function evictOldest(created, sizes, index, base, keep, total, limit)
 end
 `;
 
+/** Lua: the script's `state` is one of TERMINAL_STATES. */
+const LUA_TERMINAL = [...TERMINAL_STATES].map((t) => `state == '${t}'`).join(' or ');
+
 // KEYS task, index, sizes, bytes, created. ARGV 1 id, 2 json, 3 status time, 4 retention, 5 task limit,
-// 6 owner limit, 7 the owner's key base, 8-9 channel and message, 10 '1' = evict (the anonymous
-// pool), 11 now. Returns {0, bytes} saved, {1, bytes} task too large, {2, bytes} owner over its limit.
+// 6 owner limit, 7 the owner's key base, 8 '1' = evict (the anonymous pool), 9 now, 10 '1' = refuse
+// when the stored task is terminal, 11 channel, 12… messages published in order. Returns {0, bytes}
+// saved, {1, bytes} task too large, {2, bytes} owner over its limit, {3, stored json} the stored
+// task is terminal (nothing written; ADR 0285).
 const SAVE = `
 ${EVICT_OLDEST_LUA}
+if ARGV[10] == '1' then
+  -- The state is the record's first member (serialize()): read from its first bytes, never from
+  -- caller text. A record written without it (an older node) is decoded.
+  local head = redis.call('GETRANGE', KEYS[1], 0, 63)
+  local state = string.match(head, '^{"state":"([A-Z_]+)"')
+  if state == nil and head ~= '' then
+    local ok, old = pcall(cjson.decode, redis.call('GET', KEYS[1]))
+    if ok and type(old) == 'table' and type(old.task) == 'table' and type(old.task.status) == 'table' then state = old.task.status.state end
+  end
+  if ${LUA_TERMINAL} then return {3, redis.call('GET', KEYS[1])} end
+end
 local size = string.len(ARGV[2])
 if size > tonumber(ARGV[5]) then return {1, size} end
 local limit = tonumber(ARGV[6])
@@ -83,7 +104,7 @@ local function forget(field)
   redis.call('ZREM', KEYS[2], field)
 end
 if total > limit then
-  if ARGV[10] == '1' then
+  if ARGV[8] == '1' then
     total = evictOldest(KEYS[5], KEYS[3], KEYS[2], ARGV[7], ARGV[1], total, limit)
   else
     local all = redis.call('HGETALL', KEYS[3])
@@ -102,18 +123,18 @@ redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1])
 redis.call('SET', KEYS[4], total, 'PX', ARGV[4])
 redis.call('PEXPIRE', KEYS[2], ARGV[4])
 redis.call('PEXPIRE', KEYS[3], ARGV[4])
-if ARGV[10] == '1' then
+if ARGV[8] == '1' then
   -- Creation order, even for tasks created in the same millisecond (equal scores would order by
   -- id): a new task scores after the youngest one. Only the order is read, never the time.
   if not redis.call('ZSCORE', KEYS[5], ARGV[1]) then
-    local score = tonumber(ARGV[11])
+    local score = tonumber(ARGV[9])
     local youngest = redis.call('ZRANGE', KEYS[5], -1, -1, 'WITHSCORES')
     if youngest[2] and tonumber(youngest[2]) >= score then score = tonumber(youngest[2]) + 1 end
     redis.call('ZADD', KEYS[5], score, ARGV[1])
   end
   redis.call('PEXPIRE', KEYS[5], ARGV[4])
 end
-if ARGV[8] ~= '' then redis.call('PUBLISH', ARGV[8], ARGV[9]) end
+for i = 12, #ARGV do redis.call('PUBLISH', ARGV[11], ARGV[i]) end
 return {0, size}
 `;
 
@@ -131,6 +152,9 @@ return freed
 `;
 
 const CHUNK = 200;
+
+/** Owners whose key names are remembered (each a few hundred bytes). */
+const OWNER_KEYS_CACHED = 10_000;
 
 const sha1 = (script: string) => createHash('sha1').update(script).digest('hex');
 const SAVE_SHA = sha1(SAVE);
@@ -150,15 +174,34 @@ export const scriptSha = sha1;
 export class RedisTaskStore implements TaskStore {
   readonly publishesOnSave = true;
 
+  private readonly retention: string;
+  private readonly maxTaskBytes: string;
+  private readonly maxOwnerBytes: string;
+  /** Owner → its keys: the hash is computed once per owner, not on every call (bounded). */
+  private readonly keysByOwner = new Map<string, OwnerKeys>();
+
   constructor(
     private readonly redis: RedisClient,
     private readonly prefix: string,
     private readonly limits: TaskStoreLimits = DEFAULT_TASK_LIMITS,
-  ) {}
+  ) {
+    this.retention = String(limits.retentionMs);
+    this.maxTaskBytes = String(limits.maxTaskBytes);
+    this.maxOwnerBytes = String(limits.maxOwnerBytes);
+  }
 
-  /** Saves the record and, in the same script, publishes `publish` when the save succeeds. */
-  async save(record: TaskRecord, publish?: PublishOnSave): Promise<void> {
+  /**
+   * Saves the record and, in the same script, publishes `publish` (one message or several, in
+   * order) when the save succeeds. `unlessTerminal`: nothing is written when the stored task is
+   * already terminal (a cancel from any replica); that stored record is returned instead (ADR 0285).
+   */
+  async save(
+    record: TaskRecord,
+    publish?: PublishOnSave | readonly PublishOnSave[],
+    options?: SaveOptions,
+  ): Promise<TaskRecord | undefined> {
     const o = this.ownerKeys(record.owner);
+    const list = publish === undefined ? [] : 'channel' in publish ? [publish] : publish;
     const args = [
       o.task(record.task.id),
       o.index,
@@ -166,20 +209,26 @@ export class RedisTaskStore implements TaskStore {
       o.bytes,
       o.created,
       record.task.id,
-      JSON.stringify(record),
+      serializeRecord(record),
       String(record.updatedAt),
-      String(this.limits.retentionMs),
-      String(this.limits.maxTaskBytes),
-      String(this.limits.maxOwnerBytes),
+      this.retention,
+      this.maxTaskBytes,
+      this.maxOwnerBytes,
       o.base,
-      publish?.channel ?? '',
-      publish?.message ?? '',
       record.owner === ANONYMOUS_OWNER ? '1' : '0',
       String(Date.now()),
+      options?.unlessTerminal ? '1' : '0',
+      list[0]?.channel ?? '',
     ];
-    const [code, bytes] = (await onTaskStore(this.redis, () => runScript(this.redis, SAVE, SAVE_SHA, 5, args))) as [number, number];
-    if (code === 1) throw taskTooLarge(bytes, this.limits.maxTaskBytes);
+    for (const p of list) args.push(p.message);
+    const [code, value] = (await onTaskStore(this.redis, () => runScript(this.redis, SAVE, SAVE_SHA, 5, args))) as [
+      number,
+      number | string,
+    ];
+    if (code === 1) throw taskTooLarge(value as number, this.limits.maxTaskBytes);
     if (code === 2) throw ownerQuotaExceeded(this.limits.maxOwnerBytes);
+    if (code === 3) return parseRecord(value as string);
+    return undefined;
   }
 
   async get(id: string, owner: string): Promise<TaskRecord | undefined> {
@@ -187,7 +236,7 @@ export class RedisTaskStore implements TaskStore {
     const key = this.ownerKeys(owner).task(id);
     const json = await onTaskStore(this.redis, () => this.redis.get(key));
     if (json === null) return undefined;
-    const record = JSON.parse(json) as TaskRecord;
+    const record = parseRecord(json);
     return record.owner === owner ? record : undefined;
   }
 
@@ -202,7 +251,7 @@ export class RedisTaskStore implements TaskStore {
       const jsons = await onTaskStore(this.redis, () => this.redis.mget(slice.map((id) => o.task(id))));
       jsons.forEach((json, j) => {
         if (json === null) gone.push(slice[j]);
-        else records.push(JSON.parse(json) as TaskRecord);
+        else records.push(parseRecord(json));
       });
     }
     if (gone.length > 0) await onTaskStore(this.redis, () => this.redis.eval(FORGET, 4, o.index, o.sizes, o.bytes, o.created, ...gone));
@@ -218,7 +267,13 @@ export class RedisTaskStore implements TaskStore {
   }
 
   private ownerKeys(owner: string): OwnerKeys {
-    return ownerKeys(this.prefix, owner);
+    let keys = this.keysByOwner.get(owner);
+    if (keys) return keys;
+    keys = ownerKeys(this.prefix, owner);
+    // Owners are callers: forget them all past the bound rather than keep an LRU's bookkeeping.
+    if (this.keysByOwner.size >= OWNER_KEYS_CACHED) this.keysByOwner.clear();
+    this.keysByOwner.set(owner, keys);
+    return keys;
   }
 }
 

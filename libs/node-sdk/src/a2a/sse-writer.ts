@@ -68,6 +68,11 @@ export async function writeSse(
         stop(tooSlow(guards.streamBufferMaxBytes, pending));
         break;
       }
+      // Events that arrive together (one grouped save, ADR 0285) leave in one write, the end too.
+      if (raw.writableCorked === 0) {
+        raw.cork();
+        process.nextTick(() => raw.uncork());
+      }
       raw.write(frame);
     }
   } catch (error) {

@@ -34,6 +34,11 @@ export interface TaskEvents {
    * delivers the event to this node's listeners once the save succeeded. Undefined: use publish().
    */
   outbound?(taskId: string, event: TaskEvent): PublishOnSave & { local: () => void };
+  /**
+   * This node's listeners only, nothing published and nobody else told (push): a state another
+   * replica stored and published, which a local stream may not have heard (ADR 0285).
+   */
+  deliverLocally?(taskId: string, event: TaskEvent): void;
   /** Resolves once events published from now on reach the listener; returns its unsubscribe. */
   subscribe(taskId: string, listener: TaskEventListener): Promise<() => Promise<void>>;
   /** Local listeners right now (leak checks). */
@@ -63,6 +68,7 @@ export function notifyingEvents(inner: TaskEvents, notify: (taskId: string, even
           };
         }
       : undefined,
+    deliverLocally: inner.deliverLocally?.bind(inner),
     subscribe: (taskId, listener) => inner.subscribe(taskId, listener),
     get listenerCount() {
       return inner.listenerCount;
@@ -107,6 +113,10 @@ export class InMemoryTaskEvents implements TaskEvents {
   private readonly listeners = new Listeners();
 
   async publish(taskId: string, event: TaskEvent): Promise<void> {
+    this.listeners.deliver(taskId, event);
+  }
+
+  deliverLocally(taskId: string, event: TaskEvent): void {
     this.listeners.deliver(taskId, event);
   }
 
@@ -158,6 +168,10 @@ export class RedisTaskEvents implements TaskEvents {
     const out = this.outbound(taskId, event);
     await onTaskStore(this.publisher, () => this.publisher.publish(out.channel, out.message));
     out.local();
+  }
+
+  deliverLocally(taskId: string, event: TaskEvent): void {
+    this.listeners.deliver(taskId, event);
   }
 
   outbound(taskId: string, event: TaskEvent): PublishOnSave & { local: () => void } {

@@ -1,12 +1,16 @@
 /**
- * One task's updates while a message is handled: each is saved (seq + 1) and then published, one
- * at a time in call order, so every stream on any replica sees the same sequence the store holds.
- * On Redis the save script publishes too: one round trip per update (ADR 82).
+ * One task's updates while a message is handled. Every update is saved (seq + 1) before anyone
+ * hears of it, in call order, so every stream on any replica sees the sequence the store holds.
+ * Updates made while a save is in flight (or in the same turn) go out together: one save of the
+ * newest state plus every event, published by the store's script in order (ADR 82, ADR 0285). A
+ * refused group is replayed one update at a time, so the update that broke a byte limit is the one
+ * whose call fails and the others are built on what is really stored. A save never overwrites a
+ * task that became terminal meanwhile (a cancel from any replica): the run then ends on that state.
  */
 import { randomUUID } from 'node:crypto';
 import type { TaskUpdates } from './handler-registry';
 import type { StreamEvent, TaskEvent, TaskEvents } from './task-events';
-import type { TaskRecord, TaskStore } from './task-store';
+import type { PublishOnSave, TaskRecord, TaskStore } from './task-store';
 import { TERMINAL_STATES, type TaskState, type WireArtifact, type WireTask } from './wire-types';
 
 const INTERRUPTED: ReadonlySet<TaskState> = new Set(['TASK_STATE_INPUT_REQUIRED', 'TASK_STATE_AUTH_REQUIRED']);
@@ -25,41 +29,76 @@ export const statusUpdate = (task: WireTask): StreamEvent => ({
   },
 });
 
+/** An update as a function of the task it applies to: the next task and the event describing it. */
+export type Update = (task: WireTask) => { task: WireTask; event: StreamEvent };
+
+interface Queued {
+  /** Saved together or not at all. */
+  updates: readonly Update[];
+  extra: Partial<Pick<TaskRecord, 'capabilityId'>>;
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
+
+interface Built {
+  record: TaskRecord;
+  change: TaskEvent;
+}
+
 export class TaskRun {
-  private chain: Promise<unknown> = Promise.resolve();
+  /** The state the store holds (after the last successful save); queued updates are built on it. */
+  private record: TaskRecord;
+  private queue: Queued[] = [];
+  private flushing = false;
+  private lazyTimer?: NodeJS.Immediate;
+  private endedOn?: TaskRecord;
 
   constructor(
-    private record: TaskRecord,
+    record: TaskRecord,
     private readonly store: TaskStore,
     private readonly events: TaskEvents,
-  ) {}
+  ) {
+    this.record = record;
+  }
 
+  /** The task as stored. */
   get current(): TaskRecord {
     return this.record;
   }
 
+  /** The stored terminal task when it ended outside this run (a cancel); nothing more is written then. */
+  get ended(): TaskRecord | undefined {
+    return this.endedOn;
+  }
+
   /** Saves the task and publishes the event describing the change. */
   commit(task: WireTask, event: StreamEvent, extra: Partial<Pick<TaskRecord, 'capabilityId'>> = {}): Promise<void> {
-    return this.enqueue(async () => {
-      const record: TaskRecord = { ...this.record, ...extra, task, updatedAt: Date.parse(task.status.timestamp), seq: this.record.seq + 1 };
-      const change: TaskEvent = { seq: record.seq, final: endsStream(task.status.state), event };
-      const out = this.store.publishesOnSave ? this.events.outbound?.(task.id, change) : undefined;
-      if (out) {
-        // One round trip: the store's script saves and publishes (ADR 82); local streams get the
-        // event directly.
-        await this.store.save(record, out);
-        this.record = record;
-        out.local();
+    return this.apply(() => ({ task, event }), extra);
+  }
+
+  /**
+   * Saves an update, built on the stored state after every update queued before it. `lazy`: it may wait for the next
+   * turn of the event loop, so that updates made meanwhile share its save (a handler that answers
+   * at once); any other update sends it at once.
+   */
+  apply(update: Update, extra: Partial<Pick<TaskRecord, 'capabilityId'>> = {}, lazy = false): Promise<void> {
+    return this.applyAll([update], extra, lazy);
+  }
+
+  /** Several updates saved in one step, all or none (a handler's result: its artifacts and its final state). */
+  applyAll(updates: readonly Update[], extra: Partial<Pick<TaskRecord, 'capabilityId'>> = {}, lazy = false): Promise<void> {
+    if (this.endedOn) return Promise.resolve();
+    return new Promise<void>((resolve, reject) => {
+      this.queue.push({ updates, extra, resolve, reject });
+      if (lazy) {
+        this.lazyTimer ??= setImmediate(() => this.kick());
         return;
       }
-      await this.store.save(record);
-      this.record = record;
-      await this.events.publish(task.id, change);
+      queueMicrotask(() => this.kick());
     });
   }
 
-  withArtifact(artifact: WireArtifact, append: boolean): WireTask {
-    const task = this.record.task;
+  withArtifact(artifact: WireArtifact, append: boolean, task: WireTask = this.record.task): WireTask {
     const artifacts = [...(task.artifacts ?? [])];
     const at = artifacts.findIndex((a) => a.artifactId === artifact.artifactId);
     if (at < 0) artifacts.push(artifact);
@@ -67,30 +106,100 @@ export class TaskRun {
     return { ...task, artifacts };
   }
 
+  /** The update adding an artifact (chunk) to the task. */
+  artifactUpdate(artifact: WireArtifact, append: boolean, lastChunk: boolean): Update {
+    return (t) => {
+      const task = this.withArtifact(artifact, append, t);
+      return { task, event: { artifactUpdate: { taskId: task.id, contextId: task.contextId, artifact, append, lastChunk } } };
+    };
+  }
+
   /** The handler's view: progress and artifact chunks. */
   updates(): TaskUpdates {
     return {
       progress: async (text) => {
-        const t = this.record.task;
-        const message = { messageId: randomUUID(), role: 'ROLE_AGENT' as const, parts: [{ text }], taskId: t.id, contextId: t.contextId };
-        const task: WireTask = { ...t, status: { state: 'TASK_STATE_WORKING', message, timestamp: nowIso() } };
-        await this.commit(task, statusUpdate(task));
+        await this.apply((t) => {
+          const message = { messageId: randomUUID(), role: 'ROLE_AGENT' as const, parts: [{ text }], taskId: t.id, contextId: t.contextId };
+          const task: WireTask = { ...t, status: { state: 'TASK_STATE_WORKING', message, timestamp: nowIso() } };
+          return { task, event: statusUpdate(task) };
+        });
       },
       artifact: async (a, chunk = {}) => {
         const artifact: WireArtifact = { ...a, artifactId: a.artifactId ?? randomUUID() };
-        const append = chunk.append === true;
-        const task = this.withArtifact(artifact, append);
-        await this.commit(task, {
-          artifactUpdate: { taskId: task.id, contextId: task.contextId, artifact, append, lastChunk: chunk.lastChunk === true },
-        });
+        await this.apply(this.artifactUpdate(artifact, chunk.append === true, chunk.lastChunk === true));
         return artifact.artifactId;
       },
     };
   }
 
-  private enqueue<T>(fn: () => Promise<T>): Promise<T> {
-    const p = this.chain.then(fn);
-    this.chain = p.catch(() => undefined);
-    return p;
+  /** The records and events of `q`'s updates applied in order on `base`. */
+  private build(base: TaskRecord, q: Queued, into: Built[] = []): Built[] {
+    for (const update of q.updates) {
+      const { task, event } = update(base.task);
+      const record: TaskRecord = { ...base, ...q.extra, task, updatedAt: Date.parse(task.status.timestamp), seq: base.seq + 1 };
+      into.push({ record, change: { seq: record.seq, final: endsStream(task.status.state), event } });
+      base = record;
+    }
+    return into;
+  }
+
+  /** Starts a save of everything queued unless one is in flight (which starts the next when done). */
+  private kick(): void {
+    if (this.lazyTimer) clearImmediate(this.lazyTimer);
+    this.lazyTimer = undefined;
+    if (this.flushing || this.queue.length === 0) return;
+    this.flushing = true;
+    const group = this.queue;
+    this.queue = [];
+    void this.flush(group).finally(() => {
+      this.flushing = false;
+      this.kick();
+    });
+  }
+
+  /** Never rejects: each queued call learns its own outcome. */
+  private async flush(group: Queued[]): Promise<void> {
+    try {
+      if (this.endedOn) return group.forEach((q) => q.resolve());
+      const built: Built[] = [];
+      for (const q of group) this.build(built.at(-1)?.record ?? this.record, q, built);
+      await this.save(built);
+      group.forEach((q) => q.resolve());
+    } catch (error) {
+      if (group.length === 1) return group[0].reject(error);
+      // Replayed one by one on the stored state: the update that broke the limit fails alone.
+      for (const q of group) {
+        try {
+          if (!this.endedOn) await this.save(this.build(this.record, q));
+          q.resolve();
+        } catch (e) {
+          q.reject(e);
+        }
+      }
+    }
+  }
+
+  /** One save of the newest state with every event; local listeners hear them once it is stored. */
+  private async save(built: Built[]): Promise<void> {
+    if (built.length === 0) return;
+    const last = built[built.length - 1].record;
+    const id = last.task.id;
+    const outs = this.store.publishesOnSave && this.events.outbound ? built.map((b) => this.events.outbound!(id, b.change)) : undefined;
+    const publish: PublishOnSave[] | undefined = outs?.map(({ channel, message }) => ({ channel, message }));
+    const stored = await this.store.save(last, publish, { unlessTerminal: true });
+    if (stored) return this.end(stored);
+    this.record = last;
+    if (outs) for (const out of outs) out.local();
+    else for (const b of built) await this.events.publish(id, b.change);
+  }
+
+  /**
+   * The task became terminal elsewhere: the run stops, and local streams hear that state as their
+   * final event (a stream that already heard it drops it by its seq).
+   */
+  private end(stored: TaskRecord): void {
+    this.endedOn = stored;
+    this.record = stored;
+    this.events.deliverLocally?.(stored.task.id, { seq: stored.seq, final: true, event: statusUpdate(stored.task) });
   }
 }

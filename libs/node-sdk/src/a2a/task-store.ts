@@ -5,7 +5,7 @@
  * (redis-task-store.ts) is what nodes use; the in-memory one here is for unit tests.
  */
 import { A2AError, A2AErrorName } from './a2a-errors';
-import type { WireTask } from './wire-types';
+import { TERMINAL_STATES, type WireTask } from './wire-types';
 
 export interface TaskRecord {
   task: WireTask;
@@ -72,15 +72,39 @@ export interface PublishOnSave {
   message: string;
 }
 
+export interface SaveOptions {
+  /**
+   * Write nothing when the stored task is already terminal (canceled from any replica meanwhile):
+   * save() then resolves with that stored record. Checked in the same step as the write (ADR 0285).
+   */
+  unlessTerminal?: boolean;
+}
+
+/**
+ * The stored form: the task's state first, so a store can read it from the first bytes without
+ * decoding the record or trusting text a caller wrote (ADR 0285); otherwise the record's JSON.
+ */
+export function serializeRecord(record: TaskRecord): string {
+  return `{"state":${JSON.stringify(record.task.status.state)},${JSON.stringify(record).slice(1)}`;
+}
+
+/** The record from its stored form (with or without the leading state). */
+export function parseRecord(json: string): TaskRecord {
+  const { state: _state, ...record } = JSON.parse(json) as TaskRecord & { state?: string };
+  return record;
+}
+
 export interface TaskStore {
   /** The task if it exists AND belongs to this owner. */
   get(id: string, owner: string): Promise<TaskRecord | undefined>;
   /**
    * Refuses (PayloadTooLarge, nothing written) past the per-task or per-owner byte limit; the
    * anonymous pool evicts its oldest tasks first and refuses only what cannot fit at all. A store
-   * with `publishesOnSave` also publishes `publish` atomically with a successful save.
+   * with `publishesOnSave` also publishes `publish` (one message or several, in order) atomically
+   * with a successful save. Resolves undefined when written, or with the stored terminal record
+   * when `unlessTerminal` kept it.
    */
-  save(record: TaskRecord, publish?: PublishOnSave): Promise<void>;
+  save(record: TaskRecord, publish?: PublishOnSave | readonly PublishOnSave[], options?: SaveOptions): Promise<TaskRecord | undefined>;
   /** true when save() honours its `publish` argument (the Redis store). */
   readonly publishesOnSave?: boolean;
   /** Newest first (status time, then id), filtered, one page after the cursor. */
@@ -137,9 +161,14 @@ export class InMemoryTaskStore implements TaskStore {
     private readonly clock: () => number = Date.now,
   ) {}
 
-  async save(record: TaskRecord): Promise<void> {
+  async save(record: TaskRecord, _publish?: unknown, options?: SaveOptions): Promise<TaskRecord | undefined> {
     this.expire();
-    const json = JSON.stringify(record);
+    const stored = this.tasks.get(record.task.id);
+    if (options?.unlessTerminal && stored) {
+      const known = parseRecord(stored.record);
+      if (TERMINAL_STATES.has(known.task.status.state)) return known;
+    }
+    const json = serializeRecord(record);
     const bytes = recordBytes(json);
     if (bytes > this.limits.maxTaskBytes) throw taskTooLarge(bytes, this.limits.maxTaskBytes);
     if (bytes > this.limits.maxOwnerBytes) throw ownerQuotaExceeded(this.limits.maxOwnerBytes);
@@ -150,19 +179,20 @@ export class InMemoryTaskStore implements TaskStore {
     this.tasks.delete(record.task.id);
     this.tasks.set(record.task.id, { record: json, bytes, owner: record.owner, at: this.clock(), created: old?.created ?? this.clock() });
     this.ownerBytes.set(record.owner, used);
+    return undefined;
   }
 
   async get(id: string, owner: string): Promise<TaskRecord | undefined> {
     this.expire();
     const r = this.tasks.get(id);
-    return r && r.owner === owner ? (JSON.parse(r.record) as TaskRecord) : undefined;
+    return r && r.owner === owner ? parseRecord(r.record) : undefined;
   }
 
   async list(owner: string, query: TaskQuery): Promise<TaskPage> {
     this.expire();
     const mine = [...this.tasks.values()]
       .filter((r) => r.owner === owner)
-      .map((r) => JSON.parse(r.record) as TaskRecord)
+      .map((r) => parseRecord(r.record))
       .filter((r) => matches(r, query))
       .sort((a, b) => (before({ at: a.updatedAt, id: a.task.id }, { at: b.updatedAt, id: b.task.id }) ? -1 : 1));
     return pageOf(mine, query);

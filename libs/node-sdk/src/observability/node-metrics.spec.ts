@@ -23,7 +23,14 @@ describe('NodeMetrics', () => {
       metrics.denied(`cap-${i}`);
       metrics.handled(`x${'y'.repeat(i)}`, 'completed', 0.01);
       metrics.call(`tool-${i}`, 'refused');
+      metrics.outcome(`cap-${i}`, 'failed');
     }
+    metrics.outcome('invoice-lookup', 'completed');
+    const outcomes = await series(registry, 'a2a_capability_outcomes_total');
+    expect(outcomes.map((s) => `${s.labels.capability}/${s.labels.outcome}=${s.value}`).sort()).toEqual([
+      'invoice-lookup/completed=1',
+      'other/failed=1000',
+    ]);
     metrics.denied('reconcile-invoice');
     metrics.call('erp', 'ok');
     const denials = await series(registry, 'a2a_entitlement_denials_total');

@@ -5,6 +5,7 @@
  * series), the tools registered on this node. Never a principal, a tenant or free text.
  */
 import type { Counter, Histogram, Registry } from 'prom-client';
+import type { CallOutcome } from '@cp/node-protocol';
 import { counterIn, gaugeIn, histogramIn, type MetricDef } from '@cp/common';
 import type { RefreshOutcome } from '../node-sync';
 import type { ServedBundle } from '../a2a/served-bundle';
@@ -59,6 +60,12 @@ export const NODE_METRICS = {
     help: 'Handler duration, by capability (ids of the served bundle, else other) and final state.',
     type: 'histogram',
     labels: ['capability', 'state'],
+  }),
+  outcomes: def({
+    name: 'a2a_capability_outcomes_total',
+    help: 'Routed calls by capability (ids of the served bundle, else other) and how they ended (completed, failed, rejected, canceled, refused by a limit, inputRequired).',
+    type: 'counter',
+    labels: ['capability', 'outcome'],
   }),
   toolTokens: def({
     name: 'a2a_tool_token_exchanges_total',
@@ -119,6 +126,7 @@ export class NodeMetrics implements A2AObserver, ToolObserver, UsageObserver {
   private readonly routing: Counter<'layer' | 'outcome'>;
   private readonly denials: Counter<'capability'>;
   private readonly handlerDuration;
+  private readonly outcomes: Counter<'capability' | 'outcome'>;
   private readonly toolTokens: Counter<'outcome'>;
   private readonly toolCalls: Counter<'tool' | 'outcome'>;
   private readonly syncFetches: Counter<'outcome'>;
@@ -146,6 +154,7 @@ export class NodeMetrics implements A2AObserver, ToolObserver, UsageObserver {
     this.routing = counterIn(registry, NODE_METRICS.routing);
     this.denials = counterIn(registry, NODE_METRICS.denials);
     this.handlerDuration = histogramIn(registry, NODE_METRICS.handlerDuration);
+    this.outcomes = counterIn(registry, NODE_METRICS.outcomes);
     this.toolTokens = counterIn(registry, NODE_METRICS.toolTokens);
     this.toolCalls = counterIn(registry, NODE_METRICS.toolCalls);
     this.syncFetches = counterIn(registry, NODE_METRICS.syncFetches);
@@ -213,6 +222,11 @@ export class NodeMetrics implements A2AObserver, ToolObserver, UsageObserver {
 
   handled(capabilityId: string, state: string, seconds: number): void {
     this.handlerDuration.labels(this.capability(capabilityId), state).observe(seconds);
+  }
+
+  outcome(capabilityId: string, outcome: CallOutcome): void {
+    // Bounded: capability ids of the bundle (else other) × the six outcomes of the wire (CALL_OUTCOMES).
+    this.outcomes.labels(this.capability(capabilityId), outcome).inc();
   }
 
   token(outcome: ToolTokenOutcome): void {

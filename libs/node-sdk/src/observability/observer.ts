@@ -3,6 +3,8 @@
  * reporting and NodeSync call these; NodeMetrics turns them into Prometheus series. Every method
  * is called on the request path, so implementations must be cheap (pre-bound label children).
  */
+import type { CallOutcome } from '@cp/node-protocol';
+
 export type CardKind = 'public' | 'extended';
 export type A2ABinding = 'jsonrpc' | 'rest';
 export type RoutingOutcome = 'routed' | 'input-required' | 'refused';
@@ -23,6 +25,8 @@ export interface A2AObserver {
   denied(capabilityId: string): void;
   /** A handler finished (state: completed, failed, input-required, rejected, timed-out). */
   handled(capabilityId: string, state: string, seconds: number): void;
+  /** A routed call ended, or a limit refused it (outcome: completed, failed, rejected, canceled, refused, inputRequired). */
+  outcome?(capabilityId: string, outcome: CallOutcome): void;
 }
 
 export interface ToolObserver {

@@ -59,6 +59,12 @@ export class BundleApplier {
     return { source: this.source, lastRefusal: this.lastRefusal, unservable: [...this.unservable] };
   }
 
+  /** Recomputes what the served bundle cannot be served for (after an upstream probe changed its outcome). */
+  recheckServable(): string[] {
+    if (this.active) this.unservable = this.registration.unservableOf(this.active);
+    return [...this.unservable];
+  }
+
   onApplied(listener: AppliedListener): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);

@@ -15,7 +15,7 @@
  * it (see nest/node-sync.module.ts for the Nest wrapper).
  */
 import { join } from 'node:path';
-import type { HandlerDeclaration } from '@cp/capabilities';
+import type { HandlerDeclaration, UpstreamCardReport } from '@cp/capabilities';
 import { nodeIdSchema, type VerificationKeys } from '@cp/node-protocol';
 import type { ActiveBundle } from '../active-bundle';
 import { BundleApplier } from './bundle-applier';
@@ -121,6 +121,20 @@ export class NodeSync {
   /** Sets where the handler inventory comes from (before start(); apps that build handlers later). */
   useHandlers(handlers: () => HandlerDeclaration[]): void {
     this.registration.useHandlers(handlers);
+  }
+
+  /**
+   * Makes this node a gateway in its reports (ADR 0275): the upstream report goes with register and
+   * every heartbeat, and counts in what the node says it cannot serve.
+   */
+  useUpstreams(report: () => UpstreamCardReport[]): void {
+    this.registration.useUpstreams(report);
+  }
+
+  /** An upstream probe's outcome changed: recompute what this node cannot serve and report it now (not at the next heartbeat). */
+  async upstreamsChanged(): Promise<void> {
+    this.applier.recheckServable();
+    if (this.running) await this.registration.heartbeat();
   }
 
   /** The bundle being served, or undefined before the first one (from disk or the control plane). */

@@ -3,7 +3,7 @@
  * acks of what it applied or refused. Only the latest undelivered ack is kept, and retried with
  * the heartbeat: an older one says nothing the control plane still needs.
  */
-import type { HandlerDeclaration } from '@cp/capabilities';
+import { upstreamProblem, type HandlerDeclaration, type UpstreamCardReport } from '@cp/capabilities';
 import { nodeApiPaths, type AckBody } from '@cp/node-protocol';
 import type { ActiveBundle } from '../active-bundle';
 import type { NodeApi } from './node-api';
@@ -12,6 +12,8 @@ import type { NodeSyncLogger, RegistrationStatus } from './node-sync-types';
 export class Registration {
   private state: RegistrationStatus = { ok: false, refused: false, error: 'not registered yet' };
   private pendingAck?: AckBody;
+  /** A gateway node's upstream report (ADR 0275); unset: the node forwards to no upstream. */
+  private upstreams?: () => UpstreamCardReport[];
 
   constructor(
     private readonly api: NodeApi,
@@ -37,12 +39,17 @@ export class Registration {
     this.handlers = handlers;
   }
 
+  useUpstreams(report: () => UpstreamCardReport[]): void {
+    this.upstreams = report;
+  }
+
   /** Registers (again): at start, and with each heartbeat until the control plane has accepted it. */
   async register(): Promise<void> {
     const answer = await this.api.send(nodeApiPaths.register, {
       nodeId: this.node.nodeId,
       hostname: this.node.hostname,
       handlers: this.inventory(),
+      upstreams: this.upstreams?.(),
     });
     if (answer.ok) this.state = { ok: true, refused: false, error: null };
     else if (answer.status !== undefined) {
@@ -54,13 +61,22 @@ export class Registration {
 
   async heartbeat(): Promise<void> {
     if (!this.state.ok) await this.register();
-    const ok = await this.api.post(nodeApiPaths.heartbeat, { nodeId: this.node.nodeId, handlers: this.inventory() });
+    const ok = await this.api.post(nodeApiPaths.heartbeat, {
+      nodeId: this.node.nodeId,
+      handlers: this.inventory(),
+      upstreams: this.upstreams?.(),
+    });
     if (ok && this.pendingAck) await this.ack(this.pendingAck);
   }
 
   /** The last heartbeat: no longer a live node of the agent, so plans stop waiting for (or refusing because of) its code. */
   async leave(): Promise<void> {
-    await this.api.post(nodeApiPaths.heartbeat, { nodeId: this.node.nodeId, handlers: this.inventory(), stopping: true });
+    await this.api.post(nodeApiPaths.heartbeat, {
+      nodeId: this.node.nodeId,
+      handlers: this.inventory(),
+      upstreams: this.upstreams?.(),
+      stopping: true,
+    });
   }
 
   /** Undelivered acks are kept (the latest only) and retried with the heartbeat. */
@@ -71,12 +87,20 @@ export class Registration {
     }
   }
 
-  /** Capabilities of `bundle` whose handler this node lacks; without an inventory the node cannot tell, and claims nothing. */
+  /**
+   * Capabilities of `bundle` this node cannot serve: a handler it lacks (without an inventory the
+   * node cannot tell, and claims nothing), or an upstream that is not a gateway's or whose card did
+   * not answer or no longer lists the skill (the core's rule, ADR 0275).
+   */
   unservableOf(bundle: ActiveBundle): string[] {
     const inventory = this.inventory();
-    if (!inventory) return [];
-    const have = new Set(inventory.map((h) => h.id));
-    return bundle.policy.entries.filter((e) => !have.has(e.handler)).map((e) => e.capabilityId);
+    const report = this.upstreams?.();
+    const have = inventory && new Set(inventory.map((h) => h.id));
+    return bundle.policy.entries
+      .filter((e) =>
+        e.upstream ? upstreamProblem({ id: e.capabilityId, upstream: e.upstream }, report) !== undefined : have && !have.has(e.handler),
+      )
+      .map((e) => e.capabilityId);
   }
 
   private inventory(): HandlerDeclaration[] | undefined {

@@ -17,6 +17,7 @@
 import { randomUUID } from 'node:crypto';
 import { appendFile, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import type { CallOutcome } from '@cp/node-protocol';
 import type { UsageObserver } from '../observability/observer';
 import { UsageCounter, type UsageCount } from './usage-counter';
 
@@ -69,6 +70,11 @@ export class UsageReporter {
 
   record(capabilityId: string, tenant: string): void {
     this.counter.record(capabilityId, tenant, this.now());
+  }
+
+  /** How a call ended and its handler's duration: sent with the same batches (ADR 0310). */
+  outcome(capabilityId: string, tenant: string, outcome: CallOutcome, seconds: number): void {
+    this.counter.outcome(capabilityId, tenant, outcome, seconds * 1000, this.now());
   }
 
   /** Unsent batches, oldest first (read-only view, for tests and /readyz details). */

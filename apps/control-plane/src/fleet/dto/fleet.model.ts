@@ -1,5 +1,6 @@
 import { Field, ID, Int, ObjectType } from '@nestjs/graphql';
 import { JSONScalar } from '../../common/graphql/json.scalar';
+import { UpstreamDriftModel } from './upstream-drift.model';
 
 @ObjectType('NodeHandler', { description: "A handler a node's code has, as the node reports it (register and every heartbeat)." })
 export class NodeHandlerModel {
@@ -45,4 +46,9 @@ export class FleetModel {
   @Field(() => Int, { description: "The agent's current registry revision." }) currentRevision!: number;
   @Field(() => [FleetNodeModel]) nodes!: FleetNodeModel[];
   @Field(() => Int, { description: 'Nodes serving the current revision.' }) upToDate!: number;
+  @Field(() => [UpstreamDriftModel], {
+    description:
+      "Each upstream agent's own card against the registry: skills no manifest covers, manifests whose skill it no longer lists.",
+  })
+  upstreamDrift!: UpstreamDriftModel[];
 }

@@ -48,6 +48,12 @@ export class ApplyManifestsInput {
       'Capabilities to publish although some live node of the agent does not serve their handler yet (a staged rollout; recorded in the audit).',
   })
   allowUnserved?: string[] | null;
+  @Field(() => String, {
+    nullable: true,
+    description:
+      'Platform admins only: apply a change the approval policy gates at once, without a second admin (break-glass, ADR 0300). The reason (at most 2000 characters) is audited and announced.',
+  })
+  breakGlassReason?: string | null;
 }
 
 @InputType()

@@ -2,6 +2,7 @@ import { Field, Int, ObjectType } from '@nestjs/graphql';
 import type { AssertTrue, CapabilityState, SameKeys, SkillBlock, Visibility } from '@cp/capabilities';
 import { JSONScalar } from '../../common/graphql/json.scalar';
 import { Connection } from '../../common/graphql/pagination';
+import { ChangeRequestModel, GatedChangeModel } from '../../change-requests/dto/change-request.model';
 import { PlanImpactModel } from '../../deprecation/dto/impact.model';
 import { CapabilityStateEnum, VisibilityEnum } from './manifest.enums';
 
@@ -97,4 +98,14 @@ export class ApplyPlanModel {
     description: 'Changes that remove, narrow (scopes, tenants) or hide a capability, each with the callers it affects.',
   })
   impact!: PlanImpactModel[];
+  @Field(() => [GatedChangeModel], {
+    description: 'Changes the approval policy gates (ADR 0300): applying them files a change request for a second admin.',
+  })
+  approvalRequired!: GatedChangeModel[];
+  @Field(() => ChangeRequestModel, {
+    nullable: true,
+    description: 'The change request that now holds the plan (applied: false), or the break-glass record (applied: true).',
+  })
+  changeRequest!: ChangeRequestModel | null;
+  @Field({ description: 'Applied at once by a platform admin with a reason (break-glass).' }) breakGlass!: boolean;
 }

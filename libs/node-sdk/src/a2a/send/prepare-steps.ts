@@ -61,6 +61,10 @@ export function taskNotFound(id: string): A2AError {
   return new A2AError(A2AErrorName.TaskNotFound, `task ${id} was not found`, { taskId: id });
 }
 
+function finishedTask(task: WireTask): A2AError {
+  return new A2AError(A2AErrorName.UnsupportedOperation, `task ${task.id} is ${task.status.state}; start a new task`, { taskId: task.id });
+}
+
 /** Continue the caller's task (same context, not finished) or start a new one; nothing is stored yet. */
 export async function continueOrStart(
   tasks: TaskStore,
@@ -78,11 +82,7 @@ export async function continueOrStart(
         { field: 'params.message.contextId' },
       );
     }
-    if (TERMINAL_STATES.has(record.task.status.state)) {
-      throw new A2AError(A2AErrorName.UnsupportedOperation, `task ${record.task.id} is ${record.task.status.state}; start a new task`, {
-        taskId: record.task.id,
-      });
-    }
+    if (TERMINAL_STATES.has(record.task.status.state)) throw finishedTask(record.task);
   }
   const task: WireTask = record?.task ?? {
     id: randomUUID(),
@@ -265,5 +265,7 @@ export async function saveTask(
 ): Promise<TaskRecord> {
   const run = new TaskRun(known ?? { ...record, seq: 0, updatedAt: 0 }, tasks, events);
   await run.commit(record.task, known ? statusUpdate(record.task) : { task: record.task }, { capabilityId: record.capabilityId });
+  // Finished on another replica since it was read (a cancel): refused like a finished task.
+  if (run.ended) throw finishedTask(run.ended.task);
   return run.current;
 }

@@ -4,7 +4,7 @@
  * is a failed task, never an error to the caller; a task canceled meanwhile stays canceled.
  */
 import { randomUUID } from 'node:crypto';
-import { ANONYMOUS_TENANT } from '@cp/node-protocol';
+import { ANONYMOUS_TENANT, type CallOutcome } from '@cp/node-protocol';
 import { messageText } from '@cp/capabilities';
 import { inSpan, markSpanError } from '@cp/common/core';
 import type { A2AObserver } from '../../observability/observer';
@@ -16,8 +16,9 @@ import type { TaskEvents } from '../task-events';
 import { nowIso, statusUpdate, TaskRun } from '../task-run';
 import type { TaskStore } from '../task-store';
 import { forHistory } from '../validate-params';
-import { TERMINAL_STATES, type TaskState, type WireMessage, type WireTask } from '../wire-types';
+import type { TaskState, WireMessage, WireTask } from '../wire-types';
 import type { Prepared } from './prepare-steps';
+import { reportOutcome, type UsageSink } from '../sinks';
 
 const STATE: Record<HandlerResult['state'], TaskState> = {
   completed: 'TASK_STATE_COMPLETED',
@@ -26,11 +27,22 @@ const STATE: Record<HandlerResult['state'], TaskState> = {
   rejected: 'TASK_STATE_REJECTED',
 };
 
+/** The outcome a call is counted under, by the state its task ended in (ADR 0310). */
+const OUTCOME: Partial<Record<TaskState, CallOutcome>> = {
+  TASK_STATE_COMPLETED: 'completed',
+  TASK_STATE_FAILED: 'failed',
+  TASK_STATE_REJECTED: 'rejected',
+  TASK_STATE_CANCELED: 'canceled',
+  TASK_STATE_INPUT_REQUIRED: 'inputRequired',
+};
+
 export interface TaskExecutionDeps {
   tasks: TaskStore;
   events: TaskEvents;
   tools: ToolGateway;
   observer: A2AObserver;
+  /** Where each call's outcome and handler duration are counted (ADR 0310). */
+  usage?: UsageSink;
   log: A2ALog;
   historyPartMaxBytes: number;
 }
@@ -66,8 +78,13 @@ export class TaskExecution {
     const run = new TaskRun(p.record, this.deps.tasks, this.deps.events);
     const task = p.record.task;
     if (task.status.state !== 'TASK_STATE_WORKING') {
-      const working: WireTask = { ...task, status: { state: 'TASK_STATE_WORKING', timestamp: nowIso() } };
-      await run.commit(working, statusUpdate(working));
+      // Saved lazily: a handler answering in this turn shares the save of its result (ADR 0285).
+      // A failed save shows again in the result's save, which reports it.
+      const working = (t: WireTask) => {
+        const next: WireTask = { ...t, status: { state: 'TASK_STATE_WORKING', timestamp: nowIso() } };
+        return { task: next, event: statusUpdate(next) };
+      };
+      void run.apply(working, {}, true).catch(() => undefined);
     }
     const tenant = p.rc.caller?.tenant ?? ANONYMOUS_TENANT;
     const started = performance.now();
@@ -81,22 +98,31 @@ export class TaskExecution {
         return r;
       },
     );
-    this.deps.observer.handled(capabilityId, result.state, (performance.now() - started) / 1000);
-    // A task canceled meanwhile (on any replica) stays canceled.
-    const latest = await this.deps.tasks.get(task.id, p.owner);
-    if (latest && TERMINAL_STATES.has(latest.task.status.state)) return latest.task;
+    const seconds = (performance.now() - started) / 1000;
+    this.deps.observer.handled(capabilityId, result.state, seconds);
     const max = this.deps.historyPartMaxBytes;
+    const finalState = (state: TaskState, text: string | undefined) => (t: WireTask) => {
+      const next = transition(t, undefined, state, text, metadata, max);
+      return { task: next, event: statusUpdate(next) };
+    };
+    // The artifacts and the final state in one save, all or none; a task canceled meanwhile (on any
+    // replica) stays canceled: the store refuses to overwrite it and the run ends on it.
     try {
-      if (result.state === 'completed') {
-        for (const a of result.artifacts) await run.updates().artifact(a, { lastChunk: true });
-      }
-      const next = transition(run.current.task, undefined, STATE[result.state], result.text, metadata, max);
-      await run.commit(next, statusUpdate(next));
+      const artifacts =
+        result.state === 'completed'
+          ? result.artifacts.map((a) =>
+              run.artifactUpdate({ ...a, artifactId: (a as { artifactId?: string }).artifactId ?? randomUUID() }, false, true),
+            )
+          : [];
+      await run.applyAll([...artifacts, finalState(STATE[result.state], result.text)]);
     } catch (error) {
       if (!(error instanceof A2AError) || error.kind !== A2AErrorName.PayloadTooLarge) throw error;
-      const text = `the result was not kept: ${error.message}`;
-      const next = transition(run.current.task, undefined, 'TASK_STATE_FAILED', text, metadata, max);
-      await run.commit(next, statusUpdate(next));
+      await run.apply(finalState('TASK_STATE_FAILED', `the result was not kept: ${error.message}`));
+    }
+    if (run.ended) {
+      const state = run.ended.task.status.state;
+      reportOutcome(this.deps.usage, this.deps.observer, capabilityId, tenant, OUTCOME[state] ?? 'canceled', seconds);
+      return run.ended.task;
     }
     this.deps.log.info(
       {
@@ -108,6 +134,7 @@ export class TaskExecution {
       },
       'message handled',
     );
+    reportOutcome(this.deps.usage, this.deps.observer, capabilityId, tenant, OUTCOME[run.current.task.status.state] ?? 'failed', seconds);
     return run.current.task;
   }
 

@@ -12,6 +12,8 @@ import type { LookupFunction } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { resolveAndCheck, type HostResolver } from '@cp/common/core';
 import { upstreamTimeouts, type UpstreamSpec } from '@cp/capabilities';
+import type { WireMessage } from '../wire-types';
+import { malformed, protocolOf } from './upstream-protocol';
 
 export class UpstreamError extends Error {
   override readonly name = 'UpstreamError';
@@ -31,6 +33,30 @@ export interface UpstreamCall {
 const pinned = (address: string, family: 4 | 6): LookupFunction =>
   ((_h: string, o: { all?: boolean }, cb: (...a: unknown[]) => void) =>
     o?.all ? cb(null, [{ address, family }]) : cb(null, address, family)) as LookupFunction;
+
+/**
+ * Keep-alive sockets, one pool per checked address (ADR 0271): a pooled socket was connected to
+ * the address that passed the SSRF check for that very host, so reusing it never reaches an
+ * address the check did not pass (a DNS answer that changes selects another pool). Bounded: the
+ * oldest pool is closed when there are more than MAX_POOLS.
+ */
+const MAX_POOLS = 256;
+const pools = new Map<string, http.Agent>();
+function poolFor(target: URL, address: string): http.Agent {
+  const key = `${target.protocol}//${target.host}@${address}`;
+  let agent = pools.get(key);
+  if (!agent) {
+    const options = { keepAlive: true, maxSockets: 256, maxFreeSockets: 64, scheduling: 'lifo' as const };
+    agent = target.protocol === 'https:' ? new https.Agent(options) : new http.Agent(options);
+    pools.set(key, agent);
+    if (pools.size > MAX_POOLS) {
+      const [oldest, pool] = pools.entries().next().value!;
+      pools.delete(oldest);
+      pool.destroy();
+    }
+  }
+  return agent;
+}
 
 const joinPath = (base: string, path: string) => `${base.replace(/\/+$/, '')}${path}`;
 
@@ -58,18 +84,20 @@ async function open(
         'content-length': String(Buffer.byteLength(payload)),
       },
       lookup: pinned(checked.address, checked.family),
-      // No pooled socket: each call is checked on its own (DNS rebinding).
-      agent: false,
+      // Pooled per checked address: every call is checked on its own (DNS rebinding), sockets are reused.
+      agent: poolFor(target, checked.address),
     });
     const connect = setTimeout(
       () => req.destroy(new UpstreamError('the upstream did not accept the connection in time')),
       timeouts.connect,
     );
-    req.on('socket', (s) => s.once('connect', () => clearTimeout(connect)));
+    // A pooled socket is connected already: no connect event will come.
+    req.on('socket', (s) => (s.connecting ? s.once('connect', () => clearTimeout(connect)) : clearTimeout(connect)));
     const onAbort = () => req.destroy(new UpstreamError('the upstream call was canceled'));
     call.signal?.addEventListener('abort', onAbort, { once: true });
     req.on('error', (e) => {
       clearTimeout(connect);
+      call.signal?.removeEventListener('abort', onAbort);
       reject(
         e instanceof UpstreamError
           ? e
@@ -78,21 +106,35 @@ async function open(
     });
     req.on('response', (res) => {
       clearTimeout(connect);
-      resolve({ res, abort: () => req.destroy() });
+      // A response read to its end leaves its socket to the pool; anything else closes it.
+      resolve({
+        res,
+        abort: () => {
+          call.signal?.removeEventListener('abort', onAbort);
+          if (!res.complete) req.destroy();
+        },
+      });
     });
     req.end(payload);
   });
 }
 
 /**
- * The StreamResponse objects of a streamed send, one at a time. JSON-RPC answers wrap each in
- * `{ result }`; an upstream error (either binding) is an UpstreamError with a bounded message.
+ * The 1.0 StreamResponse objects of a streamed send, one at a time, whatever the upstream speaks
+ * (a 0.3 upstream's events are translated). JSON-RPC answers wrap each in `{ result }`; an upstream
+ * error (either binding) is an UpstreamError with a bounded message.
  */
-export async function* streamMessage(call: UpstreamCall, params: Record<string, unknown>): AsyncGenerator<Record<string, unknown>> {
+export async function* streamMessage(
+  call: UpstreamCall,
+  message: WireMessage,
+  acceptedOutputModes: readonly string[],
+): AsyncGenerator<Record<string, unknown>> {
   const rpc = call.spec.binding === 'jsonrpc';
+  const protocol = protocolOf(call.spec);
   const id = randomUUID();
-  const url = rpc ? call.spec.url : joinPath(call.spec.url, '/message:stream');
-  const body = rpc ? { jsonrpc: '2.0', id, method: 'SendStreamingMessage', params } : params;
+  const params = protocol.send(message, acceptedOutputModes);
+  const url = rpc ? call.spec.url : joinPath(call.spec.url, protocol.streamPath);
+  const body = rpc ? { jsonrpc: '2.0', id, method: protocol.streamMethod, params } : params;
   const { res, abort } = await open(call, url, body, 'text/event-stream');
   try {
     const type = String(res.headers['content-type'] ?? '');
@@ -110,16 +152,27 @@ export async function* streamMessage(call: UpstreamCall, params: Record<string, 
       if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
         throw new UpstreamError('the upstream sent an event that is not an object');
       const o = parsed as Record<string, unknown>;
+      let event: Record<string, unknown>;
       if (rpc) {
         if (o.id !== id) throw new UpstreamError('the upstream sent an event for another request');
         if (o.error !== undefined) throw new UpstreamError('the upstream refused the message');
-        if (typeof o.result !== 'object' || o.result === null)
+        if (typeof o.result !== 'object' || o.result === null || Array.isArray(o.result))
           throw new UpstreamError('the upstream sent a JSON-RPC event without a result');
-        yield o.result as Record<string, unknown>;
+        event = o.result as Record<string, unknown>;
       } else {
-        if (o.error !== undefined) throw new UpstreamError('the upstream refused the message');
-        yield o;
+        // A 0.3 REST stream reports a failure as a bare `{code, message}` event.
+        if (o.error !== undefined || (typeof o.code === 'number' && typeof o.message === 'string'))
+          throw new UpstreamError('the upstream refused the message');
+        event = o;
       }
+      let translated: Record<string, unknown>;
+      try {
+        translated = protocol.event(event);
+      } catch (error) {
+        const reason = malformed(error);
+        throw reason ? new UpstreamError(reason) : error;
+      }
+      yield translated;
     }
   } finally {
     abort();
@@ -129,8 +182,11 @@ export async function* streamMessage(call: UpstreamCall, params: Record<string, 
 /** CancelTask on the upstream (best effort: the node's task is canceled whatever it answers). */
 export async function cancelUpstream(call: UpstreamCall, upstreamTaskId: string): Promise<void> {
   const rpc = call.spec.binding === 'jsonrpc';
-  const url = rpc ? call.spec.url : joinPath(call.spec.url, `/tasks/${encodeURIComponent(upstreamTaskId)}:cancel`);
-  const body = rpc ? { jsonrpc: '2.0', id: randomUUID(), method: 'CancelTask', params: { id: upstreamTaskId } } : { id: upstreamTaskId };
+  const protocol = protocolOf(call.spec);
+  const url = rpc ? call.spec.url : joinPath(call.spec.url, protocol.cancelPath(upstreamTaskId));
+  const body = rpc
+    ? { jsonrpc: '2.0', id: randomUUID(), method: protocol.cancelMethod, params: { id: upstreamTaskId } }
+    : { id: upstreamTaskId };
   const { res, abort } = await open(call, url, body, 'application/json');
   try {
     await readBounded(res, call.maxEventBytes);

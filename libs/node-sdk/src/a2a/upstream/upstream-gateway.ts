@@ -14,10 +14,14 @@ import type { HandlerRegistration } from '../handler-registry';
 import type { WireArtifact, WireMessage } from '../wire-types';
 import { cancelUpstream, streamMessage, UpstreamError, type UpstreamCall } from './upstream-client';
 import { UpstreamLinks, type UpstreamLinkStore } from './upstream-links';
+import { UpstreamTokenCache, type ExchangedUpstreamToken } from './upstream-tokens';
 
 export interface UpstreamGatewayDeps {
-  /** An upstream token from the control plane's token exchange (kind "upstream") for this caller and capability. */
-  exchange(callerToken: string, capabilityId: string): Promise<string>;
+  /**
+   * An upstream token from the control plane's token exchange (kind "upstream") for this caller and
+   * capability; reused within its lifetime (its expiresAt, else the JWT's exp; ADR 0271).
+   */
+  exchange(callerToken: string, capabilityId: string): Promise<ExchangedUpstreamToken>;
   /** The agent's protocol.upstreamAllow from the current bundle. */
   allow(): readonly string[];
   log: { warn(fields: Record<string, unknown>, message: string): void };
@@ -66,9 +70,11 @@ export class UpstreamGateway {
   /** Node tasks whose forwarding runs here; a cancel that finds no link yet is remembered for them. */
   private readonly running = new Set<string>();
   private readonly cancelOnLink = new Set<string>();
+  private readonly tokens: UpstreamTokenCache;
 
   constructor(private readonly deps: UpstreamGatewayDeps) {
     this.links = deps.links ?? new UpstreamLinks();
+    this.tokens = new UpstreamTokenCache((callerToken, capabilityId) => deps.exchange(callerToken, capabilityId));
   }
 
   /** The registration that forwards this call of an upstream capability (limits: the generic ones only). */
@@ -95,7 +101,7 @@ export class UpstreamGateway {
 
   private async call(policy: PolicyEntry, callerToken: string | undefined, signal?: AbortSignal): Promise<UpstreamCall> {
     // An anonymous caller has no token to exchange: the upstream gets no credential at all, never the node's.
-    const token = callerToken ? await this.deps.exchange(callerToken, policy.capabilityId) : undefined;
+    const token = callerToken ? await this.tokens.get(policy, callerToken) : undefined;
     return {
       spec: policy.upstream!,
       token,
@@ -121,9 +127,8 @@ export class UpstreamGateway {
         return { state: 'failed', text: 'the capability could not obtain a credential for its upstream agent' };
       }
       // The node's ids stay the node's: the upstream sees its own task and context, or none yet.
-      const message: Json = { messageId: ctx.message.messageId, role: ctx.message.role, parts: ctx.message.parts };
+      const message: WireMessage = { messageId: ctx.message.messageId, role: ctx.message.role, parts: ctx.message.parts };
       if (link) Object.assign(message, { taskId: link.taskId, contextId: link.contextId });
-      const params: Json = { message, configuration: { acceptedOutputModes: [...ctx.acceptedOutputModes] } };
       let upstreamTask = link?.taskId;
       let final: HandlerResult | undefined;
       this.running.add(nodeTaskId);
@@ -132,7 +137,7 @@ export class UpstreamGateway {
       };
       ctx.signal.addEventListener('abort', onAbort, { once: true });
       try {
-        for await (const event of streamMessage(call, params)) {
+        for await (const event of streamMessage(call, message, ctx.acceptedOutputModes)) {
           if (final) throw new UpstreamError('the upstream sent an event after the task ended');
           final = await this.apply(event, ctx, nodeTaskId, async (id, contextId) => {
             if (upstreamTask !== undefined && upstreamTask !== id) throw new UpstreamError('the upstream sent an event for another task');

@@ -38,7 +38,7 @@ export const V03_STATE: Record<TaskState, string> = {
 };
 
 /** What differs between the two 0.3 dialects; everything else is the one translation below. */
-interface Dialect {
+export interface Dialect {
   /** The request object's name in error paths, and the prefix of its fields. */
   root: string;
   prefix: string;
@@ -88,7 +88,7 @@ function fileFrom(d: Dialect, f: Json, path: string, bytesKey: string, uriKey: s
   return out;
 }
 
-const JSONRPC: Dialect = {
+export const JSONRPC: Dialect = {
   root: 'params',
   prefix: 'params.',
   partsKey: 'parts',
@@ -140,7 +140,7 @@ const JSONRPC: Dialect = {
 };
 
 /** The 0.3 proto Part has no metadata and its FilePart no name: neither is read nor written. */
-const PROTO: Dialect = {
+export const PROTO: Dialect = {
   root: 'body',
   prefix: '',
   partsKey: 'content',
@@ -183,7 +183,7 @@ const PROTO: Dialect = {
 
 // ---- 0.3 → 1.0 (requests) ----
 
-function partFrom(d: Dialect, p: unknown, path: string): WirePart {
+export function partFrom(d: Dialect, p: unknown, path: string): WirePart {
   if (!isObject(p)) throw invalid(path, 'must be an object');
   return d.partFrom(p, path);
 }
@@ -265,7 +265,7 @@ export function pushConfigFromV03Proto(taskId: string, body: unknown): Json {
 
 // ---- 1.0 → 0.3 (answers) ----
 
-function messageTo(d: Dialect, m: WireMessage): Json {
+export function messageTo(d: Dialect, m: WireMessage): Json {
   const out: Json = d.kinds ? { kind: 'message' } : {};
   out.messageId = m.messageId;
   out.role = d.role(m.role);

@@ -1,0 +1,56 @@
+/**
+ * What differs between the four kinds of upstream a gateway node speaks to (issue 28, ADR 0270):
+ * A2A 1.0 or 0.3, JSON-RPC or HTTP+JSON. Method names, paths and shapes only; the node's own
+ * model is 1.0 everywhere else, so a 0.3 upstream's request is translated on the way out and each
+ * of its events on the way in, through the node's one 0.3 translation (../v03, ADR 0221).
+ */
+import type { UpstreamSpec } from '@cp/capabilities';
+import { A2AError } from '../a2a-errors';
+import { eventFromV03, eventFromV03Proto, sendToV03, sendToV03Proto } from '../v03/upstream-shapes';
+import type { WireMessage } from '../wire-types';
+
+type Json = Record<string, unknown>;
+
+export interface UpstreamProtocol {
+  /** JSON-RPC method names (unused for HTTP+JSON). */
+  streamMethod: string;
+  cancelMethod: string;
+  /** HTTP+JSON paths below the upstream's URL (unused for JSON-RPC). */
+  streamPath: string;
+  cancelPath(upstreamTaskId: string): string;
+  /** The forwarded message and accepted output modes → the upstream's send params. */
+  send(message: WireMessage, acceptedOutputModes: readonly string[]): Json;
+  /** One upstream event (a JSON-RPC `result`, or an HTTP+JSON stream object) → the 1.0 StreamResponse. */
+  event(e: Json): Json;
+}
+
+const V10: UpstreamProtocol = {
+  streamMethod: 'SendStreamingMessage',
+  cancelMethod: 'CancelTask',
+  streamPath: '/message:stream',
+  cancelPath: (id) => `/tasks/${encodeURIComponent(id)}:cancel`,
+  send: (message, modes) => ({ message, configuration: { acceptedOutputModes: [...modes] } }),
+  event: (e) => e,
+};
+
+/** 0.3: slash-separated method names, REST paths under `/v1`. */
+const v03 = (send: UpstreamProtocol['send'], event: (e: unknown) => Json): UpstreamProtocol => ({
+  streamMethod: 'message/stream',
+  cancelMethod: 'tasks/cancel',
+  streamPath: '/v1/message:stream',
+  cancelPath: (id) => `/v1/tasks/${encodeURIComponent(id)}:cancel`,
+  send,
+  event,
+});
+
+const V03_RPC = v03(sendToV03, eventFromV03);
+const V03_REST = v03(sendToV03Proto, eventFromV03Proto);
+
+export function protocolOf(spec: Pick<UpstreamSpec, 'version' | 'binding'>): UpstreamProtocol {
+  if (spec.version === '1.0') return V10;
+  return spec.binding === 'jsonrpc' ? V03_RPC : V03_REST;
+}
+
+/** A translation refusal (an A2AError naming the 0.3 path) as the message an UpstreamError carries. */
+export const malformed = (error: unknown): string | undefined =>
+  error instanceof A2AError ? `the upstream sent a malformed 0.3 event (${error.message.slice(0, 200)})` : undefined;

@@ -1,0 +1,76 @@
+/**
+ * Upstream tokens reused within their lifetime (ADR 0271): one token exchange per caller token,
+ * capability and upstream (audience, scopes), not one per request. The key holds a SHA-256 of the
+ * caller's token, never the token; an entry is used only while more than a margin of its lifetime
+ * is left (10 % of it, at least 5 s), so the upstream never receives a token about to expire; the
+ * map is bounded (the oldest entry goes first). The caller's token is verified by the node on every
+ * request before any handler runs, so a reused upstream token never outlives the caller's right to
+ * call: its lifetime is already ≤ the caller token's (ADR 0231).
+ */
+import { createHash } from 'node:crypto';
+import { upstreamAudience, upstreamScopes, type PolicyEntry } from '@cp/capabilities';
+
+/** What a token exchange answers: the token, and when it expires (epoch ms) when the exchanger knows. */
+export type ExchangedUpstreamToken = string | { accessToken: string; expiresAt: number };
+
+const MIN_MARGIN_MS = 5_000;
+
+/** `exp` of a JWT, in epoch ms (read, not verified: only to know how long to keep it). */
+function expiryOf(token: string): number | undefined {
+  const payload = token.split('.')[1];
+  if (!payload) return undefined;
+  try {
+    const exp = (JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { exp?: unknown }).exp;
+    return typeof exp === 'number' && Number.isFinite(exp) ? exp * 1000 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export class UpstreamTokenCache {
+  private readonly entries = new Map<string, { token: string; issuedAt: number; expiresAt: number }>();
+  /** Exchanges under way, so concurrent first requests of one caller share one exchange. */
+  private readonly pending = new Map<string, Promise<string>>();
+
+  constructor(
+    private readonly exchange: (callerToken: string, capabilityId: string) => Promise<ExchangedUpstreamToken>,
+    private readonly max = 1000,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async get(policy: PolicyEntry, callerToken: string): Promise<string> {
+    const spec = policy.upstream!;
+    const key = [
+      createHash('sha256').update(callerToken).digest('base64url'),
+      policy.capabilityId,
+      upstreamAudience(spec),
+      upstreamScopes(spec, policy.requiresScopes).join(' '),
+    ].join('\n');
+    const hit = this.entries.get(key);
+    const now = this.now();
+    if (hit && hit.expiresAt - now > Math.max(MIN_MARGIN_MS, (hit.expiresAt - hit.issuedAt) / 10)) return hit.token;
+    if (hit) this.entries.delete(key);
+    const running = this.pending.get(key);
+    if (running) return running;
+    const fresh = this.fetch(key, policy.capabilityId, callerToken).finally(() => this.pending.delete(key));
+    this.pending.set(key, fresh);
+    return fresh;
+  }
+
+  private async fetch(key: string, capabilityId: string, callerToken: string): Promise<string> {
+    const issuedAt = this.now();
+    const answer = await this.exchange(callerToken, capabilityId);
+    const token = typeof answer === 'string' ? answer : answer.accessToken;
+    const expiresAt = typeof answer === 'string' ? expiryOf(answer) : answer.expiresAt;
+    // A token whose lifetime is unknown is used once, never kept.
+    if (expiresAt !== undefined && expiresAt - issuedAt > MIN_MARGIN_MS) {
+      this.entries.set(key, { token, issuedAt, expiresAt });
+      if (this.entries.size > this.max) this.entries.delete(this.entries.keys().next().value!);
+    }
+    return token;
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+}

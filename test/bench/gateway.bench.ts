@@ -1,0 +1,349 @@
+/**
+ * The node as a gateway (issue 28): what going through the node adds to going straight to the
+ * upstream. Run: `npm run bench gateway`, or `npx tsx test/bench/gateway.bench.ts`. Needs the
+ * machine's Redis.
+ *
+ * Processes: the official @a2a-js/sdk server (express, jsonRpcHandler, A2A 1.0) answering one
+ * artifact then completed; the agent node's A2A layer as the agent node wires it
+ * (apps/agent-node/src/finance-a2a.ts: Redis task store and events, routing, limits, usage) with
+ * invoice-lookup's manifest naming that SDK server as its upstream; and, in this process, a stub of
+ * the control plane's token exchange (the node exchanges a caller's token once per lifetime,
+ * ADR 0271; the stub counts how often it was asked).
+ *
+ * The floor is the same request sent straight to the SDK server, in the same run: rounds alternate
+ * sdk / node anonymous / node token, each after a warm-up, 16 concurrent clients on keep-alive
+ * connections, each timing its own requests (sub-millisecond, performance.now()). SendMessage and a
+ * streamed task (SendStreamingMessage read to its end). Reported: p50/p99 of each, the added
+ * latency (node − sdk, per round, median over rounds) and the throughput ratio (node / sdk).
+ *
+ * BENCH_SECONDS (4), BENCH_ROUNDS (3), BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof".
+ */
+import http from 'node:http';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import type * as FinanceA2A from '../../apps/agent-node/src/finance-a2a';
+import { freePort } from '../support/free-port';
+import { processCpuSeconds } from '../support/process-cpu';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const CLIENTS = 16;
+const TEXT = 'What is the status of invoice INV-20931?';
+const ANSWER = { invoiceNumber: 'INV-20931', status: 'paid', amount: { value: 1234.56, currency: 'EUR' }, dueDate: '2026-03-04' };
+
+const mode = process.argv[2];
+if (mode === '--sdk') void sdkServer(Number(process.argv[3]));
+else if (mode === '--node') void nodeServer(Number(process.argv[3]), process.argv[4], process.argv[5], process.argv[6]);
+else void main();
+
+async function sdkServer(port: number): Promise<void> {
+  const express = require('express') as typeof import('express');
+  const { AgentCard, Task, TaskArtifactUpdateEvent, TaskStatusUpdateEvent } = require('@a2a-js/sdk') as typeof import('@a2a-js/sdk');
+  const { AgentEvent, DefaultRequestHandler, InMemoryTaskStore } = require('@a2a-js/sdk/server') as typeof import('@a2a-js/sdk/server');
+  const { jsonRpcHandler, UserBuilder } = require('@a2a-js/sdk/server/express') as typeof import('@a2a-js/sdk/server/express');
+  const executor: import('@a2a-js/sdk/server').AgentExecutor = {
+    async execute(rc, bus) {
+      bus.publish(AgentEvent.task(Task.fromJSON({ id: rc.taskId, contextId: rc.contextId, status: { state: 'TASK_STATE_WORKING' } })));
+      bus.publish(
+        AgentEvent.artifactUpdate(
+          TaskArtifactUpdateEvent.fromJSON({
+            taskId: rc.taskId,
+            contextId: rc.contextId,
+            artifact: { artifactId: `${rc.taskId}-invoice`, name: 'invoice', parts: [{ data: ANSWER, mediaType: 'application/json' }] },
+            lastChunk: true,
+          }),
+        ),
+      );
+      bus.publish(
+        AgentEvent.statusUpdate(
+          TaskStatusUpdateEvent.fromJSON({ taskId: rc.taskId, contextId: rc.contextId, status: { state: 'TASK_STATE_COMPLETED' } }),
+        ),
+      );
+      bus.finished();
+    },
+    async cancelTask() {},
+  };
+  const url = `http://127.0.0.1:${port}/a2a/jsonrpc`;
+  const card = AgentCard.fromJSON({
+    name: 'Invoice service (SDK upstream)',
+    description: 'Invoice lookup',
+    version: '1.0.0',
+    supportedInterfaces: [{ url, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }],
+    capabilities: { streaming: true },
+    defaultInputModes: ['text/plain'],
+    defaultOutputModes: ['application/json'],
+    skills: [{ id: 'invoice-lookup', name: 'Invoice lookup', description: 'Status of an invoice', tags: ['finance'] }],
+  });
+  const app = express();
+  app.use(
+    '/a2a/jsonrpc',
+    jsonRpcHandler({
+      requestHandler: new DefaultRequestHandler(card, new InMemoryTaskStore(), executor),
+      userBuilder: UserBuilder.noAuthentication,
+    }),
+  );
+  app.listen(port, '127.0.0.1');
+}
+
+async function nodeServer(port: number, prefix: string, upstreamUrl: string, exchangeUrl: string): Promise<void> {
+  const Fastify = (await import('fastify')).default;
+  const { connectRedis, loadConfig } = await import('@cp/common');
+  const { buildNodeBundle, financeAgentExample } = await import('@cp/capabilities');
+  const { ActiveBundle, HandlerRegistry } = await import('@cp/node-sdk');
+  const { registerFinanceA2A } = require('../../apps/agent-node/src/finance-a2a') as typeof FinanceA2A;
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'silent',
+    AGENT_ID: 'finance-agent',
+    REDIS_KEY_PREFIX: prefix,
+    CONTROL_PLANE_URL: exchangeUrl,
+    A2A_OWNER_MAX_BYTES: String(1 << 30),
+    A2A_TASK_RETENTION_SECONDS: '120',
+  });
+  const f = financeAgentExample();
+  const upstream = { url: upstreamUrl, binding: 'jsonrpc' as const, version: '1.0' as const };
+  const bundle = new ActiveBundle(
+    buildNodeBundle({
+      agentId: 'finance-agent',
+      revision: 1,
+      agent: { ...f.agent, protocol: { ...f.agent.protocol, streaming: true, upstreamAllow: ['127.0.0.1'] } },
+      manifests: f.manifests.map((m) => ({ ...m, upstream })),
+      previewTenants: [],
+    }),
+  );
+  const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
+  const app = Fastify();
+  registerFinanceA2A(app, config, {
+    bundle: () => bundle,
+    redis: connectRedis(config, 'a2a-commands'),
+    subscriber: connectRedis(config, 'a2a-events'),
+    nodeToken: () => 'bench-node-token',
+    log: silent,
+    usage: { record: () => undefined },
+    // No local handler answers: every capability is forwarded to the upstream.
+    handlers: new HandlerRegistry(),
+  });
+  await app.listen({ port, host: '127.0.0.1' });
+  const stop = () => void app.close().then(() => process.exit(0));
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+}
+
+// ---- the load ------------------------------------------------------------------------------
+interface Server {
+  name: string;
+  url: string;
+  child: ChildProcess;
+}
+
+async function start(name: string, args: string[], nodeArgs: string[] = []): Promise<Server> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', __filename, args[0], String(port), ...args.slice(1)], {
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  const url = `http://127.0.0.1:${port}/a2a/jsonrpc`;
+  const end = Date.now() + 90_000;
+  while (Date.now() < end) {
+    try {
+      await fetch(url, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json', 'a2a-version': '1.0' } });
+      return { name, url, child };
+    } catch {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  throw new Error(`${name} did not listen within 90 s`);
+}
+
+async function stopServer(s: Server): Promise<void> {
+  if (s.child.exitCode !== null) return;
+  await new Promise<void>((resolve) => {
+    s.child.once('exit', () => resolve());
+    s.child.kill('SIGTERM');
+  });
+}
+
+const rpcBody = (method: string) =>
+  JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method,
+    params: {
+      message: { messageId: `m-${randomBytes(6).toString('hex')}`, role: 'ROLE_USER', parts: [{ text: TEXT }] },
+      metadata: { skillId: 'invoice-lookup' },
+    },
+  });
+
+const agent = new http.Agent({ keepAlive: true, maxSockets: CLIENTS * 2 });
+
+/** One request, read to its end; resolves with its latency in ms and its body. */
+function once(url: string, method: string, headers: Record<string, string>): Promise<{ ms: number; status: number; body: string }> {
+  const body = rpcBody(method);
+  const t0 = performance.now();
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      url,
+      {
+        method: 'POST',
+        agent,
+        headers: {
+          'content-type': 'application/json',
+          'a2a-version': '1.0',
+          'content-length': String(Buffer.byteLength(body)),
+          ...headers,
+        },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (text += c));
+        res.on('end', () => resolve({ ms: performance.now() - t0, status: res.statusCode ?? 0, body: text }));
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+interface Figures {
+  rps: number;
+  p50: number;
+  p99: number;
+  /** CPU per request of the SDK server and of the node (µs): survives a loaded machine better than req/s. */
+  sdkCpuUs: number;
+  nodeCpuUs: number;
+}
+
+/** The two server processes, for their CPU figures. */
+const pids: { sdk?: number; node?: number } = {};
+
+const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))] ?? NaN;
+const med = (xs: number[]) => pct(xs, 50);
+
+/** Every answer is checked: a completed task (or a stream ending completed) with the upstream's artifact. */
+function checkAnswer(name: string, method: string, r: { status: number; body: string }): void {
+  const ok =
+    r.status === 200 &&
+    r.body.includes('INV-20931') &&
+    (method === 'SendMessage' ? r.body.includes('"TASK_STATE_COMPLETED"') : r.body.includes('TASK_STATE_COMPLETED'));
+  if (!ok) throw new Error(`${name} ${method} answered ${r.status}: ${r.body.slice(0, 300)}`);
+}
+
+async function measure(s: Server, method: string, headers: Record<string, string>, seconds: number): Promise<Figures> {
+  const latencies: number[] = [];
+  const cpu0 = [processCpuSeconds(pids.sdk), processCpuSeconds(pids.node)];
+  const t0 = performance.now();
+  const end = t0 + seconds * 1000;
+  await Promise.all(
+    Array.from({ length: CLIENTS }, async () => {
+      while (performance.now() < end) {
+        const r = await once(s.url, method, headers);
+        checkAnswer(s.name, method, r);
+        latencies.push(r.ms);
+      }
+    }),
+  );
+  const elapsed = (performance.now() - t0) / 1000;
+  const perRequest = (now: number, before: number) => ((now - before) * 1e6) / Math.max(1, latencies.length);
+  return {
+    rps: latencies.length / elapsed,
+    p50: pct(latencies, 50),
+    p99: pct(latencies, 99),
+    sdkCpuUs: perRequest(processCpuSeconds(pids.sdk), cpu0[0]),
+    nodeCpuUs: perRequest(processCpuSeconds(pids.node), cpu0[1]),
+  };
+}
+
+/** The control plane's token exchange, stubbed: a JWT-shaped token with an exp, counted. */
+async function exchangeStub(): Promise<{ url: string; asked: () => number; close: () => void }> {
+  let asked = 0;
+  const server = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      asked++;
+      const exp = Math.floor(Date.now() / 1000) + 300;
+      const token = `e30.${Buffer.from(JSON.stringify({ exp, token_use: 'upstream' })).toString('base64url')}.bench`;
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ accessToken: token, expiresIn: 300, scopes: [] }));
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { url: `http://127.0.0.1:${(server.address() as { port: number }).port}`, asked: () => asked, close: () => server.close() };
+}
+
+async function main(): Promise<void> {
+  const { mintA2AToken } = await import('@cp/auth');
+  const { loadConfig } = await import('@cp/common');
+  const { financeAgentExample } = await import('@cp/capabilities');
+  const partner = financeAgentExample().callers.partner!;
+  const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent' });
+  const token = mintA2AToken(config, partner.principal, partner.tenant, [...partner.scopes]);
+  const prefix = `bench-gateway-${process.pid}:`;
+  const exchange = await exchangeStub();
+  const sdk = await start('sdk', ['--sdk']);
+  const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const node = await start('node', ['--node', prefix, sdk.url, exchange.url], nodeArgs);
+  pids.sdk = sdk.child.pid;
+  pids.node = node.child.pid;
+  const bearer = { authorization: `Bearer ${token}` };
+  const subjects = [
+    ['sdk', sdk, {}],
+    ['node anonymous', node, {}],
+    ['node token', node, bearer],
+  ] as const;
+
+  const results = new Map<string, Figures[]>();
+  const add = (k: string, f: Figures) => results.set(k, [...(results.get(k) ?? []), f]);
+  try {
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const method of ['SendMessage', 'SendStreamingMessage']) {
+        for (const [name, s, headers] of subjects) {
+          await measure(s, method, headers, 1);
+          add(`${method} ${name}`, await measure(s, method, headers, SECONDS));
+        }
+      }
+      process.stdout.write(`round ${round + 1}/${ROUNDS} done\n`);
+    }
+  } finally {
+    await stopServer(node);
+    await stopServer(sdk);
+    exchange.close();
+    agent.destroy();
+  }
+
+  console.log(
+    `\n## The node as a gateway in front of the @a2a-js/sdk server: ${CLIENTS} clients, ${ROUNDS} rounds of ${SECONDS} s (medians)`,
+  );
+  for (const [k, fs] of results) {
+    console.log(
+      `${k.padEnd(36)} ${Math.round(med(fs.map((f) => f.rps)))
+        .toString()
+        .padStart(6)}/s  p50 ${med(fs.map((f) => f.p50)).toFixed(2)} ms  p99 ${med(fs.map((f) => f.p99)).toFixed(2)} ms  ` +
+        `CPU/req: SDK ${Math.round(med(fs.map((f) => f.sdkCpuUs)))} µs, node ${Math.round(med(fs.map((f) => f.nodeCpuUs)))} µs`,
+    );
+  }
+  console.log('\nthrough the node against straight to the SDK server, per round (median over rounds):');
+  for (const op of ['SendMessage', 'SendStreamingMessage']) {
+    const straight = results.get(`${op} sdk`)!;
+    for (const name of ['node anonymous', 'node token']) {
+      const fs = results.get(`${op} ${name}`)!;
+      const ratio = med(fs.map((f, i) => f.rps / straight[i].rps));
+      const addedP50 = med(fs.map((f, i) => f.p50 - straight[i].p50));
+      const addedP99 = med(fs.map((f, i) => f.p99 - straight[i].p99));
+      console.log(
+        `${op} ${name}: added p50 ${addedP50.toFixed(2)} ms, p99 ${addedP99.toFixed(2)} ms; throughput ${ratio.toFixed(2)}× (goal: p50 added ≤ 2 ms, ≥ 0.5×)`,
+      );
+    }
+  }
+  console.log(`token exchanges asked of the control plane: ${exchange.asked()} (one caller token)`);
+
+  const { Redis } = await import('ioredis');
+  const redis = new Redis(config.REDIS_URL);
+  for (let cursor = '0'; ;) {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+    if (keys.length) await redis.unlink(...keys);
+    if ((cursor = next) === '0') break;
+  }
+  redis.disconnect();
+}

@@ -1,0 +1,188 @@
+/**
+ * The approval flow in the console (issue 32) in Debian's Chromium against the real control plane
+ * serving the freshly built console: an author files a change request from the plan screen, sees
+ * that they cannot approve it (and why), a second admin approves it on the change requests screen,
+ * and a break-glass apply shows up there. axe-core checks the screen (no serious or critical
+ * violation); screenshots go to test-artifacts/console (and docs/console with CONSOLE_SCREENSHOTS=docs).
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { Page } from 'playwright-core';
+import { mintAdminToken } from '@cp/auth';
+import { financeAgentExample } from '@cp/capabilities';
+import type { AppConfig } from '@cp/common';
+import { PrismaService, seedWhenEmpty } from '@cp/db';
+import { AppModule } from '../../apps/control-plane/src/app.module';
+import { bootApp } from '../support/boot';
+import { buildConsole, launchChromium, screenshot, seriousA11yViolations, type Browser } from '../support/browser';
+import { testConfig } from '../support/config';
+import { gqlOk } from '../support/graphql-client';
+import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { until } from '../support/until';
+
+const AGENT = 'finance-agent';
+const ROOT = join(__dirname, '..', '..');
+const SHOTS = [
+  join(ROOT, 'test-artifacts', 'console'),
+  ...(process.env.CONSOLE_SCREENSHOTS === 'docs' ? [join(ROOT, 'docs', 'console')] : []),
+];
+const UI_MS = 60_000;
+jest.setTimeout(300_000);
+
+describe('change requests in the console (Chromium)', () => {
+  let db: TestDatabase;
+  let dir: string;
+  let config: AppConfig;
+  let cp: NestFastifyApplication;
+  let url: string;
+  let browser: Browser;
+  let author: Page;
+  let approver: Page;
+  const pageErrors: string[] = [];
+  const team = financeAgentExample().manifests[0].owner;
+  const root = () => mintAdminToken(config, 'root', ['platform-admin']);
+  const revision = async () => (await cp.get(PrismaService).agent.findUniqueOrThrow({ where: { id: AGENT } })).revision;
+
+  /** A page signed in as `subject` (the session the console keeps in sessionStorage, one per tab). */
+  const signedIn = async (subject: string) => {
+    const token = mintAdminToken(config, subject, ['team-admin'], [team]);
+    const page = await browser.context.newPage();
+    page.setDefaultTimeout(UI_MS);
+    page.setDefaultNavigationTimeout(UI_MS);
+    page.on('pageerror', (e) => pageErrors.push(`pageerror: ${e.message}`));
+    page.on('console', (m) => m.type() === 'error' && pageErrors.push(`console: ${m.text()}`));
+    await page.addInitScript(
+      (session: string) => sessionStorage.setItem('cp-console-session', session),
+      JSON.stringify({ token, via: 'dev', expiresAt: Date.now() + 3_600_000 }),
+    );
+    return page;
+  };
+  const go = async (page: Page, path: string) => {
+    await page.goto(`${url}/console${path}`);
+    await page.locator('main h1').first().waitFor();
+  };
+  const shot = async (page: Page, name: string) => {
+    expect(await seriousA11yViolations(page)).toEqual([]);
+    await screenshot(page, name, SHOTS);
+  };
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'console-approvals-'));
+    const consoleDir = join(dir, 'console');
+    const built = buildConsole(consoleDir);
+    db = await createTestDatabase('console_approvals');
+    await built;
+    config = testConfig({
+      DATABASE_URL: db.url,
+      REDIS_KEY_PREFIX: `test:console-approvals:${process.pid}:`,
+      CONSOLE_DIR: consoleDir,
+      APPROVAL_DEFAULT_KINDS: 'public,access,upstream,undeprecate,remove',
+    });
+    ({ app: cp, url } = await bootApp(AppModule, config));
+    await seedWhenEmpty(cp.get(PrismaService));
+    browser = await launchChromium();
+    author = await signedIn('alice');
+    approver = await signedIn('bob');
+  }, 600_000);
+
+  afterEach(() => {
+    if (pageErrors.length) process.stderr.write(`browser errors:\n${pageErrors.splice(0).join('\n')}\n`);
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await cp?.close();
+    await db?.drop();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('the author files a change request from the plan screen and is refused approving it, with the reason', async () => {
+    const before = await revision();
+    await go(author, '/plan');
+    await author.getByLabel('Agent', { exact: true }).selectOption(AGENT);
+    await author.getByRole('button', { name: 'Start from the current manifests' }).click();
+    const area = author.getByLabel('Manifests', { exact: true });
+    await until('the manifests loaded', async () => (await area.inputValue()).includes('reconcile-invoice') || undefined, UI_MS);
+    const docs = JSON.parse(await area.inputValue()) as { id: string; requires_scopes: string[] }[];
+    await area.fill(
+      JSON.stringify(
+        docs.map((d) => (d.id === 'reconcile-invoice' ? { ...d, requires_scopes: [] } : d)),
+        null,
+        2,
+      ),
+    );
+    await author.getByRole('button', { name: 'Plan', exact: true }).click();
+    await author.getByText(/Needs a second admin: reconcile-invoice \(access: no longer requires scope recon\.run\)/).waitFor();
+    await author.getByRole('button', { name: /^Apply at revision/ }).click();
+    const filed = author.getByRole('status').filter({ hasText: 'Not applied yet: change request' });
+    await filed.waitFor();
+    const id = (await filed.locator('code').textContent())!;
+    expect(await revision()).toBe(before);
+
+    await go(author, '/change-requests');
+    const card = author.locator(`article[data-change-request="${id}"]`);
+    await card.waitFor();
+    expect(await card.getByRole('heading').textContent()).toBe(`Change request to ${AGENT} by alice: pending`);
+    expect(await card.getByTestId('cannot-approve').textContent()).toBe(
+      'You cannot approve this request: you submitted it: another admin must approve it.',
+    );
+    expect(await card.getByRole('button', { name: 'Approve and apply' }).count()).toBe(0);
+    expect(await card.getByRole('button', { name: 'Withdraw' }).count()).toBe(1);
+    await shot(author, 'change-requests-author');
+  });
+
+  it('a second admin approves it in the console: the stored plan is applied', async () => {
+    const before = await revision();
+    await go(approver, '/change-requests');
+    const card = approver.locator('article[data-change-request]').first();
+    await card.getByRole('button', { name: 'Approve and apply' }).waitFor();
+    expect(await card.getByRole('list', { name: 'Gated changes' }).textContent()).toBe(
+      'access reconcile-invoice: no longer requires scope recon.run',
+    );
+    await shot(approver, 'change-requests');
+    await card.getByLabel('Comment').fill('scope no longer needed, checked with finance');
+    await card.getByRole('button', { name: 'Approve and apply' }).click();
+    await approver.getByText('No change request matches.').waitFor();
+    expect(await revision()).toBe(before + 1);
+    const scopes = (
+      await cp.get(PrismaService).capabilityManifest.findUniqueOrThrow({
+        where: { agentId_capabilityId: { agentId: AGENT, capabilityId: 'reconcile-invoice' } },
+      })
+    ).requiresScopes;
+    expect(scopes).toEqual([]);
+    await approver.getByLabel('Status').selectOption('applied');
+    await approver.getByRole('button', { name: 'Filter' }).click();
+    await approver.getByRole('heading', { name: `Change request to ${AGENT} by alice: applied` }).waitFor();
+    await approver.getByText('Decided by bob: scope no longer needed, checked with finance').waitFor();
+  });
+
+  it('a break-glass apply is visible with its reason', async () => {
+    const current = (await gqlOk(url, root(), `{ manifests(filter: { agentId: "${AGENT}" }) { nodes { document } } }`)).manifests.nodes.map(
+      (m: { document: Record<string, unknown> }) => m.document,
+    ) as Record<string, unknown>[];
+    const opened = current.map((d) => (d.id === 'reconcile-invoice' ? { ...d, visibility: 'public' } : d));
+    const applied = await gqlOk(
+      url,
+      root(),
+      'mutation($input: ApplyManifestsInput!) { applyManifests(input: $input) { applied breakGlass } }',
+      {
+        input: {
+          agentId: AGENT,
+          manifests: opened,
+          dryRun: false,
+          expectedRevision: await revision(),
+          breakGlassReason: 'incident 12: partners locked out',
+        },
+      },
+    );
+    expect(applied.applyManifests).toEqual({ applied: true, breakGlass: true });
+    await go(approver, '/change-requests');
+    await approver.getByLabel('Status').selectOption('');
+    await approver.getByRole('button', { name: 'Filter' }).click();
+    await approver.getByRole('heading', { name: `Break-glass apply to ${AGENT} by root: applied` }).waitFor();
+    await approver.getByText('Applied without a second admin by root. Reason: incident 12: partners locked out').waitFor();
+    await shot(approver, 'change-requests-break-glass');
+  });
+});
