@@ -198,7 +198,8 @@ describe('the node as a gateway in front of an @a2a-js/sdk upstream (issue 28)',
 
   beforeAll(async () => {
     upstream = await sdkUpstream();
-    stack = await startSecurityStack('gateway_sdk');
+    // Not about approvals: testConfig's empty APPROVAL_DEFAULT_KINDS reads as unset on main (all kinds gated), so name one kind this suite never changes.
+    stack = await startSecurityStack('gateway_sdk', { APPROVAL_DEFAULT_KINDS: 'undeprecate' });
     const admin = platformAdmin(stack);
     const agent = await gqlOk(stack.cpUrl, admin, `{ agent(id: "${AGENT}") { revision } }`);
     await gqlOk(stack.cpUrl, admin, UPDATE_AGENT, {

@@ -119,7 +119,8 @@ describe('a gateway node translates A2A 0.3 ⇄ 1.0 (issue 28 item 5)', () => {
 
   beforeAll(async () => {
     upstream = await sdkUpstream();
-    stack = await startSecurityStack('gateway_v03');
+    // Not about approvals: testConfig's empty APPROVAL_DEFAULT_KINDS reads as unset on main (all kinds gated), so name one kind this suite never changes.
+    stack = await startSecurityStack('gateway_v03', { APPROVAL_DEFAULT_KINDS: 'undeprecate' });
     const admin = platformAdmin(stack);
     const agent = await gqlOk(stack.cpUrl, admin, `{ agent(id: "${AGENT}") { revision } }`);
     await gqlOk(stack.cpUrl, admin, UPDATE_AGENT, {

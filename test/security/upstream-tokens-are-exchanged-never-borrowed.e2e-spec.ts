@@ -38,7 +38,8 @@ describe('upstream tokens are exchanged, never borrowed (issue 28 item 3)', () =
   const issued = () => stack.prisma.auditEvent.count({ where: { action: 'upstream-token.issue' } });
 
   beforeAll(async () => {
-    stack = await startSecurityStack('upstream_tokens');
+    // Not about approvals: testConfig's empty APPROVAL_DEFAULT_KINDS reads as unset on main (all kinds gated), so name one kind this suite never changes.
+    stack = await startSecurityStack('upstream_tokens', { APPROVAL_DEFAULT_KINDS: 'undeprecate' });
     admin = platformAdmin(stack);
     const current = await gqlOk(stack.cpUrl, admin, MANIFEST, { a: AGENT, c: 'reconcile-invoice' });
     await gqlOk(stack.cpUrl, admin, UPDATE_MANIFEST, {
