@@ -109,9 +109,11 @@ describe('onboarding an existing A2A agent: import, servability and drift (issue
 
   beforeAll(async () => {
     upstream = await existingAgent();
+    // Approvals of upstream changes (docs/approvals.md) are off here: this suite is about import, servability and drift.
     stack = await startSecurityStack('gw_onboard', { UPSTREAM_PROBE_INTERVAL_MS: '1000' });
     admin = platformAdmin(stack);
     env = { CPCTL_URL: `${stack.cpUrl}/graphql`, CPCTL_TOKEN: admin };
+    await gqlOk(stack.cpUrl, admin, 'mutation { setApprovalPolicy(input: { kinds: [] }) { kinds } }');
     // A platform admin lets the agent reach the upstream's private address (docs/gateway.md step 2).
     const { agent } = await gqlOk(stack.cpUrl, admin, `{ agent(id: "${AGENT}") { revision } }`);
     await gqlOk(stack.cpUrl, admin, 'mutation($input: UpdateAgentInput!) { updateAgent(input: $input) { revision } }', {
