@@ -148,6 +148,45 @@ export function a2aConformance(kind: TargetKind): void {
       expect(upstreamSince(from)).toHaveLength(kind === 'gateway' ? 1 : 0);
     });
 
+    it('HTTP+JSON: a send completes; bad bodies, unknown routes, unknown, foreign and terminal tasks are the node’s answers', async () => {
+      const rest = (path: string, init: RequestInit = {}, token = partner) =>
+        fetch(`${target.stack.nodeUrl}/a2a/rest${path}`, {
+          ...init,
+          headers: { 'content-type': 'application/a2a+json', 'a2a-version': '1.0', ...bearer(token) },
+        });
+      const from = mark();
+      const sent = await rest('/message:send', {
+        method: 'POST',
+        body: JSON.stringify({ message: msg('reconcile invoice INV-20931 against the PO') }),
+      });
+      expect(sent.status).toBe(200);
+      const task = ((await sent.json()) as Json).task as Json;
+      expect(task.status.state).toBe('TASK_STATE_COMPLETED');
+      expect(upstreamSince(from)).toHaveLength(kind === 'gateway' ? 1 : 0);
+      const after = mark();
+      const before = await tasks();
+      for (const [body, field] of [
+        [JSON.stringify({ message: msg('x', { role: 'ROLE_AGENT' }) }), 'message.role'],
+        [JSON.stringify({ message: msg('x', { parts: [{ video: 1 }] }) }), 'message.parts[0]'],
+        [JSON.stringify([1, 2]), 'params'],
+        ['{', 'JSON'],
+      ] as const) {
+        const res = await rest('/message:send', { method: 'POST', body });
+        expect(res.status).toBe(400);
+        expect(await res.text()).toContain(field);
+      }
+      expect((await rest('/tasks/no-such-task')).status).toBe(404);
+      expect((await rest('/tasks/no-such-task:cancel', { method: 'POST', body: '{}' })).status).toBe(404);
+      expect((await rest(`/tasks/${task.id}`, {}, colleague)).status).toBe(404);
+      expect((await rest(`/tasks/${task.id}:cancel`, { method: 'POST', body: '{}' }, colleague)).status).toBe(404);
+      const cancel = await rest(`/tasks/${task.id}:cancel`, { method: 'POST', body: '{}' });
+      expect(cancel.status).toBe(400);
+      expect(await cancel.text()).toContain('TASK_NOT_CANCELABLE');
+      expect((await rest(`/tasks/${task.id}:explode`, { method: 'POST', body: '{}' })).status).toBe(404);
+      expect(await tasks()).toBe(before);
+      expect(upstreamSince(after)).toEqual([]);
+    });
+
     it('hostile message bodies from an entitled caller never fault the node', async () => {
       const hostile = fc.oneof(
         fc.string({ maxLength: 60 }),
