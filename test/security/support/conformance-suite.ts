@@ -187,6 +187,43 @@ export function a2aConformance(kind: TargetKind): void {
       expect(upstreamSince(after)).toEqual([]);
     });
 
+    it('streams on both bindings end with the terminal event, each a well-formed frame; a terminal task cannot be subscribed to', async () => {
+      const frames = async (url: string, body: unknown): Promise<Json[]> => {
+        const res = await fetch(url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: 'text/event-stream', 'a2a-version': '1.0', ...bearer(partner) },
+          body: JSON.stringify(body),
+        });
+        expect(res.status).toBe(200);
+        expect(res.headers.get('content-type')).toContain('text/event-stream');
+        const text = await res.text();
+        return text
+          .split('\n')
+          .filter((l) => l.startsWith('data:'))
+          .map((l) => JSON.parse(l.slice(5)) as Json);
+      };
+      const rpcFrames = await frames(`${target.stack.nodeUrl}/a2a/jsonrpc`, {
+        jsonrpc: '2.0',
+        id: 9,
+        method: 'SendStreamingMessage',
+        params: { message: msg('reconcile invoice INV-20931 against the PO') },
+      });
+      expect(rpcFrames.every((f) => f.jsonrpc === '2.0' && f.id === 9 && f.result !== undefined)).toBe(true);
+      expect(rpcFrames[0].result.task.id).toBeDefined();
+      expect(rpcFrames.at(-1)!.result.statusUpdate.status.state).toBe('TASK_STATE_COMPLETED');
+      expect(rpcFrames.some((f) => f.result.artifactUpdate)).toBe(true);
+      const restFrames = await frames(`${target.stack.nodeUrl}/a2a/rest/message:stream`, {
+        message: msg('reconcile invoice INV-20931 against the PO'),
+      });
+      expect(restFrames[0].task.id).toBeDefined();
+      expect(restFrames.at(-1)!.statusUpdate.status.state).toBe('TASK_STATE_COMPLETED');
+      const from = mark();
+      const sub = await rpc('SubscribeToTask', { id: rpcFrames[0].result.task.id });
+      expect(sub.status).toBeLessThan(500);
+      expect(sub.body.error).toMatchObject({ code: -32004 });
+      expect(upstreamSince(from)).toEqual([]);
+    });
+
     it('hostile message bodies from an entitled caller never fault the node', async () => {
       const hostile = fc.oneof(
         fc.string({ maxLength: 60 }),
