@@ -108,6 +108,11 @@ export const ApplyManifestsMutation = graphql(`
       changed {
         id
         fields
+        values {
+          field
+          before
+          after
+        }
       }
       leaks {
         skillId
