@@ -363,3 +363,34 @@ export const AuditQuery = graphql(`
     }
   }
 `);
+
+export const RegistryRevisionsQuery = graphql(`
+  query RegistryRevisions($agentId: String!, $page: PageInput) {
+    registryRevisions(agentId: $agentId, page: $page) {
+      nodes {
+        revision
+        actor
+        summary
+        createdAt
+        capabilities {
+          capabilityId
+          action
+        }
+      }
+      pageInfo {
+        hasNextPage
+        endCursor
+      }
+    }
+  }
+`);
+
+export const ManifestsAtRevisionQuery = graphql(`
+  query ManifestsAtRevision($agentId: String!, $revision: Int!) {
+    manifestsAtRevision(agentId: $agentId, revision: $revision) {
+      revision
+      currentRevision
+      manifests
+    }
+  }
+`);
