@@ -478,7 +478,14 @@ describe('the admin console in Chromium (control plane, worker, agent node)', ()
         if (['/caller', '/fleet', '/usage'].includes(path)) await chooseAgent();
         if (shown) await page.getByText(shown, { exact: true }).first().waitFor();
         const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
-        expect([path, overflow]).toEqual([path, 0]);
+        // On failure, name the widest elements that stick out (tag, class, width) so the fix is obvious.
+        const culprits =
+          overflow === 0
+            ? []
+            : await page.evaluate<string[]>(
+                `[...document.querySelectorAll('main *')].filter((e) => e.getBoundingClientRect().right > document.documentElement.clientWidth + 1).slice(-5).map((e) => e.tagName + '.' + e.className + ' ' + Math.round(e.getBoundingClientRect().width))`,
+              );
+        expect([path, overflow, culprits]).toEqual([path, 0, []]);
       }
       await shot('narrow');
     } finally {

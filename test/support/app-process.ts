@@ -43,6 +43,8 @@ export async function spawnApp(app: AppName, env: Record<string, string>, label:
       // Replicas share the host: each its own ephemeral /metrics listener (the defaults are fixed ports).
       CONTROL_PLANE_METRICS_PORT: '0',
       WORKER_METRICS_PORT: '0',
+      // As testConfig: suites that are not about approvals apply without a second admin (ADR 0300).
+      APPROVAL_DEFAULT_KINDS: 'none',
       ...env,
       [PORT_VARIABLE[app]]: String(port),
       HOST: '127.0.0.1',

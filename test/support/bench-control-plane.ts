@@ -19,7 +19,8 @@ export async function startBuiltControlPlane(
 ): Promise<{ url: string; child: ChildProcess }> {
   const port = await freePort();
   const child = spawn(process.execPath, [...(options.nodeArgs ?? []), MAIN], {
-    env: { ...process.env, ...env, CONTROL_PLANE_PORT: String(port) },
+    // Benchmarks measure applies, not the approval flow: no change waits for a second admin (ADR 0300).
+    env: { ...process.env, APPROVAL_DEFAULT_KINDS: 'none', ...env, CONTROL_PLANE_PORT: String(port) },
     stdio: ['ignore', options.log ? openSync(options.log, 'w') : 'ignore', 'inherit'],
   });
   children.push(child);
