@@ -1,6 +1,7 @@
 /**
  * `npm run token -- <kind>`: prints a development token signed with JWT_SECRET (refused in
- * production). Kinds: admin (platform-admin), team-admin <team>, viewer, partner (a2a, tenant
+ * production). Kinds: admin [name] (platform-admin; subject dev:platform-admin, or dev:<name> for a second
+ * admin, e.g. the reviewer of a change request), team-admin <team>, viewer, partner (a2a, tenant
  * acme-partner, scope recon.run), partner-no-scope, node <agent>. Every token carries exp and iat;
  * a2a tokens (partner, partner-no-scope) name one agent in their audience: the demo agent
  * (AGENT_ID), or the agent given as the next argument.
@@ -15,7 +16,7 @@ if (config.NODE_ENV === 'production') {
 }
 const [kind = 'admin', arg] = process.argv.slice(2);
 const tokens: Record<string, () => string> = {
-  admin: () => mintAdminToken(config, 'dev:platform-admin', ['platform-admin']),
+  admin: () => mintAdminToken(config, arg ? `dev:${arg}` : 'dev:platform-admin', ['platform-admin']),
   'team-admin': () =>
     mintAdminToken(config, `dev:team-admin:${arg ?? 'finance-agents-team'}`, ['team-admin'], [arg ?? 'finance-agents-team']),
   viewer: () => mintAdminToken(config, 'dev:viewer', ['viewer']),

@@ -60,6 +60,9 @@ describe('docs/first-agent.md, run as written', () => {
       DATABASE_URL: db.url,
       REDIS_KEY_PREFIX: `test:first-agent:${process.pid}:`,
       GRAPHQL_SCHEMA_FILE: join(tmpdir(), `first-agent-schema-${process.pid}.graphql`),
+      // The default approval policy, as a newcomer's control plane has it: the guide's apply files a
+      // change request and a second admin approves it (ADR 0300).
+      APPROVAL_DEFAULT_KINDS: 'public,access,upstream,undeprecate,remove',
     });
     const booted = await bootApp(AppModule, config); // no seed: the guide starts from an empty registry
     app = booted.app;
@@ -118,6 +121,8 @@ describe('docs/first-agent.md, run as written', () => {
     expect({ code: run.code, tail: run.code === 0 ? '' : (run.stdout + run.stderr).slice(-3000) }).toEqual({ code: 0, tail: '' });
     expect(run.stdout).toMatch(/"createTeam":\{"id":"hello-team"\}/);
     expect(run.stdout).toMatch(/"createAgent":\{"id":"hello-agent"/);
+    // The apply filed a change request; the reviewer's approval applied it.
+    expect(run.stdout).toMatch(/applied: agent hello-agent is now at revision \d+/);
   });
 
   it('the node is built from the installed packages only, outside the checkout, without Nest', () => {
