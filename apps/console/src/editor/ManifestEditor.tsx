@@ -156,7 +156,8 @@ export default function ManifestEditor({
   }, [value.trimStart().charAt(0), language]);
 
   useEffect(() => {
-    const a: Record<string, string> = { 'aria-label': label, spellcheck: 'false' };
+    // tabindex: axe counts a contenteditable as focusable only with it (scrollable-region-focusable).
+    const a: Record<string, string> = { 'aria-label': label, spellcheck: 'false', tabindex: '0' };
     if (invalid) a['aria-invalid'] = 'true';
     if (describedBy) a['aria-describedby'] = describedBy;
     view.current?.dispatch({ effects: attrs.current.reconfigure(EditorView.contentAttributes.of(a)) });
@@ -176,5 +177,5 @@ export default function ManifestEditor({
     v.dispatch(setDiagnostics(v.state, diagnostics), { effects: setProblems.of(placed) });
   }, [problems, value]);
 
-  return <div ref={host} role="group" aria-label={`${label} editor`} className="manifest-editor" />;
+  return <div ref={host} className="manifest-editor" />;
 }
