@@ -11,7 +11,7 @@ import { createTestDatabase, type TestDatabase } from '../support/test-database'
 
 const CREATE = 'mutation($input: ManifestDocumentInput!) { createManifest(input: $input) { revision manifest { id state document } } }';
 const APPLY = `mutation($input: ApplyManifestsInput!) { applyManifests(input: $input) {
-  dryRun applied revision added changed { id fields } deprecated removed unchanged breaking
+  dryRun applied revision added changed { id fields values { field before after } } deprecated removed unchanged breaking
   publicCardDiff { kind skillId breaking } leaks { skillId field } } }`;
 const LIFECYCLE = (op: string, input = 'LifecycleInput') =>
   `mutation($input: ${input}!) { ${op}(input: $input) { revision manifest { id state replacedBy deprecationReason deprecatedAt removedAt } } }`;
@@ -120,7 +120,16 @@ describe('admin API manifests (HTTP)', () => {
       applied: false,
       revision,
       added: ['invoice-search'],
-      changed: [{ id: 'invoice-lookup', fields: ['skill.description'] }],
+      changed: [
+        {
+          id: 'invoice-lookup',
+          fields: ['skill.description'],
+          // Side by side: the stored value and the desired one, for the field the plan names.
+          values: [
+            { field: 'skill.description', before: docs[0].skill.description, after: 'Finds an invoice by number and returns its status.' },
+          ],
+        },
+      ],
       unchanged: ['reconcile-invoice'],
       breaking: false,
       leaks: [],

@@ -5,6 +5,7 @@ import { AdminAuthModule } from './auth/admin-auth.module';
 import { GraphQLApiModule } from './graphql/graphql-api.module';
 import { AgentsModule } from './agents/agents.module';
 import { ManifestsModule } from './manifests/manifests.module';
+import { RevisionsModule } from './revisions/revisions.module';
 import { UsageModule } from './usage/usage.module';
 import { CapabilityHealthModule } from './capability-health/capability-health.module';
 import { ProjectionsModule } from './projections/projections.module';
@@ -42,6 +43,7 @@ import { ChangeRequestsModule } from './change-requests/change-requests.module';
     AdminAuthModule,
     AgentsModule,
     ManifestsModule,
+    RevisionsModule,
     UsageModule,
     CapabilityHealthModule,
     ProjectionsModule,

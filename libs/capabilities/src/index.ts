@@ -34,7 +34,7 @@ export { planImpact, affectsTenant } from './plan-impact';
 export type { ImpactChange, ImpactKind, ImpactAudience } from './plan-impact';
 export { planApply } from './plan-apply';
 export type { ApplyPlan, ManifestChange } from './plan-apply';
-export { changedFields } from './manifest-diff';
+export { changedFields, fieldValue } from './manifest-diff';
 export { financeAgentExample } from './fixtures/finance-agent';
 export type { FinanceAgentExample } from './fixtures/finance-agent';
 export {

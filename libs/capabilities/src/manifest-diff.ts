@@ -42,6 +42,15 @@ export function changedFields(a: CapabilityManifest, b: CapabilityManifest): str
   return out;
 }
 
+/**
+ * The value of one field as changedFields names it (`handler`, `skill.description`), undefined
+ * when the manifest does not set it. Used to show a change's old and new values side by side.
+ */
+export function fieldValue(m: CapabilityManifest, field: string): unknown {
+  if (field.startsWith('skill.')) return (m.skill as unknown as Record<string, unknown>)[field.slice('skill.'.length)];
+  return (m as unknown as Record<string, unknown>)[field];
+}
+
 export const sameManifest = (a: CapabilityManifest, b: CapabilityManifest) => changedFields(a, b).length === 0;
 
 /** Modes compared as sets: reordering is not a change of meaning. */

@@ -108,6 +108,11 @@ export const ApplyManifestsMutation = graphql(`
       changed {
         id
         fields
+        values {
+          field
+          before
+          after
+        }
       }
       leaks {
         skillId
@@ -355,6 +360,37 @@ export const AuditQuery = graphql(`
         hasNextPage
         endCursor
       }
+    }
+  }
+`);
+
+export const RegistryRevisionsQuery = graphql(`
+  query RegistryRevisions($agentId: String!, $page: PageInput) {
+    registryRevisions(agentId: $agentId, page: $page) {
+      nodes {
+        revision
+        actor
+        summary
+        createdAt
+        capabilities {
+          capabilityId
+          action
+        }
+      }
+      pageInfo {
+        hasNextPage
+        endCursor
+      }
+    }
+  }
+`);
+
+export const ManifestsAtRevisionQuery = graphql(`
+  query ManifestsAtRevision($agentId: String!, $revision: Int!) {
+    manifestsAtRevision(agentId: $agentId, revision: $revision) {
+      revision
+      currentRevision
+      manifests
     }
   }
 `);

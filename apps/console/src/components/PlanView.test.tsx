@@ -1,6 +1,6 @@
 import { cleanup, render, screen, within } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
-import { planIsEmpty, planRows, planWarnings, type Plan } from '../logic/plan';
+import { formatFieldValue, planFieldRows, planIsEmpty, planRows, planWarnings, type Plan } from '../logic/plan';
 import { PlanView } from './PlanView';
 
 const plan = (over: Partial<Plan> = {}): Plan => ({
@@ -25,7 +25,7 @@ afterEach(cleanup);
 describe('plan logic', () => {
   it('lists changes before unchanged capabilities, with the changed fields', () => {
     const rows = planRows(
-      plan({ unchanged: ['a'], added: ['b'], changed: [{ id: 'c', fields: ['skill.description', 'tags'] }], removed: ['d'] }),
+      plan({ unchanged: ['a'], added: ['b'], changed: [{ id: 'c', fields: ['skill.description', 'tags'], values: [] }], removed: ['d'] }),
     );
     expect(rows.map((r) => `${r.kind}:${r.capabilityId}`)).toEqual(['added:b', 'removed:d', 'changed:c', 'unchanged:a']);
     expect(rows.find((r) => r.capabilityId === 'c')?.detail).toBe('skill.description, tags');
@@ -48,9 +48,34 @@ describe('plan logic', () => {
     expect(planWarnings(plan({ breaking: true }))).toEqual(['this change is breaking']);
   });
 
+  it('gives each changed field its old and new value, text as is, the rest as JSON, unset as such', () => {
+    expect(formatFieldValue('invoices.v1.lookup')).toBe('invoices.v1.lookup');
+    expect(formatFieldValue(['acme'])).toBe('[\n  "acme"\n]');
+    expect(formatFieldValue(null)).toBe('(not set)');
+    expect(formatFieldValue(false)).toBe('false');
+    const rows = planFieldRows(
+      plan({
+        changed: [
+          {
+            id: 'c',
+            fields: ['handler', 'replacedBy'],
+            values: [
+              { field: 'handler', before: 'a.v1', after: 'a.v2' },
+              { field: 'replacedBy', before: null, after: 'd' },
+            ],
+          },
+        ],
+      }),
+    );
+    expect(rows).toEqual([
+      { capabilityId: 'c', field: 'handler', before: 'a.v1', after: 'a.v2' },
+      { capabilityId: 'c', field: 'replacedBy', before: '(not set)', after: 'd' },
+    ]);
+  });
+
   it('knows an empty plan', () => {
     expect(planIsEmpty(plan({ unchanged: ['a'] }))).toBe(true);
-    expect(planIsEmpty(plan({ changed: [{ id: 'a', fields: ['tags'] }] }))).toBe(false);
+    expect(planIsEmpty(plan({ changed: [{ id: 'a', fields: ['tags'], values: [] }] }))).toBe(false);
   });
 });
 
@@ -85,10 +110,48 @@ describe('<PlanView>', () => {
     expect(screen.getByText('Planned against revision', { exact: false }).textContent).toContain('7');
   });
 
+  it('shows each changed field old | new, side by side', () => {
+    render(
+      <PlanView
+        plan={plan({
+          changed: [
+            {
+              id: 'invoice-lookup',
+              fields: ['skill.description', 'tenants'],
+              values: [
+                { field: 'skill.description', before: 'Finds an invoice.', after: 'Finds an invoice by number.' },
+                { field: 'tenants', before: ['acme'], after: ['acme', 'globex'] },
+              ],
+            },
+          ],
+        })}
+      />,
+    );
+    const table = screen.getByRole('table', { name: 'Changed fields, old and new value side by side' });
+    expect(
+      within(table)
+        .getAllByRole('columnheader')
+        .map((h) => h.textContent),
+    ).toEqual(['Capability', 'Field', 'Old', 'New']);
+    const cells = within(table)
+      .getAllByRole('row')
+      .slice(1)
+      .map((r) =>
+        within(r)
+          .getAllByRole('cell')
+          .map((c) => c.textContent),
+      );
+    expect(cells).toEqual([
+      ['invoice-lookup', 'skill.description', 'Finds an invoice.', 'Finds an invoice by number.'],
+      ['invoice-lookup', 'tenants', JSON.stringify(['acme'], null, 2), JSON.stringify(['acme', 'globex'], null, 2)],
+    ]);
+  });
+
   it('says when the public card does not change and when the plan changes nothing', () => {
     render(<PlanView plan={plan({ unchanged: ['invoice-lookup'], applied: true, dryRun: false })} />);
     expect(screen.getByText('The public card does not change.')).toBeTruthy();
     expect(screen.getByText(/Applied against revision/).textContent).toContain('no change');
     expect(screen.queryByRole('list', { name: 'Warnings' })).toBeNull();
+    expect(screen.queryByRole('table', { name: 'Changed fields, old and new value side by side' })).toBeNull();
   });
 });

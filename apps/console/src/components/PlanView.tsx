@@ -1,9 +1,10 @@
-import { planIsEmpty, planRows, planWarnings, type Plan } from '../logic/plan';
+import { planFieldRows, planIsEmpty, planRows, planWarnings, type Plan } from '../logic/plan';
 
-/** An applyManifests plan: warnings first, the public-card diff (breaking rows marked), leaks, then every capability. */
+/** An applyManifests plan: warnings first, the public-card diff (breaking rows marked), leaks, every capability, then each changed field old | new. */
 export function PlanView({ plan }: { plan: Plan }) {
   const warnings = planWarnings(plan);
   const rows = planRows(plan);
+  const fields = planFieldRows(plan);
   return (
     <section aria-label="Plan" className="plan">
       <p>
@@ -78,6 +79,38 @@ export function PlanView({ plan }: { plan: Plan }) {
           ))}
         </tbody>
       </table>
+      {fields.length > 0 && (
+        <>
+          <h3>Changed fields</h3>
+          <table className="side-by-side">
+            <caption className="sr-only">Changed fields, old and new value side by side</caption>
+            <thead>
+              <tr>
+                <th scope="col">Capability</th>
+                <th scope="col">Field</th>
+                <th scope="col">Old</th>
+                <th scope="col">New</th>
+              </tr>
+            </thead>
+            <tbody>
+              {fields.map((f) => (
+                <tr key={`${f.capabilityId}:${f.field}`}>
+                  <td>{f.capabilityId}</td>
+                  <td>
+                    <code>{f.field}</code>
+                  </td>
+                  <td className="old">
+                    <pre>{f.before}</pre>
+                  </td>
+                  <td className="new">
+                    <pre>{f.after}</pre>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </>
+      )}
     </section>
   );
 }

@@ -20,6 +20,26 @@ export function planRows(plan: Plan): PlanRow[] {
   return rows;
 }
 
+export interface PlanFieldRow {
+  capabilityId: string;
+  field: string;
+  before: string;
+  after: string;
+}
+
+/** How a field's value reads in the side-by-side view: text as is, anything else as JSON, unset as such. */
+export function formatFieldValue(value: unknown): string {
+  if (value === null || value === undefined) return '(not set)';
+  return typeof value === 'string' ? value : JSON.stringify(value, null, 2);
+}
+
+/** Each changed field of each changed capability, with its old and new value (side by side). */
+export function planFieldRows(plan: Plan): PlanFieldRow[] {
+  return plan.changed.flatMap((c) =>
+    c.values.map((v) => ({ capabilityId: c.id, field: v.field, before: formatFieldValue(v.before), after: formatFieldValue(v.after) })),
+  );
+}
+
 /** What must stop the reviewer: breaking public-card changes and leaks of non-public text. */
 export function planWarnings(plan: Plan): string[] {
   const warnings: string[] = [];

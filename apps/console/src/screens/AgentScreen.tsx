@@ -12,6 +12,7 @@ import { Confirm } from '../components/Confirm';
 import { AgentSettings } from '../components/AgentForms';
 import { ErrorBox } from '../components/ErrorBox';
 import { LoadState } from '../components/LoadState';
+import { RevisionHistory } from '../components/RevisionHistory';
 import { useTitle } from '../url';
 import { PlanView } from '../components/PlanView';
 import { canWrite, useConsole, useLoad } from '../context';
@@ -25,7 +26,7 @@ type Action = { kind: 'promote' | 'remove' | 'deprecate'; manifest: Manifest };
 
 /** One agent: its manifests with state and visibility, the lifecycle actions and the manifest editor. */
 export function AgentScreen({ agentId }: { agentId: string }) {
-  const { api, me } = useConsole();
+  const { api, me, navigate } = useConsole();
   const data = useLoad(`manifests:${agentId}`, () => api.request(ManifestsQuery, { agentId }));
   const [action, setAction] = useState<Action | null>(null);
   const [replacedBy, setReplacedBy] = useState('');
@@ -197,6 +198,13 @@ export function AgentScreen({ agentId }: { agentId: string }) {
         />
       )}
       {agent && <AgentSettings agentId={agentId} onChanged={data.reload} />}
+      {agent && (
+        <RevisionHistory
+          agentId={agentId}
+          revision={agent.revision}
+          onRollback={(revision) => navigate(`/plan?agent=${encodeURIComponent(agentId)}&rollback=${revision}`)}
+        />
+      )}
     </section>
   );
 }

@@ -1,8 +1,8 @@
-import { useId, useState } from 'react';
+import { useEffect, useId, useState } from 'react';
 import { parse as parseYaml } from 'yaml';
 import { toApiError, type ApiError, type ApiProblem } from '../api/client';
 import { problemsForManifest } from '../logic/problems';
-import { AgentsQuery, ApplyManifestsMutation, ManifestsQuery } from '../api/operations';
+import { AgentsQuery, ApplyManifestsMutation, ManifestsAtRevisionQuery, ManifestsQuery } from '../api/operations';
 import { AgentPicker } from '../components/AgentPicker';
 import { ErrorBox } from '../components/ErrorBox';
 import { PlanView } from '../components/PlanView';
@@ -43,7 +43,8 @@ function parseYamlDocuments(text: string): unknown {
 export function PlanScreen() {
   const { api, me } = useConsole();
   const [agentId, setAgentId] = useUrlState('agent');
-  useTitle('Plan & apply', agentId);
+  const [rollback, setRollback] = useUrlState('rollback');
+  useTitle(rollback ? `Plan a rollback to revision ${rollback}` : 'Plan & apply', agentId);
   const [text, setText] = useState('');
   const [plan, setPlan] = useState<Plan>();
   const [error, setError] = useState<ApiError>();
@@ -65,8 +66,29 @@ export function PlanScreen() {
     }
   };
 
-  const run = async (dryRun: boolean) => {
-    const parsed = parseManifests(text);
+  // ?rollback=N: the agent's manifests as of revision N, planned at once through the normal
+  // applyManifests (the plan is against the current revision, which an apply then expects).
+  useEffect(() => {
+    if (!agentId || !/^\d{1,10}$/.test(rollback)) return;
+    let live = true;
+    void (async () => {
+      try {
+        const at = (await api.request(ManifestsAtRevisionQuery, { agentId, revision: Number(rollback) })).manifestsAtRevision;
+        if (!live) return;
+        const docs = JSON.stringify(at.manifests, null, 2);
+        setText(docs);
+        await run(true, docs);
+      } catch (e) {
+        if (live) setError(toApiError(e));
+      }
+    })();
+    return () => {
+      live = false;
+    };
+  }, [agentId, rollback]);
+
+  const run = async (dryRun: boolean, source = text) => {
+    const parsed = parseManifests(source);
     if ('error' in parsed) return setParseError(parsed.error);
     setParseError('');
     setError(undefined);
@@ -93,7 +115,7 @@ export function PlanScreen() {
     <section aria-labelledby="plan-title">
       <h1 id="plan-title">Plan and apply</h1>
       <div className="filters">
-        <AgentPicker value={agentId} onChange={(id) => (setAgentId(id), setPlan(undefined), setApplied(undefined))} />
+        <AgentPicker value={agentId} onChange={(id) => (setAgentId(id), setRollback(''), setPlan(undefined), setApplied(undefined))} />
         <div className="field">
           <label htmlFor={fileId}>Upload manifests (JSON or YAML)</label>
           <input
@@ -110,6 +132,12 @@ export function PlanScreen() {
           Start from the current manifests
         </button>
       </div>
+      {rollback && (
+        <p role="note" className="notice">
+          Rollback of {agentId} to revision {rollback}: its manifests as of that revision, planned against the current revision like any
+          change (the same checks and approvals).
+        </p>
+      )}
       <LazyManifestEditor
         label="Manifests"
         value={text}

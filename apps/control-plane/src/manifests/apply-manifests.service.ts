@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { planApply, validateManifests, type CapabilityManifest, type RegistrySnapshot } from '@cp/capabilities';
+import { fieldValue, planApply, validateManifests, type CapabilityManifest, type RegistrySnapshot } from '@cp/capabilities';
 import type { AdminPrincipal } from '@cp/auth';
 import type { AuditEntry, RegistryTx } from '@cp/db';
 import { InputValidationError, validateInput } from '../common/errors';
@@ -49,7 +49,7 @@ export class ApplyManifestsService {
       applied: false,
       revision: prepared.snapshot.revision,
       added: added.map((m) => m.id),
-      changed: changed.map((c) => ({ id: c.id, fields: c.fields })),
+      changed: changed.map((c) => ({ id: c.id, fields: c.fields, values: c.fields.map((field) => valuesOf(c, field)) })),
       deprecated: deprecated.map((m) => m.id),
       removed: removed.map((m) => m.id),
       unchanged,
@@ -126,6 +126,13 @@ export class ApplyManifestsService {
     );
   }
 }
+
+/** A changed field's old and new value, from the plan's own before and after (unset is null). */
+const valuesOf = (c: { before: CapabilityManifest; after: CapabilityManifest }, field: string) => ({
+  field,
+  before: fieldValue(c.before, field) ?? null,
+  after: fieldValue(c.after, field) ?? null,
+});
 
 /** What the plan writes, each with the capability before it (the approval policy reads this). */
 function written(prepared: PreparedManifestWrite) {

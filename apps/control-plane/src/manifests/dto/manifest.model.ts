@@ -58,10 +58,19 @@ export class ManifestChangeResult {
   @Field(() => Int, { description: "The agent's registry revision after the change." }) revision!: number;
 }
 
+@ObjectType('FieldValueChange', { description: 'One changed field with its value before and after (null: not set).' })
+export class FieldValueChangeModel {
+  @Field({ description: 'The field, as in `fields`: handler, skill.description, …' }) field!: string;
+  @Field(() => JSONScalar, { nullable: true }) before!: unknown;
+  @Field(() => JSONScalar, { nullable: true }) after!: unknown;
+}
+
 @ObjectType('ManifestFieldChange')
 export class ManifestFieldChangeModel {
   @Field() id!: string;
   @Field(() => [String], { description: 'Changed fields, e.g. handler, skill.description.' }) fields!: string[];
+  @Field(() => [FieldValueChangeModel], { description: 'Each changed field, in the order of `fields`, with its old and new value.' })
+  values!: FieldValueChangeModel[];
 }
 
 @ObjectType('CardChange')
