@@ -104,8 +104,15 @@ describe('change requests in the console (Chromium)', () => {
     await author.getByLabel('Agent', { exact: true }).selectOption(AGENT);
     await author.getByRole('button', { name: 'Start from the current manifests' }).click();
     const area = author.getByLabel('Manifests', { exact: true });
-    await until('the manifests loaded', async () => (await area.inputValue()).includes('reconcile-invoice') || undefined, UI_MS);
-    const docs = JSON.parse(await area.inputValue()) as { id: string; requires_scopes: string[] }[];
+    // The editor (CodeMirror) shows the documents the API has: wait for them, then edit those.
+    await until('the manifests loaded', async () => ((await area.textContent()) ?? '').includes('reconcile-invoice') || undefined, UI_MS);
+    const docs = (
+      (await gqlOk(url, root(), `{ manifests(filter: { agentId: "${AGENT}" }) { nodes { state document } } }`)).manifests as {
+        nodes: { state: string; document: { id: string; requires_scopes: string[] } }[];
+      }
+    ).nodes
+      .filter((m) => m.state !== 'removed')
+      .map((m) => m.document);
     await area.fill(
       JSON.stringify(
         docs.map((d) => (d.id === 'reconcile-invoice' ? { ...d, requires_scopes: [] } : d)),

@@ -80,6 +80,16 @@ describe('the admin console in Chromium (control plane, worker, agent node)', ()
   };
   const revision = async () =>
     ((await gqlOk(url, admin(), `{ agent(id: "${AGENT}") { revision } }`)).agent as { revision: number }).revision;
+  /** The agent's manifest documents as the API has them (what the editors open on). */
+  const documents = async <T>() =>
+    (
+      (await gqlOk(url, admin(), `{ manifests(filter: { agentId: "${AGENT}" }, page: { first: 100 }) { nodes { state document } } }`))
+        .manifests as { nodes: { state: string; document: T }[] }
+    ).nodes
+      .filter((m) => m.state !== 'removed')
+      .map((m) => m.document);
+  /** The text a CodeMirror editor shows (its lines, without line breaks). */
+  const shown = async (editor: Locator) => (await editor.textContent()) ?? '';
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'console-e2e-'));
@@ -273,13 +283,20 @@ describe('the admin console in Chromium (control plane, worker, agent node)', ()
     const editor = page.getByLabel('Manifest document (JSON)');
     // The editor opens on the current document, checked against the current revision.
     await page.getByText('No problems.').waitFor();
-    const doc = JSON.parse(await editor.inputValue()) as { skill: { name: string } };
+    const doc = (await documents<{ id: string; skill: { name: string } }>()).find((d) => d.id === 'invoice-lookup')!;
+    expect(await shown(editor)).toContain(`"name": "${doc.skill.name}"`);
     await editor.fill(JSON.stringify({ ...doc, skill: { ...doc.skill, name: '' } }, null, 2));
     const problems = page.getByRole('list', { name: 'Validator problems' });
     await textOf('the problem at its JSON path', problems, /\$\.skill\.name/);
+    // The problem is also shown in the editor, right under the line of `"name": ""`.
+    const under = page.locator('.cm-problem').filter({ hasText: '$.skill.name' });
+    await under.waitFor();
+    expect(await under.evaluate((el) => el.previousElementSibling?.textContent?.trim())).toBe('"name": "",');
     expect(await page.getByRole('button', { name: 'Save' }).isDisabled()).toBe(true);
-    await editor.fill('{ "id": ');
-    await page.getByText(/not valid JSON/).waitFor();
+    await editor.fill('{\n  "id": ');
+    await page.getByText(/not valid JSON at line 2/).waitFor();
+    // A truncated document: its position, under the line where it stops.
+    await textOf('the syntax problem under line 2', page.locator('.cm-problem'), /^line 2, column \d+: /);
     await shot('manifest-editor-error');
     await editor.fill(JSON.stringify({ ...doc, skill: { ...doc.skill, name: 'Invoice lookup (console)' } }, null, 2));
     await page.getByText('No problems.').waitFor();
@@ -295,7 +312,7 @@ describe('the admin console in Chromium (control plane, worker, agent node)', ()
     await page.getByRole('button', { name: 'Edit invoice-lookup' }).click();
     const editor = page.getByLabel('Manifest document (JSON)');
     await page.getByText('No problems.').waitFor();
-    const doc = JSON.parse(await editor.inputValue()) as { skill: { description: string } };
+    const doc = (await documents<{ id: string; skill: { description: string } }>()).find((d) => d.id === 'invoice-lookup')!;
     const text = JSON.stringify(
       { ...doc, skill: { ...doc.skill, description: 'Looks up an invoice (edited while someone else changed the agent).' } },
       null,
@@ -309,7 +326,7 @@ describe('the admin console in Chromium (control plane, worker, agent node)', ()
     });
     await page.getByRole('button', { name: 'Save' }).click();
     await page.getByRole('alert').filter({ hasText: 'CONFLICT' }).waitFor();
-    expect(await editor.inputValue()).toBe(text);
+    expect(await shown(editor)).toContain('edited while someone else changed the agent');
     await page.getByRole('button', { name: /Reload the agent and re-plan/ }).click();
     await page.getByText('No problems.').waitFor();
     await page.getByRole('button', { name: 'Save' }).click();
@@ -321,8 +338,8 @@ describe('the admin console in Chromium (control plane, worker, agent node)', ()
     await chooseAgent();
     await page.getByRole('button', { name: 'Start from the current manifests' }).click();
     const area = page.getByLabel('Manifests', { exact: true });
-    await until('the manifests loaded', async () => (await area.inputValue()).includes('invoice-lookup') || undefined, UI_MS);
-    const docs = JSON.parse(await area.inputValue()) as { id: string; skill: { description: string } }[];
+    await until('the manifests loaded', async () => (await shown(area)).includes('invoice-lookup') || undefined, UI_MS);
+    const docs = await documents<{ id: string; skill: { description: string } }>();
     const changed = docs.map((d) =>
       d.id === 'invoice-lookup' ? { ...d, skill: { ...d.skill, description: 'Looks up an invoice by number, now with PO details.' } } : d,
     );

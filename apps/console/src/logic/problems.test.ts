@@ -23,6 +23,9 @@ describe('problems at JSON paths', () => {
     expect(parseJson('{"a": 1}')).toEqual({ value: { a: 1 } });
     const bad = parseJson('{\n  "a": 1,\n  "b": }');
     expect('error' in bad && bad.error).toMatch(/^not valid JSON/);
+    // A truncated document names where it stops.
+    const truncated = parseJson('{\n  "id": ');
+    expect('error' in truncated && truncated.error).toMatch(/^not valid JSON at line 2, column 9: /);
   });
 });
 

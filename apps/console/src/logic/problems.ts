@@ -27,8 +27,10 @@ export function parseJson(text: string): { value: unknown } | { error: string } 
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     const at = /position (\d+)/.exec(message);
-    if (!at) return { error: `not valid JSON: ${message}` };
-    const before = text.slice(0, Number(at[1]));
+    // A truncated document ("Unexpected end of JSON input") stops at its end.
+    const offset = at ? Number(at[1]) : /unexpected end/i.test(message) ? text.length : undefined;
+    if (offset === undefined) return { error: `not valid JSON: ${message}` };
+    const before = text.slice(0, offset);
     const line = before.split('\n').length;
     const column = before.length - before.lastIndexOf('\n');
     return { error: `not valid JSON at line ${line}, column ${column}: ${message.replace(/ in JSON at position \d+.*$/, '')}` };

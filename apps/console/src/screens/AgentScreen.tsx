@@ -19,6 +19,7 @@ import { canWrite, useConsole, useLoad } from '../context';
 import type { ManifestsQuery as ManifestsData } from '../gql/graphql';
 import type { Plan } from '../logic/plan';
 import { parseJson, problemsForManifest } from '../logic/problems';
+import { LazyManifestEditor } from '../editor/LazyManifestEditor';
 
 type Manifest = ManifestsData['manifests']['nodes'][number];
 type Action = { kind: 'promote' | 'remove' | 'deprecate'; manifest: Manifest };
@@ -301,15 +302,14 @@ function ManifestEditor({
   return (
     <section aria-labelledby="editor-title" className="editor">
       <h2 id="editor-title">Edit {capabilityId}</h2>
-      <label htmlFor={textId}>Manifest document (JSON)</label>
-      <textarea
-        id={textId}
+      <LazyManifestEditor
+        label="Manifest document (JSON)"
+        language="json"
         value={text}
-        onChange={(e) => setText(e.target.value)}
-        rows={24}
-        spellCheck={false}
-        aria-invalid={checked && !valid}
-        aria-describedby={`${textId}-problems`}
+        onChange={setText}
+        problems={checked ? problems : []}
+        invalid={checked && !valid}
+        describedBy={`${textId}-problems`}
       />
       <div id={`${textId}-problems`} aria-live="polite">
         {!checked && <p>Checking…</p>}

@@ -1,12 +1,15 @@
 import { useEffect, useId, useState } from 'react';
 import { parse as parseYaml } from 'yaml';
-import { toApiError, type ApiError } from '../api/client';
+import { toApiError, type ApiError, type ApiProblem } from '../api/client';
+import { problemsForManifest } from '../logic/problems';
 import { AgentsQuery, ApplyManifestsMutation, ManifestsAtRevisionQuery, ManifestsQuery } from '../api/operations';
 import { AgentPicker } from '../components/AgentPicker';
 import { ErrorBox } from '../components/ErrorBox';
 import { PlanView } from '../components/PlanView';
 import { canWrite, useConsole, useLoad } from '../context';
 import { useTitle, useUrlState } from '../url';
+import { LazyManifestEditor } from '../editor/LazyManifestEditor';
+import { holdsSeveral } from '../editor/locate';
 import type { Plan } from '../logic/plan';
 
 /** JSON (an array or one manifest) or YAML (a list, one document, or several `---` documents). */
@@ -19,6 +22,15 @@ export function parseManifests(text: string): { manifests: unknown[] } | { error
   } catch (error) {
     return { error: `the manifests are not valid JSON or YAML: ${error instanceof Error ? error.message : String(error)}` };
   }
+}
+
+/**
+ * The API names a problem of the i-th manifest `manifests[i].<path>`; in the text that is `$[i]…`
+ * (a list or several documents), or `$…` when the text holds one manifest.
+ */
+export function problemsInText(problems: ApiProblem[], text: string): ApiProblem[] {
+  if (holdsSeveral(text)) return problems.map((p) => ({ ...p, path: p.path.replace(/^(?:\$\.?|input\.)?manifests\[/, '$[') }));
+  return problemsForManifest(problems, 0);
 }
 
 function parseYamlDocuments(text: string): unknown {
@@ -38,7 +50,7 @@ export function PlanScreen() {
   const [error, setError] = useState<ApiError>();
   const [parseError, setParseError] = useState('');
   const [applied, setApplied] = useState<Plan>();
-  const textId = useId();
+  const problemsId = useId();
   const fileId = useId();
   const agents = useLoad('agents', () => api.request(AgentsQuery, { page: { first: 100 } }));
   const agent = agents.data?.agents.nodes.find((a) => a.id === agentId);
@@ -126,13 +138,21 @@ export function PlanScreen() {
           change (the same checks and approvals).
         </p>
       )}
-      <label htmlFor={textId}>Manifests</label>
-      <textarea id={textId} rows={18} value={text} onChange={(e) => (setText(e.target.value), setPlan(undefined))} spellCheck={false} />
-      {parseError && (
-        <p role="alert" className="error">
-          {parseError}
-        </p>
-      )}
+      <LazyManifestEditor
+        label="Manifests"
+        value={text}
+        onChange={(t) => (setText(t), setPlan(undefined))}
+        problems={problemsInText(error?.problems ?? [], text)}
+        invalid={Boolean(parseError || error?.problems.length)}
+        describedBy={problemsId}
+      />
+      <div id={problemsId}>
+        {parseError && (
+          <p role="alert" className="error">
+            {parseError}
+          </p>
+        )}
+      </div>
       <ErrorBox error={error}>
         {error?.stale && (
           <button type="button" onClick={() => void run(true)}>
