@@ -289,8 +289,10 @@ describe('delta sync and reconnect storms (real PostgreSQL, Redis, HTTP)', () =>
         const cur = await current();
         return n.current()!.revision === next && cur.revision === next ? cur : null;
       });
-      // The publisher pushed the planted delta too: it did not rebuild the target there either.
-      expect(n.status().fetches).toMatchObject({ pushUnused: 1, deltaRefused: 1, delta: 0, full: 2 });
+      // The publisher pushed the planted delta too: it did not rebuild the target there either. A
+      // re-announcement may push it again before the node's ack lands (acks are spread, ADR 0280).
+      expect(n.status().fetches).toMatchObject({ deltaRefused: 1, delta: 0, full: 2 });
+      expect(n.status().fetches.pushUnused).toBeGreaterThanOrEqual(1);
       expect(n.current()!.servedHash).toBe(JSON.parse(c.body).contentHash);
     });
 
