@@ -5,8 +5,10 @@
  * control plane, at the moment the whole fleet is applying the same change.
  *
  * So they are done after a random delay up to `spreadMs`, and coalesced: while one is pending, a
- * newer apply or refusal replaces it (the latest disk copy and the latest ack win, as a node's
- * undelivered acks always did: an older one says nothing the control plane still needs). A fleet's
+ * newer apply replaces it (the latest disk copy and the latest ack win, as a node's undelivered acks
+ * always did: an older one says nothing the control plane still needs). A refusal does not replace
+ * a pending apply's ack: the control plane learns the revision the node serves only from that ack,
+ * so both go, the apply first. A fleet's
  * acks reach the control plane spread over that window, and a burst of changes costs one disk write
  * and one ack per node instead of one per change. `flush()` does the pending work at once (offer(),
  * which promises the disk copy before it resolves, and stop()).
@@ -20,8 +22,15 @@ export interface AfterApplyWork {
   ack: AckBody;
 }
 
+/** What is waiting: the latest disk copy, the latest apply's ack and a refusal that came after it. */
+interface Pending {
+  diskText?: () => string;
+  applied?: AckBody;
+  refused?: AckBody;
+}
+
 export class AfterApply {
-  private pending?: AfterApplyWork;
+  private pending?: Pending;
   private timer?: NodeJS.Timeout;
   private chain: Promise<void> = Promise.resolve();
   /** Disk writes and acks done (tests and metrics). */
@@ -60,7 +69,8 @@ export class AfterApply {
   }
 
   private merge(work: AfterApplyWork): void {
-    this.pending = { diskText: work.diskText ?? this.pending?.diskText, ack: work.ack };
+    const diskText = work.diskText ?? this.pending?.diskText;
+    this.pending = 'error' in work.ack ? { diskText, applied: this.pending?.applied, refused: work.ack } : { diskText, applied: work.ack }; // a newer apply supersedes an earlier refusal
   }
 
   private async run(): Promise<void> {
@@ -71,7 +81,10 @@ export class AfterApply {
       await this.disk.write(work.diskText());
       this.stats.writes++;
     }
-    await this.ack(work.ack);
-    this.stats.acks++;
+    for (const ack of [work.applied, work.refused]) {
+      if (!ack) continue;
+      await this.ack(ack);
+      this.stats.acks++;
+    }
   }
 }
