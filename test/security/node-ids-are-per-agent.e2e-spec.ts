@@ -91,6 +91,9 @@ describe('node ids are per agent: a squatter cannot take a victim node id', () =
     const victim = await start({});
     expect(victim.status().registration).toEqual({ ok: true, refused: false, error: null });
     await victim.whenReady();
+    // Its own ack of revision 1 lands now, not within ackSpreadMs (ADR 0280) after the refusal
+    // below or during the next test's before/after comparison.
+    await victim.settle();
     await expect(nodeSyncHealthCheck(victim)()).resolves.toBeUndefined();
 
     for (const [path, body] of [
