@@ -21,7 +21,6 @@ import {
   RedisTaskStore,
   registerA2AServer,
   ToolGateway,
-  RedisUpstreamLinks,
   UpstreamGateway,
   type A2ALog,
   type A2AObserver,
@@ -113,8 +112,6 @@ export function registerFinanceA2A(app: FastifyInstance, c: AppConfig, deps: Fin
     exchange: (subjectToken, capabilityId) => exchanger.exchangeUpstream({ subjectToken, capabilityId }),
     allow: () => deps.bundle()?.upstreamAllow ?? [],
     log: deps.log,
-    // Links beside the agent's tasks: a continuation or cancel on another replica finds the upstream task (ADR 0232).
-    links: new RedisUpstreamLinks(deps.redis, prefix, c.A2A_TASK_RETENTION_SECONDS * 1000),
   });
   return registerA2AServer(app, {
     bundle: deps.bundle,

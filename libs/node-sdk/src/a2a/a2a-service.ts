@@ -231,7 +231,7 @@ export class A2AService {
     // Finished meanwhile (on any replica): the store kept that state.
     if (run.ended) throw notCancelable(run.ended.task);
     const policy = this.deps.upstreams && this.deps.bundle()?.policy.entries.find((e) => e.capabilityId === record.capabilityId);
-    if (policy?.upstream) void this.deps.upstreams!.cancel(policy, id, rc.token);
+    if (policy?.upstream) void this.deps.upstreams!.cancel(policy, id, rc.token, record.upstream);
     return next;
   }
 

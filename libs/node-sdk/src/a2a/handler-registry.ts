@@ -18,8 +18,23 @@ export interface HandlerOptions<L extends LimitDeclaration> {
   outputModes?: string[];
 }
 
+/**
+ * What a registration that keeps state on its task record may read and write (the gateway's
+ * upstream task, ADR 0320). Not part of the handler API: handlers keep their state themselves.
+ */
+export interface TaskRecordAccess {
+  /** The upstream task this task continues, as stored with it (none for a new task). */
+  readonly upstream?: { taskId: string; contextId: string };
+  /** Stores the upstream task with the task's next save (in this turn or the next, alone if no update comes). */
+  keepUpstream(link: { taskId: string; contextId: string }): Promise<void>;
+  /** True once the task ended outside this run (a cancel on any replica): nothing more is stored. */
+  ended(): boolean;
+}
+
 export interface HandlerRegistration {
   handle: Handler;
+  /** Used instead of `handle` where the task's record is at hand (TaskExecution). */
+  withRecord?: (access: TaskRecordAccess) => Handler;
   shape?: DataShape;
   limits: LimitDeclaration;
   outputModes: string[];

@@ -50,7 +50,6 @@ export * as v03 from './v03/shapes';
 export { executorHandler, nodeContextOf, NODE_CONTEXT_KEY } from './agent-executor';
 export type { NodeContext } from './agent-executor';
 // The node as a gateway to upstream A2A agents (issue 28, ADR 0230).
-export { UpstreamGateway, type UpstreamGatewayDeps } from './upstream/upstream-gateway';
-export { RedisUpstreamLinks, UpstreamLinks, type UpstreamLink, type UpstreamLinkStore } from './upstream/upstream-links';
+export { UpstreamGateway, type UpstreamGatewayDeps, type UpstreamLink } from './upstream/upstream-gateway';
 // Servability and drift of upstreams (issue 28 item 6, ADR 0275).
 export { UpstreamProbe, skillsOfCard, type UpstreamProbeOptions } from './upstream/upstream-probe';

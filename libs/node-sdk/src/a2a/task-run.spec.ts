@@ -128,4 +128,38 @@ describe('TaskRun', () => {
     ]);
     expect(heard.at(-1)?.event).toMatchObject({ statusUpdate: { status: { state: 'TASK_STATE_CANCELED' } } });
   });
+
+  it('a kept record field rides on the next update made in the same turn: one save, no event of its own (ADR 0320)', async () => {
+    const { heard, run, store } = await started('g-6');
+    const link = { taskId: 'up-1', contextId: 'up-ctx' };
+    const kept = run.keep({ upstream: link });
+    await run.apply(state('TASK_STATE_WORKING'));
+    await kept;
+    expect(store.saves).toBe(1);
+    expect(await store.get('g-6', OWNER)).toMatchObject({ upstream: link, seq: 2, task: { status: { state: 'TASK_STATE_WORKING' } } });
+    expect(heard.map((e) => e.seq)).toEqual([2]);
+    // Later updates keep it.
+    await run.apply(state('TASK_STATE_COMPLETED'));
+    expect((await store.get('g-6', OWNER))?.upstream).toEqual(link);
+  });
+
+  it('a kept record field with no update in its turn is saved alone: seq and task unchanged, nothing heard', async () => {
+    const { heard, run, store } = await started('g-7');
+    const before = await store.get('g-7', OWNER);
+    await run.keep({ upstream: { taskId: 'up-2', contextId: 'c' } });
+    expect(store.saves).toBe(1);
+    expect(await store.get('g-7', OWNER)).toEqual({ ...before, upstream: { taskId: 'up-2', contextId: 'c' } });
+    expect(heard).toEqual([]);
+  });
+
+  it('a kept field is not written over a task canceled meanwhile, and the run learns it ended', async () => {
+    const { run, store } = await started('g-8');
+    const elsewhere = new TaskRun((await store.get('g-8', OWNER))!, store, new InMemoryTaskEvents());
+    await elsewhere.apply(state('TASK_STATE_CANCELED'));
+    await run.keep({ upstream: { taskId: 'up-3', contextId: 'c' } });
+    const stored = await store.get('g-8', OWNER);
+    expect(stored?.task.status.state).toBe('TASK_STATE_CANCELED');
+    expect(stored?.upstream).toBeUndefined();
+    expect(run.ended?.task.status.state).toBe('TASK_STATE_CANCELED');
+  });
 });

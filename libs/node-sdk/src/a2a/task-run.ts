@@ -32,17 +32,21 @@ export const statusUpdate = (task: WireTask): StreamEvent => ({
 /** An update as a function of the task it applies to: the next task and the event describing it. */
 export type Update = (task: WireTask) => { task: WireTask; event: StreamEvent };
 
+/** What a save may change on the record besides the task (server-side fields, never in the task). */
+export type RecordExtra = Partial<Pick<TaskRecord, 'capabilityId' | 'upstream'>>;
+
 interface Queued {
-  /** Saved together or not at all. */
+  /** Saved together or not at all; none: only `extra` changes (saved without an event). */
   updates: readonly Update[];
-  extra: Partial<Pick<TaskRecord, 'capabilityId'>>;
+  extra: RecordExtra;
   resolve: () => void;
   reject: (error: unknown) => void;
 }
 
 interface Built {
   record: TaskRecord;
-  change: TaskEvent;
+  /** undefined: the record changed without an event (RecordExtra only). */
+  change?: TaskEvent;
 }
 
 export class TaskRun {
@@ -72,7 +76,7 @@ export class TaskRun {
   }
 
   /** Saves the task and publishes the event describing the change. */
-  commit(task: WireTask, event: StreamEvent, extra: Partial<Pick<TaskRecord, 'capabilityId'>> = {}): Promise<void> {
+  commit(task: WireTask, event: StreamEvent, extra: RecordExtra = {}): Promise<void> {
     return this.apply(() => ({ task, event }), extra);
   }
 
@@ -81,12 +85,12 @@ export class TaskRun {
    * turn of the event loop, so that updates made meanwhile share its save (a handler that answers
    * at once); any other update sends it at once.
    */
-  apply(update: Update, extra: Partial<Pick<TaskRecord, 'capabilityId'>> = {}, lazy = false): Promise<void> {
+  apply(update: Update, extra: RecordExtra = {}, lazy = false): Promise<void> {
     return this.applyAll([update], extra, lazy);
   }
 
   /** Several updates saved in one step, all or none (a handler's result: its artifacts and its final state). */
-  applyAll(updates: readonly Update[], extra: Partial<Pick<TaskRecord, 'capabilityId'>> = {}, lazy = false): Promise<void> {
+  applyAll(updates: readonly Update[], extra: RecordExtra = {}, lazy = false): Promise<void> {
     if (this.endedOn) return Promise.resolve();
     return new Promise<void>((resolve, reject) => {
       this.queue.push({ updates, extra, resolve, reject });
@@ -96,6 +100,14 @@ export class TaskRun {
       }
       queueMicrotask(() => this.kick());
     });
+  }
+
+  /**
+   * Keeps `extra` on the record with the next save, without an event of its own: lazily, so an
+   * update made in this turn carries it; alone (no event, seq unchanged) when none comes.
+   */
+  keep(extra: RecordExtra): Promise<void> {
+    return this.applyAll([], extra, true);
   }
 
   withArtifact(artifact: WireArtifact, append: boolean, task: WireTask = this.record.task): WireTask {
@@ -134,6 +146,7 @@ export class TaskRun {
 
   /** The records and events of `q`'s updates applied in order on `base`. */
   private build(base: TaskRecord, q: Queued, into: Built[] = []): Built[] {
+    if (q.updates.length === 0) into.push({ record: { ...base, ...q.extra } });
     for (const update of q.updates) {
       const { task, event } = update(base.task);
       const record: TaskRecord = { ...base, ...q.extra, task, updatedAt: Date.parse(task.status.timestamp), seq: base.seq + 1 };
@@ -184,13 +197,14 @@ export class TaskRun {
     if (built.length === 0) return;
     const last = built[built.length - 1].record;
     const id = last.task.id;
-    const outs = this.store.publishesOnSave && this.events.outbound ? built.map((b) => this.events.outbound!(id, b.change)) : undefined;
+    const changes = built.flatMap((b) => (b.change ? [b.change] : []));
+    const outs = this.store.publishesOnSave && this.events.outbound ? changes.map((c) => this.events.outbound!(id, c)) : undefined;
     const publish: PublishOnSave[] | undefined = outs?.map(({ channel, message }) => ({ channel, message }));
     const stored = await this.store.save(last, publish, { unlessTerminal: true });
     if (stored) return this.end(stored);
     this.record = last;
     if (outs) for (const out of outs) out.local();
-    else for (const b of built) await this.events.publish(id, b.change);
+    else for (const c of changes) await this.events.publish(id, c);
   }
 
   /**

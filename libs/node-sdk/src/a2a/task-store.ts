@@ -17,6 +17,11 @@ export interface TaskRecord {
   updatedAt: number;
   /** Bumped on every save; stream subscribers drop events their snapshot already holds. */
   seq: number;
+  /**
+   * A gateway capability's upstream task (ADR 0320): stored with the task, never in it, so a
+   * continuation or a cancel on any replica reaches the same upstream task without a key of its own.
+   */
+  upstream?: { taskId: string; contextId: string };
 }
 
 /**

@@ -143,9 +143,16 @@ export class TaskExecution {
     const { capabilityId, registration, policy, decision, limits, admission } = p.execution!;
     const task = p.record.task;
     let result: HandlerResult;
+    const handle = registration.withRecord
+      ? registration.withRecord({
+          upstream: p.record.upstream,
+          keepUpstream: (upstream) => run.keep({ upstream }),
+          ended: () => run.ended !== undefined,
+        })
+      : registration.handle;
     try {
       const outcome = await admission.run((signal) =>
-        registration.handle({
+        handle({
           caller: p.rc.caller,
           capability: { id: capabilityId, handler: policy.handler, state: policy.state, limits: limits as TypedLimits<LimitDeclaration> },
           signal,

@@ -10,10 +10,9 @@
 import type { PolicyEntry } from '@cp/capabilities';
 import type { HostResolver } from '@cp/common/core';
 import type { Handler, HandlerResult } from '../handler';
-import type { HandlerRegistration } from '../handler-registry';
+import type { HandlerRegistration, TaskRecordAccess } from '../handler-registry';
 import type { WireArtifact, WireMessage } from '../wire-types';
 import { cancelUpstream, streamMessage, UpstreamError, type UpstreamCall } from './upstream-client';
-import { UpstreamLinks, type UpstreamLinkStore } from './upstream-links';
 import { UpstreamTokenCache, type ExchangedUpstreamToken } from './upstream-tokens';
 
 export interface UpstreamGatewayDeps {
@@ -28,9 +27,16 @@ export interface UpstreamGatewayDeps {
   resolve?: HostResolver;
   /** Largest upstream SSE event accepted (default 1 MiB). */
   maxEventBytes?: number;
-  /** Where node task → upstream task links live (default: this process's memory). */
-  links?: UpstreamLinkStore;
 }
+
+/** The upstream's task a node task is mapped to (stored on the node task's record, ADR 0320). */
+export interface UpstreamLink {
+  taskId: string;
+  contextId: string;
+}
+
+/** Where no task record is at hand: nothing stored to continue, nothing kept. */
+const NO_RECORD: TaskRecordAccess = { keepUpstream: async () => undefined, ended: () => false };
 
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -66,25 +72,27 @@ function artifactOf(v: unknown): WireArtifact {
 }
 
 export class UpstreamGateway {
-  readonly links: UpstreamLinkStore;
   /** Node tasks whose forwarding runs here; a cancel that finds no link yet is remembered for them. */
   private readonly running = new Set<string>();
   private readonly cancelOnLink = new Set<string>();
   private readonly tokens: UpstreamTokenCache;
 
   constructor(private readonly deps: UpstreamGatewayDeps) {
-    this.links = deps.links ?? new UpstreamLinks();
     this.tokens = new UpstreamTokenCache((callerToken, capabilityId) => deps.exchange(callerToken, capabilityId));
   }
 
   /** The registration that forwards this call of an upstream capability (limits: the generic ones only). */
   registration(policy: PolicyEntry, callerToken: string | undefined): HandlerRegistration {
-    return { handle: this.handler(policy, callerToken), limits: {}, outputModes: [] };
+    const forward = (record: TaskRecordAccess) => this.handler(policy, callerToken, record);
+    return { handle: forward(NO_RECORD), withRecord: forward, limits: {}, outputModes: [] };
   }
 
-  /** CancelTask reaches the upstream task this node task is mapped to (best effort, logged). */
-  async cancel(policy: PolicyEntry, nodeTaskId: string, callerToken: string | undefined): Promise<void> {
-    const link = await this.links.get(nodeTaskId);
+  /**
+   * CancelTask reaches the upstream task this node task is mapped to (`link`, as stored with the
+   * task; best effort, logged). Without one, a forwarding running here cancels it once the
+   * upstream names its task.
+   */
+  async cancel(policy: PolicyEntry, nodeTaskId: string, callerToken: string | undefined, link?: UpstreamLink): Promise<void> {
     if (!policy.upstream) return;
     if (!link) {
       // The upstream has not named its task yet: cancel it as soon as it does (else it runs on unseen).
@@ -112,10 +120,9 @@ export class UpstreamGateway {
     };
   }
 
-  private handler(policy: PolicyEntry, callerToken: string | undefined): Handler {
+  private handler(policy: PolicyEntry, callerToken: string | undefined, record: TaskRecordAccess): Handler {
     return async (ctx) => {
       const nodeTaskId = ctx.task.id;
-      const link = await this.links.get(nodeTaskId);
       let call: UpstreamCall;
       try {
         call = await this.call(policy, callerToken, ctx.signal);
@@ -128,30 +135,35 @@ export class UpstreamGateway {
       }
       // The node's ids stay the node's: the upstream sees its own task and context, or none yet.
       const message: WireMessage = { messageId: ctx.message.messageId, role: ctx.message.role, parts: ctx.message.parts };
+      let link = record.upstream;
       if (link) Object.assign(message, { taskId: link.taskId, contextId: link.contextId });
-      let upstreamTask = link?.taskId;
       let final: HandlerResult | undefined;
       this.running.add(nodeTaskId);
       const onAbort = () => {
-        if (upstreamTask) void this.cancel(policy, nodeTaskId, callerToken);
+        if (link) void this.cancel(policy, nodeTaskId, callerToken, link);
       };
       ctx.signal.addEventListener('abort', onAbort, { once: true });
       try {
         for await (const event of streamMessage(call, message, ctx.acceptedOutputModes)) {
           if (final) throw new UpstreamError('the upstream sent an event after the task ended');
-          final = await this.apply(event, ctx, nodeTaskId, async (id, contextId) => {
-            if (upstreamTask !== undefined && upstreamTask !== id) throw new UpstreamError('the upstream sent an event for another task');
-            if (upstreamTask !== undefined) return;
-            // Stored once, when the upstream first names its task: every replica can then continue or cancel it.
-            upstreamTask = id;
-            await this.links.set(nodeTaskId, { taskId: id, contextId });
-            if (this.cancelOnLink.delete(nodeTaskId)) void this.cancel(policy, nodeTaskId, callerToken);
+          final = await this.apply(event, ctx, nodeTaskId, (id, contextId) => {
+            if (link !== undefined && link.taskId !== id) throw new UpstreamError('the upstream sent an event for another task');
+            if (link !== undefined) return;
+            // Kept with the task once, when the upstream first names it (with the next update's
+            // save, or alone in the next turn): every replica can then continue or cancel it.
+            link = { taskId: id, contextId };
+            record.keepUpstream(link).catch(() => undefined);
+            if (this.cancelOnLink.delete(nodeTaskId)) void this.cancel(policy, nodeTaskId, callerToken, link);
           });
+          if (record.ended()) {
+            // Canceled on another replica before the link was stored there: this replica ends the upstream task.
+            if (link) void this.cancel(policy, nodeTaskId, callerToken, link);
+            return { state: 'failed', text: 'the task ended while its upstream agent worked on it' };
+          }
         }
         if (!final) throw new UpstreamError('the upstream stream ended without a final state');
       } catch (error) {
         this.deps.log.warn({ taskId: nodeTaskId, capability: policy.capabilityId, err: (error as Error).message }, 'upstream call failed');
-        await this.links.delete(nodeTaskId).catch(() => undefined);
         const reason = error instanceof UpstreamError ? error.message : 'the upstream call failed';
         return { state: 'failed', text: `the upstream agent did not complete this task: ${reason}` };
       } finally {
@@ -159,7 +171,6 @@ export class UpstreamGateway {
         this.running.delete(nodeTaskId);
         this.cancelOnLink.delete(nodeTaskId);
       }
-      if (final.state !== 'input-required') await this.links.delete(nodeTaskId);
       return final;
     };
   }
@@ -169,15 +180,16 @@ export class UpstreamGateway {
     event: Json,
     ctx: Parameters<Handler>[0],
     nodeTaskId: string,
-    bind: (upstreamTaskId: string, contextId: string) => Promise<void>,
+    bind: (upstreamTaskId: string, contextId: string) => void,
   ): Promise<HandlerResult | undefined> {
-    const ids = async (o: Json, idKey: string) => {
-      if (typeof o[idKey] !== 'string' || typeof o.contextId !== 'string' || o[idKey] === '' || o[idKey].length > 200)
-        throw new UpstreamError('the upstream sent an event without valid task ids');
-      await bind(o[idKey], o.contextId);
+    const ids = (o: Json, idKey: string) => {
+      const id = o[idKey];
+      const valid = (v: unknown): v is string => typeof v === 'string' && v !== '' && v.length <= 200;
+      if (!valid(id) || !valid(o.contextId)) throw new UpstreamError('the upstream sent an event without valid task ids');
+      bind(id, o.contextId);
     };
     if (isObject(event.task)) {
-      await ids(event.task, 'id');
+      ids(event.task, 'id');
       const status = event.task.status;
       if (!isObject(status) || typeof status.state !== 'string') throw new UpstreamError('the upstream sent a task without a status');
       for (const a of Array.isArray(event.task.artifacts) ? event.task.artifacts : [])
@@ -185,7 +197,7 @@ export class UpstreamGateway {
       return finalOf(status.state, textOf(status.message));
     }
     if (isObject(event.statusUpdate)) {
-      await ids(event.statusUpdate, 'taskId');
+      ids(event.statusUpdate, 'taskId');
       const status = event.statusUpdate.status;
       if (!isObject(status) || typeof status.state !== 'string')
         throw new UpstreamError('the upstream sent a status update without a state');
@@ -195,7 +207,7 @@ export class UpstreamGateway {
       return final;
     }
     if (isObject(event.artifactUpdate)) {
-      await ids(event.artifactUpdate, 'taskId');
+      ids(event.artifactUpdate, 'taskId');
       const u = event.artifactUpdate;
       await ctx.updates.artifact(artifactOf(u.artifact), { append: u.append === true, lastChunk: u.lastChunk === true });
       return undefined;
