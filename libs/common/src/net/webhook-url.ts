@@ -114,9 +114,21 @@ function bareHost(url: URL): string {
   return url.hostname.replace(/^\[(.*)\]$/, '$1').toLowerCase();
 }
 
+/**
+ * An IPv4-compatible IPv6 address (::a.b.c.d, deprecated by RFC 4291 §2.5.5.1): ipaddr.js calls it
+ * "unicast", but it is no global address, and a stack that still tunnels it reaches a.b.c.d.
+ * `::` and `::1` have ranges of their own.
+ */
+function isIPv4Compatible(ip: ipaddr.IPv4 | ipaddr.IPv6): boolean {
+  if (!(ip instanceof ipaddr.IPv6)) return false;
+  const p = ip.parts;
+  return p.slice(0, 6).every((x) => x === 0) && !(p[6] === 0 && p[7] <= 1);
+}
+
 /** "unicast" for a global address, else ipaddr.js's name for its special range (e.g. "loopback", "private"). */
 export function addressRange(address: string): string {
-  return ipaddr.parse(address).range();
+  const ip = ipaddr.parse(address);
+  return isIPv4Compatible(ip) ? 'ipv4Compatible' : ip.range();
 }
 
 function hostAllowed(host: string, allow: readonly string[]): boolean {
@@ -197,12 +209,16 @@ export async function resolveAndCheck(url: URL, policy: WebhookPolicy = {}): Pro
 export const METADATA_ADDRESSES: readonly string[] = ['fd00:ec2::254', '100.100.100.200'];
 const METADATA = METADATA_ADDRESSES.map((a) => ipaddr.parse(a).toNormalizedString());
 
-/** The IPv4 address an IPv6 form carries to (IPv4-mapped, NAT64 64:ff9b::/96, 6to4 2002::/16), if any. */
+/**
+ * The IPv4 address an IPv6 form carries to (IPv4-mapped, IPv4-compatible ::/96, NAT64 64:ff9b::/96,
+ * 6to4 2002::/16), if any.
+ */
 export function embeddedIPv4(ip: ipaddr.IPv4 | ipaddr.IPv6): ipaddr.IPv4 | undefined {
   if (!(ip instanceof ipaddr.IPv6)) return undefined;
   if (ip.isIPv4MappedAddress()) return ip.toIPv4Address();
   const p = ip.parts;
   const v4 = (hi: number, lo: number) => new ipaddr.IPv4([hi >> 8, hi & 255, lo >> 8, lo & 255]);
+  if (isIPv4Compatible(ip)) return v4(p[6], p[7]);
   if (ip.range() === 'rfc6052') return v4(p[6], p[7]);
   if (ip.range() === '6to4') return v4(p[1], p[2]);
   return undefined;
