@@ -208,6 +208,24 @@ describe('resolveAndCheck', () => {
   });
 });
 
+describe('refusals name the purpose of the call', () => {
+  it('says "webhook" unless told what the call is (the gateway and its probe say so)', async () => {
+    const resolve = stubResolver({ 'recon.internal': ['10.0.0.5'] });
+    expect(await refusal('http://recon.internal/a2a', { resolve })).toBe(
+      'the webhook host "recon.internal" resolves to 10.0.0.5 (private), which is not allowed',
+    );
+    expect(await refusal('http://recon.internal/a2a', { resolve, purpose: 'upstream' })).toBe(
+      'the upstream host "recon.internal" resolves to 10.0.0.5 (private), which is not allowed',
+    );
+    expect(parseWebhookUrl('ftp://x.example/', { purpose: 'upstream card' })).toEqual({
+      ok: false,
+      reason: 'the upstream card URL scheme "ftp" is not allowed (http or https only)',
+    });
+    const error = await safeFetch('http://evil@x.example/', {}, { purpose: 'upstream card' }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: WebhookErrorCode.Refused, message: 'the upstream card URL must not carry credentials' });
+  });
+});
+
 describe('invalidAllowEntries', () => {
   it('names entries that are neither host names, IPs nor CIDRs', () => {
     expect(invalidAllowEntries(['hooks.internal', '*.corp.example', '10.0.0.0/8', '::1', 'fd00::/8', '127.0.0.1'])).toEqual([]);
