@@ -1,7 +1,10 @@
 #!/usr/bin/env node
 // `npm start` (after build, migrate, seed): runs control plane, worker and agent node,
 // waits until each answers /readyz, prints their URLs, and stops them all on Ctrl-C.
-const { spawn } = require('node:child_process');
+// DEMO_GATEWAY=1 adds the gateway demo (docs/gateway.md): an `@a2a-js/sdk` upstream agent, the agent
+// recon-gateway seeded with manifests it serves, and a second agent node in front of it. Opt-in so
+// that the plain quick start keeps to the three apps (two more processes, two more ports).
+const { spawn, spawnSync } = require('node:child_process');
 const path = require('node:path');
 const { startEnv } = require('./start-env.cjs');
 
@@ -23,11 +26,60 @@ const apps = [
   },
 ];
 
+const gatewayDemo = process.env.DEMO_GATEWAY === '1';
+if (gatewayDemo) {
+  const upstreamPort = port('DEMO_UPSTREAM_PORT', 3004);
+  const nodePort = port('GATEWAY_NODE_PORT', 3003);
+  const upstreamUrl = `http://127.0.0.1:${upstreamPort}/a2a/jsonrpc`;
+  // The upstream listens on loopback: the agent's upstreamAllow lists it (a private address).
+  const seeded = spawnSync(
+    process.execPath,
+    [
+      'dist/libs/db/src/seed.cli.js',
+      '--gateway-demo',
+      '--upstream',
+      upstreamUrl,
+      '--allow',
+      '127.0.0.1',
+      '--node-url',
+      `http://127.0.0.1:${nodePort}`,
+    ],
+    { cwd: root, stdio: 'inherit', env: process.env },
+  );
+  if (seeded.status !== 0) process.exit(seeded.status || 1);
+  apps.push(
+    {
+      name: 'demo-upstream',
+      entry: 'dist/apps/demo-upstream/src/main.js',
+      args: ['--port', String(upstreamPort)],
+      port: upstreamPort,
+      readyPath: '/healthz',
+      paths: ['/.well-known/agent-card.json'],
+    },
+    {
+      name: 'gateway-node',
+      entry: 'dist/apps/agent-node/src/main.js',
+      env: {
+        AGENT_ID: 'recon-gateway',
+        AGENT_NODE_PORT: String(nodePort),
+        AGENT_NODE_METRICS_PORT: String(port('GATEWAY_NODE_METRICS_PORT', 9303)),
+        NODE_CACHE_DIR: '.cache/gateway-node',
+      },
+      port: nodePort,
+      paths: ['/.well-known/agent-card.json', '/readyz'],
+    },
+  );
+}
+
 // Pretty logs in a terminal; the demo's console sign-in on loopback (tools/start-env.cjs).
 const env = startEnv(process.env, process.stdout.isTTY);
 
 const children = apps.map((app) => {
-  const child = spawn(process.execPath, [app.entry], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env });
+  const child = spawn(process.execPath, [app.entry, ...(app.args ?? [])], {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...env, ...app.env },
+  });
   const prefix = `[${app.name}] `;
   const pipe = (stream, out) => {
     let buffered = '';
@@ -62,7 +114,7 @@ process.on('SIGTERM', () => stop(0));
 async function ready(app, deadline) {
   while (Date.now() < deadline) {
     try {
-      const res = await fetch(`http://127.0.0.1:${app.port}/readyz`);
+      const res = await fetch(`http://127.0.0.1:${app.port}${app.readyPath ?? '/readyz'}`);
       if (res.status === 200) return true;
     } catch {
       /* not listening yet */
@@ -82,7 +134,9 @@ async function ready(app, deadline) {
   const consoleUrl = `http://127.0.0.1:${apps[0].port}/console/`;
   process.stdout.write(
     `\nCapability control plane is up (Ctrl-C stops everything):\n${lines.join('\n')}\n\n` +
-      `  admin console  ${consoleUrl}  (development sign-in: one click; docs/console.md)\n\n`,
+      `  admin console  ${consoleUrl}  (development sign-in: one click; docs/console.md)\n` +
+      (gatewayDemo ? `  gateway demo   agent recon-gateway, served by demo-upstream (docs/gateway.md: try it)\n` : '') +
+      '\n',
   );
   if (results.includes(false)) stop(1);
 })();

@@ -38,6 +38,7 @@ interface ComposeService {
   ports?: string[];
   healthcheck?: { test: string[] };
   depends_on?: Record<string, { condition: string }>;
+  profiles?: string[];
 }
 
 const APPS = ['control-plane', 'worker', 'agent-node'] as const;
@@ -120,10 +121,44 @@ describe('the Dockerfile and docker-compose.yml (read)', () => {
     }
     expect(() => interpolate(String(compose.services['control-plane'].environment?.JWT_SECRET), {})).toThrow(/JWT_SECRET/);
     const published = Object.entries(compose.services).flatMap(([name, s]) => (s.ports ?? []).map((p) => [name, interpolate(p, {})]));
-    expect(published.length).toBe(APPS.length);
+    // The default services publish the apps' ports; the gateway profile adds its node's (docs/gateway.md).
+    expect(published.map(([name]) => name)).toEqual([...APPS, 'gateway-node']);
     for (const [name, port] of published) expect([name, port]).toEqual([name, expect.stringMatching(/^127\.0\.0\.1:\d+:\d+$/)]);
     expect(compose.services.postgres).not.toHaveProperty('ports');
     expect(compose.services.redis).not.toHaveProperty('ports');
+  });
+
+  it('has a gateway profile: an SDK upstream, the gateway demo seeded against it, a node serving it', () => {
+    const gateway = Object.entries(compose.services).filter(([, s]) => s.profiles?.includes('gateway'));
+    expect(gateway.map(([name]) => name)).toEqual(['demo-upstream', 'gateway-seed', 'gateway-node']);
+    for (const [name, service] of gateway) {
+      expect([name, service.build?.target, service.environment?.NODE_ENV, service.command?.[0]]).toEqual([
+        name,
+        'runtime',
+        'production',
+        'node',
+      ]);
+      // Every script a command runs is compiled into dist/ from a source file of the repository.
+      const script = service.command![1].replace(/^dist\//, '').replace(/\.js$/, '.ts');
+      expect([name, existsSync(join(REPO, script))]).toEqual([name, true]);
+    }
+    const { 'demo-upstream': upstream, 'gateway-seed': seed, 'gateway-node': node } = compose.services;
+    const arg = (command: string[] | undefined, flag: string) => command?.[command.indexOf(flag) + 1];
+    // The seeded manifests' upstream is the demo upstream's name on the compose network, which the
+    // agent's upstreamAllow lists (its addresses are private), and the URL its card names.
+    expect(arg(seed.command, '--upstream')).toBe(`${arg(upstream.command, '--public-url')}/a2a/jsonrpc`);
+    expect(new URL(arg(seed.command, '--upstream')!).port).toBe(arg(upstream.command, '--port'));
+    expect(arg(seed.command, '--allow')).toBe(new URL(arg(seed.command, '--upstream')!).hostname);
+    expect(seed.depends_on?.migrate?.condition).toBe('service_completed_successfully');
+    expect(node.environment?.AGENT_ID).toBe('recon-gateway');
+    expect(arg(seed.command, '--node-url')).toBe(`http://127.0.0.1:${node.environment?.AGENT_NODE_PORT}`);
+    expect(node.depends_on).toEqual({
+      'gateway-seed': { condition: 'service_completed_successfully' },
+      'control-plane': { condition: 'service_healthy' },
+      'demo-upstream': { condition: 'service_healthy' },
+    });
+    expect(node.healthcheck?.test.join(' ')).toContain('/readyz');
+    expect(upstream).not.toHaveProperty('ports');
   });
 });
 

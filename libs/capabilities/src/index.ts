@@ -37,6 +37,8 @@ export type { ApplyPlan, ManifestChange } from './plan-apply';
 export { changedFields, fieldValue } from './manifest-diff';
 export { financeAgentExample } from './fixtures/finance-agent';
 export type { FinanceAgentExample } from './fixtures/finance-agent';
+export { GATEWAY_DEMO_AGENT_ID, gatewayDemoExample } from './fixtures/gateway-demo';
+export type { GatewayDemoOptions } from './fixtures/gateway-demo';
 export {
   buildNodeBundle,
   checkNodeBundle,

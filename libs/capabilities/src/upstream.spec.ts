@@ -78,6 +78,24 @@ describe('manifest upstream', () => {
     ['https://upstream.example.com/a2a?x=1', 'query'],
     ['https://upstream.example.com/a2a#frag', 'fragment'],
     ['not a url', 'absolute'],
+    // The same never-reachable addresses in every other spelling the URL parser reads as them.
+    ['http://0251.0376.0251.0376/', 'linkLocal'], // 169.254.169.254 in octal
+    ['http://169.254.43518/', 'linkLocal'], // short form
+    ['http://0xa9.0xfe.0xa9.0xfe/', 'linkLocal'],
+    ['http://[::ffff:a9fe:a9fe]/', 'linkLocal'], // IPv4-mapped, in hex
+    ['http://[::a9fe:a9fe]/', 'linkLocal'], // IPv4-compatible (deprecated ::/96)
+    ['http://[::169.254.169.254]/', 'linkLocal'],
+    ['http://[fe80::1234:5678]/', 'linkLocal'],
+    ['http://0/', 'unspecified'],
+    ['http://0.0.0.0./', 'unspecified'], // trailing dot
+    ['http://[::ffff:0.0.0.0]/', 'unspecified'],
+    ['HTTP://169.254.169.254/', 'linkLocal'], // upper-case scheme
+    ['FILE:///etc/passwd', 'scheme'],
+    ['http://evil@127.0.0.1/', 'credentials'], // userinfo
+    ['http://169.254.169.254@evil.example/', 'credentials'],
+    ['http://:x@upstream.example.com/', 'credentials'],
+    ['http://metadata./', 'metadata'],
+    ['http://Instance-Data./latest/', 'metadata'],
   ])('refuses the upstream URL %s', (url, words) => {
     expect(upstreamUrlProblem(url)).toContain(words);
     expect(errorsOf({ ...UPSTREAM, url }).map((e) => e.path)).toEqual(['$.upstream.url']);
@@ -85,6 +103,26 @@ describe('manifest upstream', () => {
 
   it('refuses an upstream URL longer than 2048 characters', () => {
     expect(upstreamUrlProblem(`https://upstream.example.com/${'a'.repeat(3000)}`)).toContain('at most 2048');
+  });
+
+  // Private and loopback addresses are not refused here: the node refuses them unless the agent's
+  // upstreamAllow (platform admins) lists them. What matters is that every spelling reaches the node
+  // as the one address it denotes, so the allow list and the node's check see the real address.
+  it.each([
+    ['http://0177.0.0.1:4000/', '127.0.0.1'], // octal
+    ['http://127.1:4000/', '127.0.0.1'], // short form
+    ['http://2130706433:4000/', '127.0.0.1'], // one decimal number
+    ['http://0x7f000001:4000/', '127.0.0.1'], // one hex number
+    ['http://127.0.0.1.:4000/', '127.0.0.1'], // trailing dot
+    ['HTTP://127.0.0.1:4000/', '127.0.0.1'], // upper-case scheme
+    ['http://[::ffff:127.0.0.1]:4000/', '[::ffff:7f00:1]'],
+    ['http://[0:0:0:0:0:0:0:1]:4000/', '[::1]'],
+    ['http://[FD00::1]:4000/', '[fd00::1]'],
+    ['http://012.0.0.1:4000/', '10.0.0.1'],
+  ])('takes %s as the private address %s, for the node to check against upstreamAllow', (url, host) => {
+    expect(upstreamUrlProblem(url)).toBeUndefined();
+    const r = validateManifest({ ...seedDoc(), upstream: { ...UPSTREAM, url } });
+    expect(r.ok && new URL(r.manifest.upstream!.url).hostname).toBe(host);
   });
 
   it('accepts public names and private literals (the node checks private ones against upstreamAllow)', () => {

@@ -41,12 +41,17 @@ const METADATA_HOSTS = new Set([
 ]);
 const METADATA_ADDRESSES = ['fd00:ec2::254', '100.100.100.200'].map((a) => ipaddr.parse(a).toNormalizedString());
 
-/** The IPv4 address an IPv6 form carries (mapped, NAT64, 6to4), if any. */
+/**
+ * The IPv4 address an IPv6 form carries (mapped, IPv4-compatible ::/96, NAT64, 6to4), if any. The
+ * pure core may not import libs/common, so this mirrors its `embeddedIPv4` (webhook-url.ts), which
+ * the node applies to every resolved address before each connection: keep the two alike.
+ */
 function embedded(ip: ipaddr.IPv4 | ipaddr.IPv6): ipaddr.IPv4 | undefined {
   if (!(ip instanceof ipaddr.IPv6)) return undefined;
   if (ip.isIPv4MappedAddress()) return ip.toIPv4Address();
   const p = ip.parts;
   const v4 = (hi: number, lo: number) => new ipaddr.IPv4([hi >> 8, hi & 255, lo >> 8, lo & 255]);
+  if (p.slice(0, 6).every((x) => x === 0) && !(p[6] === 0 && p[7] <= 1)) return v4(p[6], p[7]);
   if (ip.range() === 'rfc6052') return v4(p[6], p[7]);
   if (ip.range() === '6to4') return v4(p[1], p[2]);
   return undefined;

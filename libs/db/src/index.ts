@@ -6,7 +6,7 @@ export { Prisma } from '../../../prisma/generated/client';
 export type * as PrismaModels from '../../../prisma/generated/models';
 export { postgresProbe } from './postgres-probe';
 export { manifestFromRow, manifestColumns, MANIFEST_ROW_COLUMNS, agentBaseFromRow, agentColumns } from './registry-mapping';
-export { seedWhenEmpty, SEED_ACTOR } from './seed';
+export { seedGatewayDemoWhenAbsent, seedWhenEmpty, SEED_ACTOR } from './seed';
 export { RegistryWriter, type RegistryTx, type RegistryChange } from './registry/registry-writer';
 export { AuditWriter, AuditWriterModule, writeAudit, type AuditEntry, type DelegationChain } from './audit/audit-writer';
 export { RegistrySnapshotRepository } from './registry/registry-snapshot.repository';

@@ -1,4 +1,11 @@
-import { financeAgentExample, toManifestDocument, type ProtocolSettings } from '@cp/capabilities';
+import {
+  financeAgentExample,
+  GATEWAY_DEMO_AGENT_ID,
+  gatewayDemoExample,
+  toManifestDocument,
+  type GatewayDemoOptions,
+  type ProtocolSettings,
+} from '@cp/capabilities';
 import type { PrismaClient } from '../../../prisma/generated/client';
 import { agentColumns, manifestColumns } from './registry-mapping';
 
@@ -46,6 +53,42 @@ export async function seedWhenEmpty(
         agentId,
         revision: 1,
         after: { agent: agentId, manifests: example.manifests.map((m) => toManifestDocument(m)) } as never,
+      },
+    });
+  }, SEED_TRANSACTION);
+  return true;
+}
+
+/**
+ * Seeds the gateway demo (docs/gateway.md) unless its agent exists: the agent `recon-gateway`
+ * whose capabilities an upstream A2A agent serves, with the upstream's private host on its
+ * upstreamAllow. Independent of the finance example, so a registry seeded before still gets it.
+ * An existing `recon-gateway` is left as it is (edit it like any agent, or drop it to re-seed).
+ */
+export async function seedGatewayDemoWhenAbsent(prisma: PrismaClient, options: GatewayDemoOptions): Promise<boolean> {
+  const agentId = GATEWAY_DEMO_AGENT_ID;
+  if (await prisma.agent.findUnique({ where: { id: agentId }, select: { id: true } })) return false;
+  const { agent, manifests } = gatewayDemoExample(options);
+  const teamId = manifests[0].owner;
+  await prisma.$transaction(async (tx) => {
+    await tx.team.upsert({ where: { id: teamId }, create: { id: teamId, name: 'Finance agents team' }, update: {} });
+    await tx.scope.upsert({
+      where: { name: 'recon.run' },
+      create: { name: 'recon.run', description: 'Run invoice reconciliation against purchase orders.' },
+      update: {},
+    });
+    await tx.agent.create({ data: { id: agentId, teamId, ...agentColumns(agent), revision: 1 } });
+    await tx.capabilityManifest.createMany({ data: manifests.map((m) => ({ agentId, ...manifestColumns(m) })) });
+    await tx.registryRevision.create({ data: { agentId, revision: 1, actor: SEED_ACTOR, summary: 'seed: the gateway demo' } });
+    await tx.auditEvent.create({
+      data: {
+        actor: SEED_ACTOR,
+        action: 'registry.seed',
+        targetType: 'agent',
+        targetId: agentId,
+        agentId,
+        revision: 1,
+        after: { agent: agentId, manifests: manifests.map((m) => toManifestDocument(m)) } as never,
       },
     });
   }, SEED_TRANSACTION);

@@ -86,6 +86,25 @@ describe('resolveAndCheck', () => {
     ['http://[::ffff:127.0.0.1]/', 'ipv4Mapped'],
     ['http://[::ffff:a9fe:a9fe]/', 'linkLocal'], // 169.254.169.254, IPv4-mapped
     ['http://224.0.0.1/', 'multicast'],
+    // Other spellings of loopback: the URL parser reads each as 127.0.0.1 / ::1 before any check.
+    ['http://0177.0.0.1/', 'loopback'], // octal
+    ['http://127.1/', 'loopback'], // short form
+    ['http://0x7f000001/', 'loopback'], // one hex number
+    ['http://127.0.0.1./', 'loopback'], // trailing dot
+    ['HTTP://127.0.0.1/', 'loopback'], // upper-case scheme
+    ['HtTpS://[0:0:0:0:0:0:0:1]/', 'loopback'],
+    ['http://[::ffff:7f00:1]/', 'ipv4Mapped'], // 127.0.0.1, IPv4-mapped in hex
+    ['http://[::ffff:0:7f00:1]/', 'rfc6145'], // IPv4-translated
+    ['http://[64:ff9b::7f00:1]/', 'rfc6052'], // NAT64 of 127.0.0.1
+    ['http://[2002:7f00:1::]/', '6to4'], // 6to4 of 127.0.0.1
+    ['http://[::7f00:1]/', 'ipv4Compatible'], // IPv4-compatible (deprecated) form of 127.0.0.1
+    ['http://[::10.0.0.1]/', 'ipv4Compatible'],
+    ['http://[fd00::1]/', 'uniqueLocal'],
+    ['http://[fe80::1234:5678]/', 'linkLocal'],
+    ['http://0/', 'unspecified'],
+    ['http://0.1.2.3/', 'unspecified'],
+    ['http://0251.0376.0251.0376/', 'linkLocal'], // 169.254.169.254 in octal
+    ['http://169.254.43518/', 'linkLocal'], // 169.254.169.254, short form
   ])('refuses %s (%s)', async (url, range) => {
     expect(await refusal(url)).toMatch(`(${range}), which is ${NEVER.has(range) ? 'never' : 'not'} allowed`);
   });
@@ -100,11 +119,50 @@ describe('resolveAndCheck', () => {
     ['http://100.100.100.200/', ['100.64.0.0/10']], // Alibaba Cloud metadata
     ['http://0.0.0.0/', ['0.0.0.0/0', '0.0.0.0']],
     ['http://[::]/', ['::/0']],
+    ['http://[::a9fe:a9fe]/', ['::/0', '::/96']], // IPv4-compatible form of 169.254.169.254
   ])('refuses %s whatever the allow-list says', async (url, allow) => {
     expect(await refusal(url, { allow })).toMatch(/which is never allowed/);
     const host = new URL(url).hostname.replace(/^\[(.*)\]$/, '$1');
     const resolve = stubResolver({ 'allowed.example': [host] });
     expect(await refusal('http://allowed.example/', { allow: ['allowed.example', ...allow], resolve })).toMatch(/which is never allowed/);
+  });
+
+  it('refuses credentials however they are written, and reads a backslash as the end of the host', async () => {
+    for (const url of ['http://evil@127.0.0.1/', 'http://127.0.0.1@evil.example/', 'http://:pw@127.0.0.1/', 'HTTP://user:@hooks.example/'])
+      expect([url, await refusal(url)]).toEqual([url, 'the webhook URL must not carry credentials']);
+    // WHATWG: `\` ends the authority of an http(s) URL, so the host is evil.example, not 127.0.0.1,
+    // and evil.example is judged by what it resolves to.
+    const resolve = stubResolver({ 'evil.example': ['127.0.0.1'] });
+    const parsed = parseWebhookUrl('http://evil.example\\@127.0.0.1/');
+    expect(parsed.ok && parsed.url.hostname).toBe('evil.example');
+    expect(await refusal('http://evil.example\\@127.0.0.1/', { resolve })).toMatch(/"evil\.example" resolves to 127\.0\.0\.1 \(loopback\)/);
+  });
+
+  it('refuses names (trailing dot or not) whose answers are private in any IPv6 form', async () => {
+    const resolve = stubResolver({
+      'mapped.example': ['::ffff:127.0.0.1'],
+      'compat.example': ['::7f00:1'],
+      'ula.example': ['fd12::1'],
+      'link.example.': ['fe80::1'],
+      'metadata.example.': ['::ffff:169.254.169.254'],
+      'dot.example.': ['10.0.0.1'],
+    });
+    expect(await refusal('http://mapped.example/', { resolve })).toMatch(/ipv4Mapped/);
+    expect(await refusal('http://compat.example/', { resolve })).toMatch(/ipv4Compatible/);
+    expect(await refusal('http://ula.example/', { resolve })).toMatch(/uniqueLocal/);
+    expect(await refusal('http://link.example./', { resolve })).toMatch(/\(linkLocal\), which is never allowed/);
+    expect(await refusal('http://metadata.example./', { resolve, allow: ['metadata.example.'] })).toMatch(/which is never allowed/);
+    expect(await refusal('http://dot.example./', { resolve })).toMatch(/10\.0\.0\.1 \(private\)/);
+    // The real resolver: a trailing-dot localhost is refused, as loopback or (glibc reads /etc/hosts
+    // without the dot) as a name that does not resolve: never reached either way.
+    expect(await refusal('http://localhost.:9/hook')).toMatch(
+      /"localhost\." (resolves to (127\.0\.0\.1|::1) \(loopback\)|does not resolve)/,
+    );
+  });
+
+  it('does not let a v4 allow-list entry open the IPv4-compatible form of the same address', async () => {
+    expect(await refusal('http://[::7f00:1]/', { allow: ['127.0.0.1'] })).toMatch(/ipv4Compatible/);
+    expect(await refusal('http://[::7f00:1]/', { allow: ['::7f00:1'] })).toBeUndefined();
   });
 
   it('accepts a global unicast literal without asking DNS', async () => {
@@ -147,6 +205,24 @@ describe('resolveAndCheck', () => {
     expect(await refusal('http://[::ffff:127.0.0.1]/x', { allow: ['10.0.0.0/24'] })).toMatch(/ipv4Mapped/);
     // Garbage in the allow-list permits nothing.
     expect(await refusal('http://127.0.0.1/x', { allow: ['not/a/cidr', '999.1.1.1'] })).toMatch(/loopback/);
+  });
+});
+
+describe('refusals name the purpose of the call', () => {
+  it('says "webhook" unless told what the call is (the gateway and its probe say so)', async () => {
+    const resolve = stubResolver({ 'recon.internal': ['10.0.0.5'] });
+    expect(await refusal('http://recon.internal/a2a', { resolve })).toBe(
+      'the webhook host "recon.internal" resolves to 10.0.0.5 (private), which is not allowed',
+    );
+    expect(await refusal('http://recon.internal/a2a', { resolve, purpose: 'upstream' })).toBe(
+      'the upstream host "recon.internal" resolves to 10.0.0.5 (private), which is not allowed',
+    );
+    expect(parseWebhookUrl('ftp://x.example/', { purpose: 'upstream card' })).toEqual({
+      ok: false,
+      reason: 'the upstream card URL scheme "ftp" is not allowed (http or https only)',
+    });
+    const error = await safeFetch('http://evil@x.example/', {}, { purpose: 'upstream card' }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: WebhookErrorCode.Refused, message: 'the upstream card URL must not carry credentials' });
   });
 });
 

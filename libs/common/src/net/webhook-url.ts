@@ -34,6 +34,11 @@ export interface WebhookPolicy {
   maxUrlLength?: number;
   /** DNS resolution, injectable for tests (default: the system resolver, every address). */
   resolve?: HostResolver;
+  /**
+   * What the call is, as refusals and failures name it: "the <purpose> URL …", "the <purpose> host …"
+   * (default "webhook"; the gateway says "upstream", its probe "upstream card").
+   */
+  purpose?: string;
 }
 
 export interface ResolvedAddress {
@@ -87,25 +92,28 @@ export interface SafeFetchResponse {
 
 const DEFAULTS = { maxRedirects: 3, timeoutMs: 5000, maxResponseBytes: 64 * 1024, maxUrlLength: 2048 } as const;
 
+const purposeOf = (policy: WebhookPolicy): string => policy.purpose ?? 'webhook';
+
 const systemResolver: HostResolver = async (hostname) =>
   (await dnsLookup(hostname, { all: true, verbatim: true })).map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 }));
 
 /** Checks the shape of a caller-supplied webhook URL; no network. */
 export function parseWebhookUrl(raw: unknown, policy: WebhookPolicy = {}): WebhookUrlResult {
   const max = policy.maxUrlLength ?? DEFAULTS.maxUrlLength;
-  if (typeof raw !== 'string' || raw.length === 0) return { ok: false, reason: 'the webhook URL must be a non-empty string' };
-  if (raw.length > max) return { ok: false, reason: `the webhook URL is longer than ${max} characters` };
+  const what = purposeOf(policy);
+  if (typeof raw !== 'string' || raw.length === 0) return { ok: false, reason: `the ${what} URL must be a non-empty string` };
+  if (raw.length > max) return { ok: false, reason: `the ${what} URL is longer than ${max} characters` };
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    return { ok: false, reason: 'the webhook URL is not a valid absolute URL' };
+    return { ok: false, reason: `the ${what} URL is not a valid absolute URL` };
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    return { ok: false, reason: `the webhook URL scheme "${url.protocol.replace(/:$/, '')}" is not allowed (http or https only)` };
+    return { ok: false, reason: `the ${what} URL scheme "${url.protocol.replace(/:$/, '')}" is not allowed (http or https only)` };
   }
-  if (url.username || url.password) return { ok: false, reason: 'the webhook URL must not carry credentials' };
-  if (!url.hostname) return { ok: false, reason: 'the webhook URL has no host' };
+  if (url.username || url.password) return { ok: false, reason: `the ${what} URL must not carry credentials` };
+  if (!url.hostname) return { ok: false, reason: `the ${what} URL has no host` };
   return { ok: true, url };
 }
 
@@ -114,9 +122,21 @@ function bareHost(url: URL): string {
   return url.hostname.replace(/^\[(.*)\]$/, '$1').toLowerCase();
 }
 
+/**
+ * An IPv4-compatible IPv6 address (::a.b.c.d, deprecated by RFC 4291 §2.5.5.1): ipaddr.js calls it
+ * "unicast", but it is no global address, and a stack that still tunnels it reaches a.b.c.d.
+ * `::` and `::1` have ranges of their own.
+ */
+function isIPv4Compatible(ip: ipaddr.IPv4 | ipaddr.IPv6): boolean {
+  if (!(ip instanceof ipaddr.IPv6)) return false;
+  const p = ip.parts;
+  return p.slice(0, 6).every((x) => x === 0) && !(p[6] === 0 && p[7] <= 1);
+}
+
 /** "unicast" for a global address, else ipaddr.js's name for its special range (e.g. "loopback", "private"). */
 export function addressRange(address: string): string {
-  return ipaddr.parse(address).range();
+  const ip = ipaddr.parse(address);
+  return isIPv4Compatible(ip) ? 'ipv4Compatible' : ip.range();
 }
 
 function hostAllowed(host: string, allow: readonly string[]): boolean {
@@ -164,6 +184,7 @@ export function invalidAllowEntries(allow: readonly string[]): string[] {
  */
 export async function resolveAndCheck(url: URL, policy: WebhookPolicy = {}): Promise<AddressCheckResult> {
   const allow = policy.allow ?? [];
+  const what = purposeOf(policy);
   const host = bareHost(url);
   const nameAllowed = hostAllowed(host, allow);
   let addresses: readonly ResolvedAddress[];
@@ -173,17 +194,17 @@ export async function resolveAndCheck(url: URL, policy: WebhookPolicy = {}): Pro
     try {
       addresses = await (policy.resolve ?? systemResolver)(host);
     } catch (error) {
-      return { ok: false, reason: `the webhook host "${host}" does not resolve (${(error as NodeJS.ErrnoException).code ?? 'error'})` };
+      return { ok: false, reason: `the ${what} host "${host}" does not resolve (${(error as NodeJS.ErrnoException).code ?? 'error'})` };
     }
   }
-  if (addresses.length === 0) return { ok: false, reason: `the webhook host "${host}" does not resolve` };
+  if (addresses.length === 0) return { ok: false, reason: `the ${what} host "${host}" does not resolve` };
   for (const { address } of addresses) {
-    if (!ipaddr.isValid(address)) return { ok: false, reason: `the webhook host "${host}" resolved to a malformed address` };
+    if (!ipaddr.isValid(address)) return { ok: false, reason: `the ${what} host "${host}" resolved to a malformed address` };
     const never = neverReachable(address);
-    if (never) return { ok: false, reason: `the webhook host "${host}" resolves to ${address} (${never}), which is never allowed` };
+    if (never) return { ok: false, reason: `the ${what} host "${host}" resolves to ${address} (${never}), which is never allowed` };
     const range = addressRange(address);
     if (range !== 'unicast' && !nameAllowed && !addressAllowed(address, allow)) {
-      return { ok: false, reason: `the webhook host "${host}" resolves to ${address} (${range}), which is not allowed` };
+      return { ok: false, reason: `the ${what} host "${host}" resolves to ${address} (${range}), which is not allowed` };
     }
   }
   const [first] = addresses;
@@ -197,12 +218,16 @@ export async function resolveAndCheck(url: URL, policy: WebhookPolicy = {}): Pro
 export const METADATA_ADDRESSES: readonly string[] = ['fd00:ec2::254', '100.100.100.200'];
 const METADATA = METADATA_ADDRESSES.map((a) => ipaddr.parse(a).toNormalizedString());
 
-/** The IPv4 address an IPv6 form carries to (IPv4-mapped, NAT64 64:ff9b::/96, 6to4 2002::/16), if any. */
+/**
+ * The IPv4 address an IPv6 form carries to (IPv4-mapped, IPv4-compatible ::/96, NAT64 64:ff9b::/96,
+ * 6to4 2002::/16), if any.
+ */
 export function embeddedIPv4(ip: ipaddr.IPv4 | ipaddr.IPv6): ipaddr.IPv4 | undefined {
   if (!(ip instanceof ipaddr.IPv6)) return undefined;
   if (ip.isIPv4MappedAddress()) return ip.toIPv4Address();
   const p = ip.parts;
   const v4 = (hi: number, lo: number) => new ipaddr.IPv4([hi >> 8, hi & 255, lo >> 8, lo & 255]);
+  if (isIPv4Compatible(ip)) return v4(p[6], p[7]);
   if (ip.range() === 'rfc6052') return v4(p[6], p[7]);
   if (ip.range() === '6to4') return v4(p[1], p[2]);
   return undefined;
@@ -267,7 +292,9 @@ export async function safeFetch(raw: string | URL, init: SafeFetchInit = {}, pol
     if (hop >= maxRedirects) {
       throw new WebhookError(
         WebhookErrorCode.Redirects,
-        maxRedirects === 0 ? `the webhook answered ${response.status} (redirects are not followed)` : `more than ${maxRedirects} redirects`,
+        maxRedirects === 0
+          ? `the ${purposeOf(policy)} answered ${response.status} (redirects are not followed)`
+          : `more than ${maxRedirects} redirects`,
       );
     }
     try {
@@ -293,8 +320,9 @@ function requestOnce(
   policy: WebhookPolicy,
 ): Promise<SafeFetchResponse> {
   const maxBytes = policy.maxResponseBytes ?? DEFAULTS.maxResponseBytes;
+  const what = purposeOf(policy);
   const remaining = deadline - Date.now();
-  if (remaining <= 0) return Promise.reject(new WebhookError(WebhookErrorCode.Timeout, 'the webhook call timed out'));
+  if (remaining <= 0) return Promise.reject(new WebhookError(WebhookErrorCode.Timeout, `the ${what} call timed out`));
   const { url } = target;
   const client = url.protocol === 'https:' ? https : http;
   return new Promise<SafeFetchResponse>((resolve, reject) => {
@@ -320,10 +348,10 @@ function requestOnce(
         let size = 0;
         res.on('data', (chunk: Buffer) => {
           size += chunk.length;
-          if (size > maxBytes) fail(new WebhookError(WebhookErrorCode.TooLarge, `the webhook response is larger than ${maxBytes} bytes`));
+          if (size > maxBytes) fail(new WebhookError(WebhookErrorCode.TooLarge, `the ${what} response is larger than ${maxBytes} bytes`));
           else chunks.push(chunk);
         });
-        res.on('error', (error) => fail(new WebhookError(WebhookErrorCode.Network, `the webhook response failed: ${error.message}`)));
+        res.on('error', (error) => fail(new WebhookError(WebhookErrorCode.Network, `the ${what} response failed: ${error.message}`)));
         res.on('end', () => {
           if (settled) return;
           settled = true;
@@ -332,9 +360,9 @@ function requestOnce(
         });
       },
     );
-    const timer = setTimeout(() => fail(new WebhookError(WebhookErrorCode.Timeout, 'the webhook call timed out')), remaining);
+    const timer = setTimeout(() => fail(new WebhookError(WebhookErrorCode.Timeout, `the ${what} call timed out`)), remaining);
     req.on('error', (error: NodeJS.ErrnoException) =>
-      fail(new WebhookError(WebhookErrorCode.Network, `the webhook call failed: ${error.code ?? error.message}`)),
+      fail(new WebhookError(WebhookErrorCode.Network, `the ${what} call failed: ${error.code ?? error.message}`)),
     );
     req.end(body);
   });

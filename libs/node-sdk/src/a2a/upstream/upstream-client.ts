@@ -68,8 +68,8 @@ async function open(
   accept: string,
 ): Promise<{ res: http.IncomingMessage; abort: () => void }> {
   const target = new URL(url);
-  const checked = await resolveAndCheck(target, { allow: call.allow, resolve: call.resolve });
-  if (!checked.ok) throw new UpstreamError(`the upstream address is not allowed: ${checked.reason.replace('webhook', 'upstream')}`);
+  const checked = await resolveAndCheck(target, { allow: call.allow, resolve: call.resolve, purpose: 'upstream' });
+  if (!checked.ok) throw new UpstreamError(`the upstream address is not allowed: ${checked.reason}`);
   const timeouts = upstreamTimeouts(call.spec);
   const payload = JSON.stringify(body);
   const client = target.protocol === 'https:' ? https : http;

@@ -90,6 +90,19 @@ describe('UpstreamProbe', () => {
     expect(r.reason).toMatch(/upstream card host "127.0.0.1" resolves to 127.0.0.1 \(loopback\), which is not allowed/);
   });
 
+  it('names the upstream card in its refusals, and leaves the host name as it is', async () => {
+    // The guard is told its purpose: no text substitution that would also rewrite a host named "webhooks…".
+    const probe = new UpstreamProbe({
+      bundle: () => ({ policy: { entries: [entry('x', 'http://webhooks.internal:1/a2a')] }, upstreamAllow: [] }),
+      intervalMs: 60_000,
+      timeoutMs: 2000,
+      maxCardBytes: 64 * 1024,
+      resolve: async () => [{ address: '10.0.0.5', family: 4 }],
+    });
+    const [r] = await probe.probe();
+    expect(r.reason).toBe('the upstream card host "webhooks.internal" resolves to 10.0.0.5 (private), which is not allowed');
+  });
+
   it('hostile answers: huge, redirecting, not JSON, deep, without skills', async () => {
     const entries = [entry('x', `${up.origin}/a2a`)];
     const outcomes: UpstreamCardReport[] = [];

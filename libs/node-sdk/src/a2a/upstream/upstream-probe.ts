@@ -160,12 +160,13 @@ export class UpstreamProbe {
           maxRedirects: 0,
           timeoutMs: this.options.timeoutMs,
           maxResponseBytes: this.options.maxCardBytes,
+          purpose: 'upstream card',
         },
       );
       status = res.status;
       body = res.body.toString('utf8');
     } catch (error) {
-      return failed(String((error as Error).message).replace(/webhook/g, 'upstream card'));
+      return failed(String((error as Error).message));
     }
     if (status !== 200) return failed(`the upstream card answered HTTP ${status}`);
     const skills = skillsOfCard(body);
