@@ -190,9 +190,14 @@ describe('change requests for allow lists (HTTP)', () => {
       changes: [{ kind: 'allowlist', capabilityId: '*', detail: 'protocol.webhookAllow + 10.20.0.0/16' }],
     });
     expect(await settings()).toMatchObject({ revision: before.revision + 1, webhookAllow: ['10.20.1.0/24'] });
-    const withdrawn = await gql(url, tokens.bob, 'mutation($input: DecideChangeRequestInput!) { rejectChangeRequest(input: $input) { status } }', {
-      input: { id: broadened.data!.updateAgent.changeRequest.id, comment: 'not needed' },
-    });
+    const withdrawn = await gql(
+      url,
+      tokens.bob,
+      'mutation($input: DecideChangeRequestInput!) { rejectChangeRequest(input: $input) { status } }',
+      {
+        input: { id: broadened.data!.updateAgent.changeRequest.id, comment: 'not needed' },
+      },
+    );
     expect(withdrawn.data!.rejectChangeRequest.status).toBe('rejected');
   });
 
@@ -290,7 +295,9 @@ describe('change requests for allow lists (HTTP)', () => {
     expect(codeOf(teamAdmin)).toBe('FORBIDDEN');
     expect(teamAdmin.errors![0].message).toContain('only a platform-admin may');
     const huge = await update(tokens.root, { ...widened, breakGlassReason: 'x'.repeat(5_000) });
-    expect(huge.errors![0].extensions.validationErrors).toEqual([{ path: '$.breakGlassReason', message: 'must be at most 2000 characters' }]);
+    expect(huge.errors![0].extensions.validationErrors).toEqual([
+      { path: '$.breakGlassReason', message: 'must be at most 2000 characters' },
+    ]);
     expect(await settings()).toEqual(before);
 
     const res = await update(tokens.root, { ...widened, breakGlassReason: 'incident 7: hooks down' });

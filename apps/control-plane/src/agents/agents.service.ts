@@ -1,7 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import { buildPublicCard, canonicalJson, checkAgentCard, findLeaks, type AgentBase } from '@cp/capabilities';
 import type { AdminPrincipal } from '@cp/auth';
-import { Prisma, RegistryError, RegistryErrorCode, RegistrySnapshotRepository, RegistryWriter, type AuditEntry, type RegistryTx } from '@cp/db';
+import {
+  Prisma,
+  RegistryError,
+  RegistryErrorCode,
+  RegistrySnapshotRepository,
+  RegistryWriter,
+  type AuditEntry,
+  type RegistryTx,
+} from '@cp/db';
 import { AccessPolicy } from '../auth/access-policy';
 import { InputValidationError, notFound, validateInput } from '../common/errors';
 import { decodeCursor, pageSize, toPage, type Page, type PageInput } from '../common/graphql/pagination';

@@ -6,7 +6,14 @@ import { InjectConfig, type AppConfig } from '@cp/common';
 import { AuditWriter, type AuditEntry, type RegistryTx } from '@cp/db';
 import { AccessPolicy } from '../auth/access-policy';
 import { validateInput } from '../common/errors';
-import { classifyAllowLists, gatedChanges, type AllowLists, type ChangeKind, type GatedChange, type WrittenCapability } from './change-kinds';
+import {
+  classifyAllowLists,
+  gatedChanges,
+  type AllowLists,
+  type ChangeKind,
+  type GatedChange,
+  type WrittenCapability,
+} from './change-kinds';
 import { ChangeRequestNotices } from './change-request-notices';
 import { ChangeRequestsRepository, type ChangeRequestRow, type NewChangeRequest } from './change-requests.repository';
 

@@ -107,11 +107,24 @@ describe('gated change kinds (ADR 0300)', () => {
     });
 
     it('never widens by keeping a list or taking entries out of it', () => {
-      const entry = fc.constantFrom('10.0.0.0/8', '10.20.0.0/16', '192.168.1.7', 'fd12::/16', '::1', '*.corp.example', 'hooks.corp.example');
+      const entry = fc.constantFrom(
+        '10.0.0.0/8',
+        '10.20.0.0/16',
+        '192.168.1.7',
+        'fd12::/16',
+        '::1',
+        '*.corp.example',
+        'hooks.corp.example',
+      );
       fc.assert(
         fc.property(fc.uniqueArray(entry), fc.func(fc.boolean()), (list, keep) => {
           expect(widenedAllowEntries(list, list)).toEqual([]);
-          expect(widenedAllowEntries(list, list.filter((e) => keep(e)))).toEqual([]);
+          expect(
+            widenedAllowEntries(
+              list,
+              list.filter((e) => keep(e)),
+            ),
+          ).toEqual([]);
         }),
       );
     });

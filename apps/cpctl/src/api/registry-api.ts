@@ -177,7 +177,9 @@ export async function setAllowList(
     protocol: { [options.list]: options.entries },
     ...(options.breakGlassReason !== undefined ? { breakGlassReason: options.breakGlassReason } : {}),
   };
-  type Raw = { updateAgent: { revision: number; protocol: Record<AllowListName, string[]>; changeRequest: AllowListUpdate['changeRequest'] } };
+  type Raw = {
+    updateAgent: { revision: number; protocol: Record<AllowListName, string[]>; changeRequest: AllowListUpdate['changeRequest'] };
+  };
   const data = await client.request<Raw>(SET_ALLOW_LIST_MUTATION, { input }, CpctlErrorCode.Usage);
   return { revision: data.updateAgent.revision, lists: data.updateAgent.protocol, changeRequest: data.updateAgent.changeRequest };
 }

@@ -38,7 +38,14 @@ export async function agentAllowListCommand(
         `Nothing applied: change request ${request.id} holds this change for a second admin (cpctl change-requests approve ${request.id}).`,
       ),
     );
-    r.result({ ...base, ok: false, exitCode: ExitCode.ChangeRequestFiled, applied: false, revision: done.revision, changeRequest: request });
+    r.result({
+      ...base,
+      ok: false,
+      exitCode: ExitCode.ChangeRequestFiled,
+      applied: false,
+      revision: done.revision,
+      changeRequest: request,
+    });
     return ExitCode.ChangeRequestFiled;
   }
   r.line(

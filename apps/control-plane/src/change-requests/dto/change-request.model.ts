@@ -46,7 +46,9 @@ export class ChangeRequestSettingsModel {
   @Field(() => JSONScalar, { description: 'The card base approval writes.' }) after!: unknown;
 }
 
-@ObjectType('ChangeRequest', { description: "A gated manifest change, or a widening of an agent's allow list, held for a second admin (issue 32)." })
+@ObjectType('ChangeRequest', {
+  description: "A gated manifest change, or a widening of an agent's allow list, held for a second admin (issue 32).",
+})
 export class ChangeRequestModel {
   @Field() id!: string;
   @Field() agentId!: string;
@@ -58,7 +60,10 @@ export class ChangeRequestModel {
   @Field(() => ChangeRequestPlanModel) plan!: ChangeRequestPlanModel;
   @Field(() => JSONScalar, { description: 'The manifest documents as submitted (the whole desired set); empty for a settings change.' })
   documents!: unknown;
-  @Field(() => ChangeRequestSettingsModel, { nullable: true, description: "The agent settings change it holds (kind allowlist); null for a manifest plan." })
+  @Field(() => ChangeRequestSettingsModel, {
+    nullable: true,
+    description: 'The agent settings change it holds (kind allowlist); null for a manifest plan.',
+  })
   settings!: ChangeRequestSettingsModel | null;
   @Field({ description: 'Applied at once by a platform admin, without a second admin.' }) breakGlass!: boolean;
   @Field(() => String, { nullable: true }) breakGlassReason!: string | null;
