@@ -1,5 +1,5 @@
 /**
- * Change requests for an agent's allow lists (issue 32, ADR 0320) over HTTP against the whole app,
+ * Change requests for an agent's allow lists (issue 32, ADR 0325) over HTTP against the whole app,
  * under the default policy: widening `protocol.webhookAllow` or `protocol.upstreamAllow` through
  * updateAgent applies nothing and files a change request holding the whole update against the
  * current settings; narrowing applies at once; a second admin who is a platform admin approves;

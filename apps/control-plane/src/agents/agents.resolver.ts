@@ -52,7 +52,7 @@ export class AgentsResolver {
 
   @Mutation(() => AgentModel, {
     description:
-      'Changes the card base; refused with CONFLICT unless expectedRevision is current. A widening of an allow list the approval policy gates applies nothing: the answer carries the change request that holds it (ADR 0320).',
+      'Changes the card base; refused with CONFLICT unless expectedRevision is current. A widening of an allow list the approval policy gates applies nothing: the answer carries the change request that holds it (ADR 0325).',
   })
   async updateAgent(@CurrentPrincipal() principal: AdminPrincipal, @Args('input') input: UpdateAgentInput): Promise<AgentModel> {
     const { changeRequest, ...agent } = await this.service.update(principal, input);

@@ -109,7 +109,7 @@ export class AgentsService {
     this.access.assertCanWrite(principal, input.teamId, { type: 'team', id: input.teamId });
     if (!(await this.agents.teamExists(input.teamId))) throw notFound('team', input.teamId);
     const base = this.validBase(merge({ extensions: [], protocol: DEFAULT_PROTOCOL }, input));
-    // A new agent has no settings a request could be held against (ADR 0320): its allow lists are
+    // A new agent has no settings a request could be held against (ADR 0325): its allow lists are
     // requested with updateAgent once it exists, like a single manifest mutation points at applyManifests.
     const gated = await this.gate.gatedAllowLists({}, listsOf(base));
     if (gated.length) throw approvalRequired(`create agent "${input.id}"`, gated);
@@ -147,7 +147,7 @@ export class AgentsService {
   }
 
   /**
-   * Changes the card base. A change that widens an allow list the approval policy gates (ADR 0320)
+   * Changes the card base. A change that widens an allow list the approval policy gates (ADR 0325)
    * applies nothing: the whole update is held as a change request against the current settings,
    * unless a platform admin breaks the glass with a reason. Narrowing applies at once.
    */

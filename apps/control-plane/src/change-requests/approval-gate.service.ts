@@ -48,7 +48,7 @@ export class ApprovalGate {
     return gatedChanges(written, await this.policyKinds());
   }
 
-  /** The widenings of an agent's allow lists the policy gates (kind `allowlist`, ADR 0320). */
+  /** The widenings of an agent's allow lists the policy gates (kind `allowlist`, ADR 0325). */
   async gatedAllowLists(before: AllowLists, after: AllowLists): Promise<GatedChange[]> {
     const changes = classifyAllowLists(before, after);
     if (changes.length === 0) return [];

@@ -74,7 +74,7 @@ describe('gated change kinds (ADR 0300)', () => {
     );
   });
 
-  describe('allow lists (ADR 0320)', () => {
+  describe('allow lists (ADR 0325)', () => {
     it('a new entry widens; a kept one (whatever its case or spelling) does not', () => {
       expect(widenedAllowEntries(['127.0.0.1', 'Hooks.Internal'], ['hooks.internal', '10.0.0.0/8'])).toEqual(['10.0.0.0/8']);
       expect(widenedAllowEntries(['127.0.0.1', '10.0.0.0/8'], ['127.0.0.1'])).toEqual([]);

@@ -158,7 +158,7 @@ function toAppliedPlan(raw: RawPlan): AppliedPlan {
 
 export type AllowListName = 'webhookAllow' | 'upstreamAllow';
 
-/** What setting an allow list did: applied, or held by a change request (ADR 0320). */
+/** What setting an allow list did: applied, or held by a change request (ADR 0325). */
 export interface AllowListUpdate {
   revision: number;
   lists: Record<AllowListName, string[]>;

@@ -2,7 +2,7 @@
  * `cpctl agent allow-list <agent> <webhook|upstream> [entries...]`: replaces one of the agent's
  * allow lists (the private hosts push webhooks or upstream agents may reach, ADR 0211, 0230). A
  * widening the approval policy gates applies nothing: a change request holds it for a second admin
- * and cpctl exits 20, as `cpctl apply` does (ADR 0320); narrowing applies at once.
+ * and cpctl exits 20, as `cpctl apply` does (ADR 0325); narrowing applies at once.
  */
 import { fetchAgent, setAllowList, type AllowListName } from '../api/registry-api';
 import { clientFor, type CommandContext } from '../context';

@@ -316,7 +316,7 @@ const configFields = z.object({
    * Issue 32 (ADR 0300): the change kinds that need a second admin while no platform admin has set
    * the registry's approval policy (comma-separated, or `none`; an empty variable is unset like
    * every other). Kinds: public, access, upstream, undeprecate, remove, allowlist (an agent's
-   * webhook or upstream allow list widened, ADR 0320).
+   * webhook or upstream allow list widened, ADR 0325).
    */
   APPROVAL_DEFAULT_KINDS: z
     .string()

@@ -70,7 +70,7 @@ export class UpdateAgentInput extends AgentCardInput {
   @Field(() => String, {
     nullable: true,
     description:
-      'Platform admins only: apply a widening of an allow list the approval policy gates at once, without a second admin (break-glass, ADR 0320). The reason (at most 2000 characters) is audited and announced.',
+      'Platform admins only: apply a widening of an allow list the approval policy gates at once, without a second admin (break-glass, ADR 0325). The reason (at most 2000 characters) is audited and announced.',
   })
   breakGlassReason?: string | null;
 }

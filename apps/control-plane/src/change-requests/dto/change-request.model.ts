@@ -37,7 +37,7 @@ export class ChangeRequestPlanModel {
 }
 
 @ObjectType('ChangeRequestSettings', {
-  description: "The change of an agent's settings a request holds (kind allowlist, ADR 0320): the whole card base before and after.",
+  description: "The change of an agent's settings a request holds (kind allowlist, ADR 0325): the whole card base before and after.",
 })
 export class ChangeRequestSettingsModel {
   @Field(() => [String], { description: 'The card-base fields that differ, e.g. "protocol.webhookAllow".' }) fields!: string[];
