@@ -2,7 +2,8 @@
  * The command tree. `run` never exits the process and never touches process.*: it returns the
  * exit code, so main.ts stays a two-liner and the whole CLI can run in-process.
  */
-import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { Argument, Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { agentAllowListCommand, ALLOW_LIST_ARGS } from './commands/agent.command';
 import { cardDiffCommand, cardShowCommand } from './commands/card.command';
 import { cardVerifyCommand } from './commands/card-verify.command';
 import { exportCommand } from './commands/export.command';
@@ -179,6 +180,23 @@ export async function run(argv: readonly string[], io: Io): Promise<ExitCode> {
     .action(
       action('change-requests reject', (ctx, id: string, opts: { comment: string }) =>
         changeRequestDecideCommand(ctx, 'reject', id, opts.comment),
+      ),
+    );
+
+  program
+    .command('agent')
+    .description("an agent's settings")
+    .command('allow-list')
+    .description(
+      'replace the private hosts, *.domains, IPs or CIDRs push webhooks (webhook) or upstream agents (upstream) may reach; a widening the approval policy gates files a change request (exit 20)',
+    )
+    .argument('<agent>', 'agent id')
+    .addArgument(new Argument('<list>', 'which allow list').choices(Object.keys(ALLOW_LIST_ARGS)))
+    .argument('[entries...]', 'the whole new list (none: empty it)')
+    .option('--break-glass <reason>', 'platform admins: apply a gated widening at once, without a second admin (audited and announced)')
+    .action(
+      action('agent allow-list', (ctx, agent: string, list: string, entries: string[], opts: { breakGlass?: string }) =>
+        agentAllowListCommand(ctx, agent, ALLOW_LIST_ARGS[list], entries, { breakGlassReason: opts.breakGlass }),
       ),
     );
 

@@ -42,7 +42,7 @@ export enum ExitCode {
   CatalogInvalid = 18,
   /** gateway drift: an upstream does not answer, offers skills no manifest covers, or no longer lists a manifest's skill. */
   UpstreamDrift = 19,
-  /** apply: the plan has changes the approval policy gates; a change request now holds it for a second admin (nothing applied). */
+  /** apply, agent allow-list: the change has parts the approval policy gates; a change request now holds it for a second admin (nothing applied). */
   ChangeRequestFiled = 20,
   /** change-requests approve/reject: the request is no longer pending (already applied, rejected or stale). */
   ChangeRequestNotPending = 21,

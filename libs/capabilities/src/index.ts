@@ -80,7 +80,7 @@ export {
   webhookAllowEntryProblem,
   webhookAllowProblems,
   usableWebhookAllow,
-  addedWebhookAllow,
+  allowEntryCovers,
   METADATA_ADDRESSES,
 } from './webhook-allow';
 export * from './upstream';

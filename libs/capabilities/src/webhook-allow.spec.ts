@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { addedWebhookAllow, usableWebhookAllow, webhookAllowEntryProblem, webhookAllowSchema } from './webhook-allow';
+import { allowEntryCovers, usableWebhookAllow, webhookAllowEntryProblem, webhookAllowSchema } from './webhook-allow';
 
 describe('webhook allow-list entries (ADR 0211)', () => {
   it.each([
@@ -86,9 +86,27 @@ describe('webhook allow-list entries (ADR 0211)', () => {
     expect(webhookAllowSchema.safeParse(Array.from({ length: 51 }, (_, i) => `10.0.0.${i}`)).success).toBe(false);
   });
 
-  it('usable entries drop what a list stored before the rule may hold; added entries are what widening brings', () => {
+  it('usable entries drop what a list stored before the rule may hold', () => {
     expect(usableWebhookAllow(['0.0.0.0/0', '127.0.0.1', '169.254.169.254', '*.com'])).toEqual(['127.0.0.1']);
-    expect(addedWebhookAllow(['127.0.0.1', 'Hooks.Internal'], ['hooks.internal', '10.0.0.0/8'])).toEqual(['10.0.0.0/8']);
-    expect(addedWebhookAllow(['127.0.0.1', '10.0.0.0/8'], ['127.0.0.1'])).toEqual([]);
+  });
+
+  it.each<[string, string, boolean]>([
+    ['10.0.0.0/8', '10.20.0.0/16', true],
+    ['10.0.0.0/8', '10.20.0.1', true],
+    ['10.20.0.0/16', '10.0.0.0/8', false],
+    ['10.20.0.1', '10.20.0.1/32', true],
+    ['fd12:3456::/32', 'FD12:3456:0:0::/64', true],
+    ['fd12:3456::/32', 'fd12:3457::1', false],
+    ['::1', '0:0:0:0:0:0:0:1', true],
+    ['127.0.0.1', '::1', false],
+    ['Hooks.Internal', 'hooks.internal', true],
+    ['*.corp.example', 'hooks.corp.example', true],
+    ['*.corp.example', '*.eu.corp.example', true],
+    ['*.corp.example', 'corp.example', false],
+    ['*.eu.corp.example', '*.corp.example', false],
+    ['hooks.internal', '10.0.0.1', false],
+    ['10.0.0.0/8', 'not an entry/', false],
+  ])('%s covers %s: %s', (outer, inner, covers) => {
+    expect(allowEntryCovers(outer, inner)).toBe(covers);
   });
 });

@@ -107,10 +107,28 @@ export function usableWebhookAllow(list: readonly string[]): string[] {
   return list.filter((entry) => webhookAllowEntryProblem(entry) === undefined);
 }
 
-/** Entries of `next` that `previous` did not hold (case-insensitive): what widening adds. */
-export function addedWebhookAllow(previous: readonly string[], next: readonly string[]): string[] {
-  const before = new Set(previous.map((e) => e.trim().toLowerCase()));
-  return next.filter((e) => !before.has(e.trim().toLowerCase()));
+/**
+ * Whether entry `outer` lets through everything `inner` does, as the node matches them
+ * (libs/common/src/net/webhook-url.ts): a CIDR or IP covers the addresses inside it (`10.0.0.0/8`
+ * covers `10.20.0.0/16` and `10.20.0.1`, `fd12::/16` covers `fd12:0::1/64` however it is written);
+ * a host name covers itself (case-insensitive); `*.corp.example` covers the names under it
+ * (`hooks.corp.example`, `*.eu.corp.example`) but not `corp.example`. Names and addresses never
+ * cover each other: a name is allowed whatever it resolves to. The rule of what widens a list is
+ * the approval policy's (change-kinds.ts); this only says what one entry matches.
+ */
+export function allowEntryCovers(outer: string, inner: string): boolean {
+  const o = outer.trim().toLowerCase();
+  const i = inner.trim().toLowerCase();
+  if (o === i) return true;
+  const isAddress = (e: string) => e.includes('/') || ipaddr.isValid(e);
+  if (isAddress(o) || isAddress(i)) {
+    const [oc, ic] = [cidrOf(o), cidrOf(i)];
+    if (!oc || !ic || oc[0].kind() !== ic[0].kind()) return false;
+    return ic[1] >= oc[1] && ic[0].match(oc[0], oc[1]);
+  }
+  if (!o.startsWith('*.')) return false;
+  const suffix = o.slice(1);
+  return i.endsWith(suffix) && i.length > suffix.length;
 }
 
 /** The zod rule for the list: at most 50 entries, each acceptable, each refusal naming its reason. */

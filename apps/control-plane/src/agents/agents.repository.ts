@@ -32,6 +32,12 @@ export class AgentsRepository {
     return row ? toRecord(row) : null;
   }
 
+  /** The agent as a registry change's transaction sees it (the change holds its row). */
+  async findIn(tx: RegistryTx, id: string): Promise<AgentRecord | null> {
+    const row = await tx.agent.findUnique({ where: { id } });
+    return row ? toRecord(row) : null;
+  }
+
   /** Agents of `teams` (undefined = all), ordered by id, `take` rows after `afterId`. */
   async list(scope: { teams?: string[]; teamId?: string }, afterId: string | undefined, take: number): Promise<AgentRecord[]> {
     const rows = await this.prisma.agent.findMany({

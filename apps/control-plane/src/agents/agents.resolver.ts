@@ -4,6 +4,7 @@ import type { AdminPrincipal } from '@cp/auth';
 import { AdminGuard } from '../auth/admin.guard';
 import { CurrentPrincipal } from '../auth/current-principal.decorator';
 import { PageInput } from '../common/graphql/pagination';
+import { toChangeRequestModel } from '../change-requests/change-request.mapper';
 import { AgentsService } from './agents.service';
 import type { AgentRecord } from './agents.repository';
 import { AgentConnection, AgentModel } from './dto/agent.model';
@@ -49,8 +50,20 @@ export class AgentsResolver {
     return toModel(await this.service.create(principal, input));
   }
 
-  @Mutation(() => AgentModel, { description: 'Changes the card base; refused with CONFLICT unless expectedRevision is current.' })
+  @Mutation(() => AgentModel, {
+    description:
+      'Changes the card base; refused with CONFLICT unless expectedRevision is current. A widening of an allow list the approval policy gates applies nothing: the answer carries the change request that holds it (ADR 0325).',
+  })
   async updateAgent(@CurrentPrincipal() principal: AdminPrincipal, @Args('input') input: UpdateAgentInput): Promise<AgentModel> {
-    return toModel(await this.service.update(principal, input));
+    const { changeRequest, ...agent } = await this.service.update(principal, input);
+    if (!changeRequest) return toModel(agent);
+    const applied = changeRequest.status === 'applied';
+    return {
+      ...toModel(agent),
+      changeRequest: toChangeRequestModel(changeRequest, {
+        canApprove: false,
+        cannotApproveReason: applied ? 'it is applied' : 'you submitted it: another admin must approve it',
+      }),
+    };
   }
 }

@@ -6,7 +6,14 @@ import { InjectConfig, type AppConfig } from '@cp/common';
 import { AuditWriter, type AuditEntry, type RegistryTx } from '@cp/db';
 import { AccessPolicy } from '../auth/access-policy';
 import { validateInput } from '../common/errors';
-import { gatedChanges, type ChangeKind, type GatedChange, type WrittenCapability } from './change-kinds';
+import {
+  classifyAllowLists,
+  gatedChanges,
+  type AllowLists,
+  type ChangeKind,
+  type GatedChange,
+  type WrittenCapability,
+} from './change-kinds';
 import { ChangeRequestNotices } from './change-request-notices';
 import { ChangeRequestsRepository, type ChangeRequestRow, type NewChangeRequest } from './change-requests.repository';
 
@@ -39,6 +46,14 @@ export class ApprovalGate {
   async gated(written: readonly WrittenCapability[]): Promise<GatedChange[]> {
     if (written.length === 0) return [];
     return gatedChanges(written, await this.policyKinds());
+  }
+
+  /** The widenings of an agent's allow lists the policy gates (kind `allowlist`, ADR 0325). */
+  async gatedAllowLists(before: AllowLists, after: AllowLists): Promise<GatedChange[]> {
+    const changes = classifyAllowLists(before, after);
+    if (changes.length === 0) return [];
+    const kinds = await this.policyKinds();
+    return changes.filter((c) => kinds.includes(c.kind));
   }
 
   /** Holds a gated plan for a second admin: the request, its audit entry, its notices. */

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { given } from '@cp/capabilities/testing';
 import type { CapabilityManifest } from '@cp/capabilities';
-import { CHANGE_KINDS, classify, gatedChanges } from './change-kinds';
+import { CHANGE_KINDS, classify, classifyAllowLists, gatedChanges, widenedAllowEntries } from './change-kinds';
 
 const upstream = (url: string) => ({ url, binding: 'jsonrpc' as const, version: '1.0' as const });
 const kinds = (before: CapabilityManifest | undefined, after: CapabilityManifest) =>
@@ -72,5 +72,61 @@ describe('gated change kinds (ADR 0300)', () => {
         expect(gatedChanges([{ before: same, after: { ...same } }], CHANGE_KINDS)).toEqual([]);
       }),
     );
+  });
+
+  describe('allow lists (ADR 0325)', () => {
+    it('a new entry widens; a kept one (whatever its case or spelling) does not', () => {
+      expect(widenedAllowEntries(['127.0.0.1', 'Hooks.Internal'], ['hooks.internal', '10.0.0.0/8'])).toEqual(['10.0.0.0/8']);
+      expect(widenedAllowEntries(['127.0.0.1', '10.0.0.0/8'], ['127.0.0.1'])).toEqual([]);
+      expect(widenedAllowEntries(['fd12:3456::/32'], ['FD12:3456:0::/32'])).toEqual([]);
+    });
+
+    it.each<[string, string[], string[], string[]]>([
+      ['an entry added', [], ['10.20.0.0/16'], ['10.20.0.0/16']],
+      ['an entry broadened', ['10.20.0.0/16'], ['10.0.0.0/8'], ['10.0.0.0/8']],
+      ['a host swapped for its wildcard', ['hooks.corp.example'], ['*.corp.example'], ['*.corp.example']],
+      ['an entry narrowed', ['10.0.0.0/8'], ['10.20.0.0/16'], []],
+      ['a wildcard narrowed to a host', ['*.corp.example'], ['hooks.corp.example'], []],
+      ['an entry removed', ['10.0.0.0/8', 'hooks.internal'], ['hooks.internal'], []],
+      ['one removed, another added', ['10.0.0.0/8'], ['192.168.1.0/24'], ['192.168.1.0/24']],
+      ['the same entry twice', [], ['::1', '::1'], ['::1']],
+    ])('%s', (_name, before, after, widened) => {
+      expect(widenedAllowEntries(before, after)).toEqual(widened);
+    });
+
+    it('names each widened list as a change of the agent settings', () => {
+      expect(
+        classifyAllowLists(
+          { webhookAllow: ['hooks.internal'], upstreamAllow: ['10.0.0.0/8'] },
+          { webhookAllow: ['hooks.internal', '10.1.0.0/16'], upstreamAllow: ['10.2.0.0/16'] },
+        ),
+      ).toEqual([{ kind: 'allowlist', capabilityId: '*', detail: 'protocol.webhookAllow + 10.1.0.0/16' }]);
+      expect(classifyAllowLists({}, { upstreamAllow: ['*.corp.example'] })).toEqual([
+        { kind: 'allowlist', capabilityId: '*', detail: 'protocol.upstreamAllow + *.corp.example' },
+      ]);
+    });
+
+    it('never widens by keeping a list or taking entries out of it', () => {
+      const entry = fc.constantFrom(
+        '10.0.0.0/8',
+        '10.20.0.0/16',
+        '192.168.1.7',
+        'fd12::/16',
+        '::1',
+        '*.corp.example',
+        'hooks.corp.example',
+      );
+      fc.assert(
+        fc.property(fc.uniqueArray(entry), fc.func(fc.boolean()), (list, keep) => {
+          expect(widenedAllowEntries(list, list)).toEqual([]);
+          expect(
+            widenedAllowEntries(
+              list,
+              list.filter((e) => keep(e)),
+            ),
+          ).toEqual([]);
+        }),
+      );
+    });
   });
 });

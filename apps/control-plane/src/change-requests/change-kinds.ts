@@ -1,11 +1,12 @@
 /**
- * Which changes of a plan need a second admin (issue 32, ADR 0300). Pure: it reads the plan the
- * write pipeline already made (added, changed, deprecated, removed: the core's planApply model, or
- * the one manifest a single mutation writes) and names each change that widens exposure.
+ * Which changes need a second admin (issue 32, ADR 0300, 0325). Pure: it reads the plan the write
+ * pipeline already made (added, changed, deprecated, removed: the core's planApply model, or the one
+ * manifest a single mutation writes) and names each change that widens exposure; and it says which
+ * change of an agent's allow lists widens them. The one place that rule lives.
  */
-import { canonicalJson, type CapabilityManifest, type Visibility } from '@cp/capabilities';
+import { allowEntryCovers, canonicalJson, type CapabilityManifest, type Visibility } from '@cp/capabilities';
 
-export const CHANGE_KINDS = ['public', 'access', 'upstream', 'undeprecate', 'remove'] as const;
+export const CHANGE_KINDS = ['public', 'access', 'upstream', 'undeprecate', 'remove', 'allowlist'] as const;
 export type ChangeKind = (typeof CHANGE_KINDS)[number];
 
 export const CHANGE_KIND_DESCRIPTIONS: Record<ChangeKind, string> = {
@@ -14,11 +15,13 @@ export const CHANGE_KIND_DESCRIPTIONS: Record<ChangeKind, string> = {
   upstream: "a capability's upstream agent (ADR 0230) is set, changed or dropped",
   undeprecate: 'a deprecated capability back to preview or ga',
   remove: 'a capability removed',
+  allowlist: "an agent's protocol.webhookAllow or protocol.upstreamAllow gains an entry, or an entry is broadened",
 };
 
 /** One change of a plan that the policy may gate. */
 export interface GatedChange {
   kind: ChangeKind;
+  /** The capability changed; `*` for a change of the agent's own settings (kind `allowlist`). */
   capabilityId: string;
   /** What changed, in words an approver reads (`tenants + acme, globex`). */
   detail: string;
@@ -75,4 +78,32 @@ function widenedTenants(before: '*' | string[], after: '*' | string[]): string |
   if (after === '*') return `${before.join(', ') || 'none'} → "*" (every tenant)`;
   const added = after.filter((t) => !before.includes(t));
   return added.length ? `+ ${added.join(', ')}` : undefined;
+}
+
+/** The agent settings that list private hosts the node may reach (ADR 0162, 0211, 0230). */
+export const ALLOW_LISTS = ['webhookAllow', 'upstreamAllow'] as const;
+export type AllowListName = (typeof ALLOW_LISTS)[number];
+export type AllowLists = Partial<Record<AllowListName, readonly string[] | undefined>>;
+
+/** The capabilityId of a gated change of the agent's settings rather than of a capability. */
+export const AGENT_SETTINGS = '*';
+
+/**
+ * Entries of `next` that no entry of `previous` covers (libs/capabilities' allowEntryCovers: the
+ * node's own matching): what a change of an allow list opens. Removing an entry, or replacing one
+ * with a narrower one it covered (`10.0.0.0/8` → `10.20.0.0/16`, `*.corp.example` →
+ * `hooks.corp.example`), opens nothing; a new entry, or a broader one, does.
+ */
+export function widenedAllowEntries(previous: readonly string[], next: readonly string[]): string[] {
+  return [...new Set(next.filter((entry) => !previous.some((held) => allowEntryCovers(held, entry))))];
+}
+
+/** Each allow list the settings change widens, as a gated change of kind `allowlist` (whatever the policy). */
+export function classifyAllowLists(before: AllowLists, after: AllowLists): GatedChange[] {
+  return ALLOW_LISTS.flatMap((list) => {
+    const added = widenedAllowEntries(before[list] ?? [], after[list] ?? []);
+    return added.length === 0
+      ? []
+      : [{ kind: 'allowlist' as const, capabilityId: AGENT_SETTINGS, detail: `protocol.${list} + ${added.join(', ')}` }];
+  });
 }

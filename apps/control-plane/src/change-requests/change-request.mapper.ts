@@ -1,5 +1,5 @@
 import type { ChangeKind, GatedChange } from './change-kinds';
-import type { ChangeRequestRow, ChangeRequestStatus } from './change-requests.repository';
+import type { ChangeRequestRow, ChangeRequestStatus, SettingsChange } from './change-requests.repository';
 import type { ChangeRequestModel, ChangeRequestPlanModel } from './dto/change-request.model';
 
 export interface Approvability {
@@ -18,6 +18,7 @@ export function toChangeRequestModel(row: ChangeRequestRow, approvability: Appro
     changes: row.changes as unknown as GatedChange[],
     plan: row.plan as unknown as ChangeRequestPlanModel,
     documents: row.documents,
+    settings: (row.settings as unknown as SettingsChange | null) ?? null,
     breakGlass: row.breakGlass,
     breakGlassReason: row.breakGlassReason,
     decidedBy: row.decidedBy,

@@ -13,7 +13,16 @@ export interface NewChangeRequest {
   allowUnserved: string[];
   changes: GatedChange[];
   plan: unknown;
+  /** A change of the agent's settings (kind allowlist): { before, after, fields }; absent for a manifest plan. */
+  settings?: SettingsChange;
   author: string;
+}
+
+/** The agent settings change a request holds: the whole card base before and after, and what differs. */
+export interface SettingsChange {
+  before: unknown;
+  after: unknown;
+  fields: string[];
 }
 
 export interface ChangeRequestListFilter {
@@ -62,6 +71,7 @@ export class ChangeRequestsRepository {
         kinds: [...new Set(request.changes.map((c) => c.kind))],
         changes: request.changes as unknown as Prisma.InputJsonValue,
         plan: request.plan as Prisma.InputJsonValue,
+        ...(request.settings ? { settings: request.settings as unknown as Prisma.InputJsonValue } : {}),
         author: request.author,
         ...(applied
           ? {

@@ -42,12 +42,12 @@ export class ChangeRequestsResolver {
     return this.requests.reject(principal, input);
   }
 
-  @Query(() => ApprovalPolicyModel, { description: 'Which kinds of manifest change need a second admin.' })
+  @Query(() => ApprovalPolicyModel, { description: 'Which kinds of change need a second admin.' })
   approvalPolicy() {
     return this.requests.policy();
   }
 
-  @Mutation(() => ApprovalPolicyModel, { description: 'Platform admins: sets which kinds of manifest change need a second admin.' })
+  @Mutation(() => ApprovalPolicyModel, { description: 'Platform admins: sets which kinds of change need a second admin.' })
   setApprovalPolicy(@CurrentPrincipal() principal: AdminPrincipal, @Args('input') input: SetApprovalPolicyInput) {
     return this.requests.setPolicy(principal, input.kinds);
   }

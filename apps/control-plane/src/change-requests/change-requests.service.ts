@@ -1,16 +1,17 @@
 import { Injectable } from '@nestjs/common';
 import { z } from 'zod';
 import type { AdminPrincipal } from '@cp/auth';
-import { AuditWriter, RegistryError, RegistryErrorCode } from '@cp/db';
+import { AuditWriter, RegistryError, RegistryErrorCode, type AuditEntry, type RegistryTx } from '@cp/db';
 import { AccessPolicy } from '../auth/access-policy';
 import { CommonError, CommonErrorCode, notFound, validateInput } from '../common/errors';
 import { decodeCursor, pageSize, toPage, type Page, type PageInput } from '../common/graphql/pagination';
+import { AgentsService } from '../agents/agents.service';
 import { ApplyManifestsService } from '../manifests/apply-manifests.service';
 import { ApprovalGate, reasonSchema } from './approval-gate.service';
 import { CHANGE_KINDS, type ChangeKind } from './change-kinds';
 import { ChangeRequestNotices } from './change-request-notices';
 import { ChangeRequestError, ChangeRequestErrorCode } from './change-requests.errors';
-import { ChangeRequestsRepository, type ChangeRequestRow } from './change-requests.repository';
+import { ChangeRequestsRepository, type ChangeRequestRow, type SettingsChange } from './change-requests.repository';
 import type { ChangeRequestFilter } from './dto/change-request.input';
 import type { ApprovalPolicyModel, ChangeRequestModel } from './dto/change-request.model';
 import { toChangeRequestModel, type Approvability } from './change-request.mapper';
@@ -37,6 +38,7 @@ export class ChangeRequestsService {
     private readonly gate: ApprovalGate,
     private readonly notices: ChangeRequestNotices,
     private readonly applier: ApplyManifestsService,
+    private readonly agents: AgentsService,
     private readonly access: AccessPolicy,
     private readonly audit: AuditWriter,
   ) {}
@@ -81,18 +83,21 @@ export class ChangeRequestsService {
         { id: row.id },
       );
     }
+    const markApplied = async (tx: RegistryTx, revision: number): Promise<AuditEntry[]> => {
+      if (!(await this.requests.markApplied(tx, row.id, principal.subject, comment, revision))) throw this.notPending(row.id, 'approved');
+      return [
+        {
+          action: 'change-request.approve',
+          targetType: 'change-request',
+          targetId: row.id,
+          after: { agentId: row.agentId, author: row.author, approver: principal.subject, comment, revision, kinds: row.kinds },
+        },
+      ];
+    };
+    const settings = settingsOf(row);
     try {
-      await this.applier.applyApproved(principal, row, async (tx, revision) => {
-        if (!(await this.requests.markApplied(tx, row.id, principal.subject, comment, revision))) throw this.notPending(row.id, 'approved');
-        return [
-          {
-            action: 'change-request.approve',
-            targetType: 'change-request',
-            targetId: row.id,
-            after: { agentId: row.agentId, author: row.author, approver: principal.subject, comment, revision, kinds: row.kinds },
-          },
-        ];
-      });
+      if (settings) await this.agents.applyApproved(principal, { ...row, settings }, markApplied);
+      else await this.applier.applyApproved(principal, row, markApplied);
     } catch (error) {
       if (error instanceof RegistryError && error.code === RegistryErrorCode.StaleRevision) throw await this.stale(principal, row, error);
       throw error;
@@ -167,6 +172,8 @@ export class ChangeRequestsService {
       return { canApprove: false, cannotApproveReason: 'you submitted it: another admin must approve it' };
     if (teamId === undefined || !this.access.canWrite(principal, teamId))
       return { canApprove: false, cannotApproveReason: `you do not administer agent "${row.agentId}"` };
+    if (row.kinds.includes('allowlist') && !principal.roles.includes('platform-admin'))
+      return { canApprove: false, cannotApproveReason: 'it widens an allow list: only a platform-admin may approve it' };
     return { canApprove: true, cannotApproveReason: null };
   }
 
@@ -192,6 +199,13 @@ export class ChangeRequestsService {
       ]),
     );
     if (!marked) return this.notPending(row.id, (await this.requests.find(row.id))?.status ?? 'gone');
+    if (settingsOf(row)) {
+      return new ChangeRequestError(
+        ChangeRequestErrorCode.Stale,
+        `change request ${row.id} was made against the settings agent "${row.agentId}" had at revision ${row.baseRevision}, which changed since: nothing was applied; request the change again from the current settings`,
+        { id: row.id, baseRevision: row.baseRevision, currentRevision: current },
+      );
+    }
     return new ChangeRequestError(
       ChangeRequestErrorCode.Stale,
       `change request ${row.id} was planned at revision ${row.baseRevision} of agent "${row.agentId}", which is now at revision ${String(current)}: nothing was applied; plan the change again and submit a new request`,
@@ -199,3 +213,6 @@ export class ChangeRequestsService {
     );
   }
 }
+
+/** The settings change an allow-list request holds; null for a manifest plan. */
+const settingsOf = (row: ChangeRequestRow): SettingsChange | null => (row.settings as unknown as SettingsChange | null) ?? null;

@@ -12,6 +12,14 @@ const AGENT_FIELDS = `
 
 export const AGENT_QUERY = `query CpctlAgent($id: String!) { agent(id: $id) { ${AGENT_FIELDS} } }`;
 
+export const SET_ALLOW_LIST_MUTATION = `mutation CpctlSetAllowList($input: UpdateAgentInput!) {
+  updateAgent(input: $input) {
+    revision
+    protocol { webhookAllow upstreamAllow }
+    changeRequest { id status baseRevision breakGlass changes { kind capabilityId detail } }
+  }
+}`;
+
 export const MANIFESTS_QUERY = `query CpctlManifests($agentId: String!, $first: Int, $after: String) {
   manifests(filter: { agentId: $agentId }, page: { first: $first, after: $after }) { nodes { document } pageInfo { endCursor hasNextPage } }
 }`;

@@ -6,7 +6,7 @@ import { validateManifest, type AgentBase, type AgentCard, type CapabilityManife
 import type { GeneratedCard } from '../card/card-from-files';
 import { CpctlError, CpctlErrorCode } from '../cpctl.errors';
 import type { GraphQLClient } from './graphql-client';
-import { AGENT_QUERY, APPLY_MUTATION, MANIFESTS_QUERY, PUBLIC_CARD_QUERY, ROUTE_TEST_QUERY } from './operations';
+import { AGENT_QUERY, APPLY_MUTATION, MANIFESTS_QUERY, PUBLIC_CARD_QUERY, ROUTE_TEST_QUERY, SET_ALLOW_LIST_MUTATION } from './operations';
 
 /** What the control plane plans for an apply (ids, except `changed` which names the fields). */
 export interface ServerPlan {
@@ -154,6 +154,34 @@ function toAppliedPlan(raw: RawPlan): AppliedPlan {
       impact: raw.impact ?? [],
     },
   };
+}
+
+export type AllowListName = 'webhookAllow' | 'upstreamAllow';
+
+/** What setting an allow list did: applied, or held by a change request (ADR 0325). */
+export interface AllowListUpdate {
+  revision: number;
+  lists: Record<AllowListName, string[]>;
+  changeRequest: { id: string; status: string; baseRevision: number; breakGlass: boolean; changes: GatedChange[] } | null;
+}
+
+/** Replaces one allow list of the agent at `expectedRevision` (updateAgent); a refused entry is a usage error. */
+export async function setAllowList(
+  client: GraphQLClient,
+  agentId: string,
+  options: { list: AllowListName; entries: string[]; expectedRevision: number; breakGlassReason?: string },
+): Promise<AllowListUpdate> {
+  const input = {
+    id: agentId,
+    expectedRevision: options.expectedRevision,
+    protocol: { [options.list]: options.entries },
+    ...(options.breakGlassReason !== undefined ? { breakGlassReason: options.breakGlassReason } : {}),
+  };
+  type Raw = {
+    updateAgent: { revision: number; protocol: Record<AllowListName, string[]>; changeRequest: AllowListUpdate['changeRequest'] };
+  };
+  const data = await client.request<Raw>(SET_ALLOW_LIST_MUTATION, { input }, CpctlErrorCode.Usage);
+  return { revision: data.updateAgent.revision, lists: data.updateAgent.protocol, changeRequest: data.updateAgent.changeRequest };
 }
 
 export interface RouteTestSummary {

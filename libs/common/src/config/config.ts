@@ -315,16 +315,22 @@ const configFields = z.object({
   /**
    * Issue 32 (ADR 0300): the change kinds that need a second admin while no platform admin has set
    * the registry's approval policy (comma-separated, or `none`; an empty variable is unset like
-   * every other). Kinds: public, access, upstream, undeprecate, remove.
+   * every other). Kinds: public, access, upstream, undeprecate, remove, allowlist (an agent's
+   * webhook or upstream allow list widened, ADR 0325).
    */
   APPROVAL_DEFAULT_KINDS: z
     .string()
     .transform((value) => (value.trim() === 'none' ? '' : value))
     .pipe(list)
     .pipe(
-      z.array(z.enum(['public', 'access', 'upstream', 'undeprecate', 'remove'], 'must be public, access, upstream, undeprecate or remove')),
+      z.array(
+        z.enum(
+          ['public', 'access', 'upstream', 'undeprecate', 'remove', 'allowlist'],
+          'must be public, access, upstream, undeprecate, remove or allowlist',
+        ),
+      ),
     )
-    .default(['public', 'access', 'upstream', 'undeprecate', 'remove']),
+    .default(['public', 'access', 'upstream', 'undeprecate', 'remove', 'allowlist']),
   /** Tenants whose notification endpoints receive change-request notices (comma-separated, at most 20; default none). */
   CHANGE_REQUEST_NOTICE_TENANTS: list
     .pipe(z.array(z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'each must be a tenant id')).max(20, 'at most 20 tenants'))

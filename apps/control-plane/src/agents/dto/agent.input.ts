@@ -67,6 +67,12 @@ export class CreateAgentInput extends AgentCardInput {
 export class UpdateAgentInput extends AgentCardInput {
   @Field() id!: string;
   @Field(() => Int) expectedRevision!: number;
+  @Field(() => String, {
+    nullable: true,
+    description:
+      'Platform admins only: apply a widening of an allow list the approval policy gates at once, without a second admin (break-glass, ADR 0325). The reason (at most 2000 characters) is audited and announced.',
+  })
+  breakGlassReason?: string | null;
 }
 
 @InputType()

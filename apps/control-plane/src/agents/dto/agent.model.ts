@@ -1,6 +1,7 @@
 import { Field, ID, Int, ObjectType } from '@nestjs/graphql';
 import { JSONScalar } from '../../common/graphql/json.scalar';
 import { Connection } from '../../common/graphql/pagination';
+import { ChangeRequestModel } from '../../change-requests/dto/change-request.model';
 
 @ObjectType('AgentProvider')
 export class ProviderModel {
@@ -56,6 +57,12 @@ export class AgentModel {
   @Field(() => Int, { description: 'The registry revision; pass it as expectedRevision when changing this agent.' }) revision!: number;
   @Field() createdAt!: Date;
   @Field() updatedAt!: Date;
+  @Field(() => ChangeRequestModel, {
+    nullable: true,
+    description:
+      'Only in the answer of updateAgent: the change request that now holds the update (status pending: nothing applied, the agent is shown as it is), or the break-glass record (status applied). Null otherwise.',
+  })
+  changeRequest?: ChangeRequestModel | null;
 }
 
 export const AgentConnection = Connection(AgentModel, 'AgentConnection');

@@ -7,7 +7,7 @@ import type { ChangeRequestStatus } from '../change-requests.repository';
 export const ChangeKindEnum = Object.fromEntries(CHANGE_KINDS.map((k) => [k, k])) as Record<ChangeKind, ChangeKind>;
 registerEnumType(ChangeKindEnum, {
   name: 'ChangeKind',
-  description: 'A kind of manifest change the approval policy may gate (ADR 0300).',
+  description: 'A kind of change the approval policy may gate (ADR 0300, 0325).',
   valuesMap: Object.fromEntries(CHANGE_KINDS.map((k) => [k, { description: CHANGE_KIND_DESCRIPTIONS[k] }])),
 });
 
@@ -24,7 +24,7 @@ registerEnumType(ChangeRequestStatusEnum, {
 @ObjectType('GatedChange', { description: 'One change of a plan that the approval policy gates.' })
 export class GatedChangeModel {
   @Field(() => ChangeKindEnum) kind!: ChangeKind;
-  @Field() capabilityId!: string;
+  @Field({ description: 'The capability changed; "*" for a change of the agent\'s settings (kind allowlist).' }) capabilityId!: string;
   @Field({ description: 'What changed, e.g. "visibility extended → public".' }) detail!: string;
 }
 
@@ -36,7 +36,19 @@ export class ChangeRequestPlanModel {
   @Field(() => [String]) removed!: string[];
 }
 
-@ObjectType('ChangeRequest', { description: 'A gated manifest change held for a second admin (issue 32).' })
+@ObjectType('ChangeRequestSettings', {
+  description: "The change of an agent's settings a request holds (kind allowlist, ADR 0325): the whole card base before and after.",
+})
+export class ChangeRequestSettingsModel {
+  @Field(() => [String], { description: 'The card-base fields that differ, e.g. "protocol.webhookAllow".' }) fields!: string[];
+  @Field(() => JSONScalar, { description: 'The card base the request was made against: approval applies only while it is unchanged.' })
+  before!: unknown;
+  @Field(() => JSONScalar, { description: 'The card base approval writes.' }) after!: unknown;
+}
+
+@ObjectType('ChangeRequest', {
+  description: "A gated manifest change, or a widening of an agent's allow list, held for a second admin (issue 32).",
+})
 export class ChangeRequestModel {
   @Field() id!: string;
   @Field() agentId!: string;
@@ -46,7 +58,13 @@ export class ChangeRequestModel {
   @Field(() => [ChangeKindEnum]) kinds!: ChangeKind[];
   @Field(() => [GatedChangeModel]) changes!: GatedChangeModel[];
   @Field(() => ChangeRequestPlanModel) plan!: ChangeRequestPlanModel;
-  @Field(() => JSONScalar, { description: 'The manifest documents as submitted (the whole desired set).' }) documents!: unknown;
+  @Field(() => JSONScalar, { description: 'The manifest documents as submitted (the whole desired set); empty for a settings change.' })
+  documents!: unknown;
+  @Field(() => ChangeRequestSettingsModel, {
+    nullable: true,
+    description: 'The agent settings change it holds (kind allowlist); null for a manifest plan.',
+  })
+  settings!: ChangeRequestSettingsModel | null;
   @Field({ description: 'Applied at once by a platform admin, without a second admin.' }) breakGlass!: boolean;
   @Field(() => String, { nullable: true }) breakGlassReason!: string | null;
   @Field(() => String, { nullable: true, description: 'Who approved or rejected it.' }) decidedBy!: string | null;
@@ -61,7 +79,7 @@ export class ChangeRequestModel {
 
 export const ChangeRequestConnection = Connection(ChangeRequestModel, 'ChangeRequestConnection');
 
-@ObjectType('ApprovalPolicy', { description: 'Which kinds of manifest change need a second admin.' })
+@ObjectType('ApprovalPolicy', { description: 'Which kinds of change need a second admin.' })
 export class ApprovalPolicyModel {
   @Field(() => [ChangeKindEnum]) kinds!: ChangeKind[];
   @Field({ description: 'True while no platform admin has set it: the configured APPROVAL_DEFAULT_KINDS apply.' }) isDefault!: boolean;
