@@ -63,10 +63,12 @@ export type CapabilityState =
   | 'preview'
   | 'removed';
 
-/** A kind of manifest change the approval policy may gate (ADR 0300). */
+/** A kind of change the approval policy may gate (ADR 0300, 0325). */
 export type ChangeKind =
   /** an existing capability opens to more callers: visibility internal → extended, tenants added or "*", required scopes dropped */
   | 'access'
+  /** an agent's protocol.webhookAllow or protocol.upstreamAllow gains an entry, or an entry is broadened */
+  | 'allowlist'
   /** a capability becomes public (created public, or its visibility widened to public) */
   | 'public'
   /** a capability removed */
@@ -230,6 +232,8 @@ export type TenantInput = {
 };
 
 export type UpdateAgentInput = {
+  /** Platform admins only: apply a widening of an allow list the approval policy gates at once, without a second admin (break-glass, ADR 0325). The reason (at most 2000 characters) is audited and announced. */
+  breakGlassReason?: string | null | undefined;
   defaultInputModes?: Array<string> | null | undefined;
   defaultOutputModes?: Array<string> | null | undefined;
   description?: string | null | undefined;
