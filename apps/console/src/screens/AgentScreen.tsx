@@ -10,6 +10,7 @@ import {
 } from '../api/operations';
 import { Confirm } from '../components/Confirm';
 import { AgentSettings } from '../components/AgentForms';
+import { AgentOperations } from '../components/AgentOperations';
 import { ErrorBox } from '../components/ErrorBox';
 import { LoadState } from '../components/LoadState';
 import { RevisionHistory } from '../components/RevisionHistory';
@@ -198,6 +199,7 @@ export function AgentScreen({ agentId }: { agentId: string }) {
         />
       )}
       {agent && <AgentSettings agentId={agentId} onChanged={data.reload} />}
+      {agent && <AgentOperations agent={agent} manifests={manifests} writable={writable} onChanged={data.reload} />}
       {agent && (
         <RevisionHistory
           agentId={agentId}
