@@ -14,6 +14,7 @@ import { LoadState } from '../components/LoadState';
 import { useConsole, useLoad } from '../context';
 import type { ApprovalPolicyQuery as PolicyData, ChangeKind, PlatformSettingsQuery as PlatformData } from '../gql/graphql';
 import { useTitle } from '../url';
+import { Table } from '../components/Table';
 
 /** The kinds of manifest change the approval policy can gate, as the API describes them. */
 const CHANGE_KINDS: { kind: ChangeKind; what: string }[] = [
@@ -135,46 +136,32 @@ function NotificationEndpoints({ data, admin, onChanged }: { data: PlatformData;
       <h2 id="endpoints-title">Notification endpoints</h2>
       <p>Where each tenant receives deprecation notices (signed webhooks, Standard Webhooks).</p>
       <FormOutcome submit={removal} />
-      <div className="table-wrap">
-        <table>
-          <caption className="sr-only">Notification endpoints by tenant</caption>
-          <thead>
-            <tr>
-              <th scope="col">Tenant</th>
-              <th scope="col">URL</th>
-              <th scope="col">Set by</th>
-              <th scope="col">Updated</th>
-              {admin && <th scope="col">Actions</th>}
-            </tr>
-          </thead>
-          <tbody>
-            {data.notificationEndpoints.map((e) => (
-              <tr key={e.tenantId} data-key={e.tenantId}>
-                <td>
-                  <code>{e.tenantId}</code>
-                </td>
-                <td className="wrap">{e.url}</td>
-                <td>{e.createdBy}</td>
-                <td>
-                  <time dateTime={e.updatedAt}>{new Date(e.updatedAt).toLocaleString()}</time>
-                </td>
-                {admin && (
-                  <td className="row-actions">
-                    <button
-                      type="button"
-                      className="danger"
-                      onClick={() => setRemoving(e.tenantId)}
-                      aria-label={`Delete the notification endpoint of ${e.tenantId}`}
-                    >
-                      Delete
-                    </button>
-                  </td>
-                )}
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <Table caption="Notification endpoints by tenant" columns={['Tenant', 'URL', 'Set by', 'Updated', admin && 'Actions']}>
+        {data.notificationEndpoints.map((e) => (
+          <tr key={e.tenantId} data-key={e.tenantId}>
+            <td>
+              <code>{e.tenantId}</code>
+            </td>
+            <td className="wrap">{e.url}</td>
+            <td>{e.createdBy}</td>
+            <td>
+              <time dateTime={e.updatedAt}>{new Date(e.updatedAt).toLocaleString()}</time>
+            </td>
+            {admin && (
+              <td className="row-actions">
+                <button
+                  type="button"
+                  className="danger"
+                  onClick={() => setRemoving(e.tenantId)}
+                  aria-label={`Delete the notification endpoint of ${e.tenantId}`}
+                >
+                  Delete
+                </button>
+              </td>
+            )}
+          </tr>
+        ))}
+      </Table>
       {data.notificationEndpoints.length === 0 && <p>None.</p>}
       {secret && (
         <p role="status" className="notice" data-testid="endpoint-secret">
@@ -266,56 +253,44 @@ function DeadNotices({
       {notices.length === 0 ? (
         <p>None.</p>
       ) : (
-        <div className="table-wrap">
-          <table>
-            <caption className="sr-only">Dead-lettered deprecation notices</caption>
-            <thead>
-              <tr>
-                <th scope="col">Tenant</th>
-                <th scope="col">Capability</th>
-                <th scope="col">Event</th>
-                <th scope="col">Attempts</th>
-                <th scope="col">Last error</th>
-                {admin && <th scope="col">Actions</th>}
-              </tr>
-            </thead>
-            <tbody>
-              {notices.map((n) => (
-                <tr key={n.id} data-key={n.id}>
-                  <td>{n.tenantId}</td>
-                  <td>
-                    <code>
-                      {n.agentId}/{n.capabilityId}
-                    </code>
-                  </td>
-                  <td>{n.event}</td>
-                  <td>{n.attempts}</td>
-                  <td className="wrap">{n.lastError ?? '—'}</td>
-                  {admin && (
-                    <td className="row-actions">
-                      <button
-                        type="button"
-                        disabled={submit.busy}
-                        onClick={() =>
-                          void submit
-                            .run(
-                              async () => (
-                                await api.request(RedeliverDeprecationNoticeMutation, { id: n.id }),
-                                `Queued the notice to ${n.tenantId} again.`
-                              ),
-                            )
-                            .then((ok) => ok && onChanged())
-                        }
-                      >
-                        Deliver again
-                      </button>
-                    </td>
-                  )}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Table
+          caption="Dead-lettered deprecation notices"
+          columns={['Tenant', 'Capability', 'Event', 'Attempts', 'Last error', admin && 'Actions']}
+        >
+          {notices.map((n) => (
+            <tr key={n.id} data-key={n.id}>
+              <td>{n.tenantId}</td>
+              <td>
+                <code>
+                  {n.agentId}/{n.capabilityId}
+                </code>
+              </td>
+              <td>{n.event}</td>
+              <td>{n.attempts}</td>
+              <td className="wrap">{n.lastError ?? '—'}</td>
+              {admin && (
+                <td className="row-actions">
+                  <button
+                    type="button"
+                    disabled={submit.busy}
+                    onClick={() =>
+                      void submit
+                        .run(
+                          async () => (
+                            await api.request(RedeliverDeprecationNoticeMutation, { id: n.id }),
+                            `Queued the notice to ${n.tenantId} again.`
+                          ),
+                        )
+                        .then((ok) => ok && onChanged())
+                    }
+                  >
+                    Deliver again
+                  </button>
+                </td>
+              )}
+            </tr>
+          ))}
+        </Table>
       )}
     </section>
   );
@@ -341,38 +316,23 @@ function RetirementRuns({ runs, admin, onChanged }: { runs: PlatformData['retire
       {runs.length === 0 ? (
         <p>No run yet.</p>
       ) : (
-        <div className="table-wrap">
-          <table>
-            <caption className="sr-only">The latest retirement runs, newest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">Queued</th>
-                <th scope="col">Status</th>
-                <th scope="col">Trigger</th>
-                <th scope="col">Retired</th>
-                <th scope="col">Kept</th>
-                <th scope="col">Errors</th>
-              </tr>
-            </thead>
-            <tbody>
-              {runs.map((r) => (
-                <tr key={r.id} data-key={r.id}>
-                  <td>
-                    <time dateTime={r.createdAt}>{new Date(r.createdAt).toLocaleString()}</time>
-                  </td>
-                  <td>{r.status}</td>
-                  <td>
-                    {r.trigger}
-                    {r.requestedBy ? ` by ${r.requestedBy}` : ''}
-                  </td>
-                  <td>{r.retiredCount}</td>
-                  <td>{r.skippedCount}</td>
-                  <td className="wrap">{r.errors.map((e) => (e.agentId ? `${e.agentId}: ${e.message}` : e.message)).join('; ') || '—'}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Table caption="The latest retirement runs, newest first" columns={['Queued', 'Status', 'Trigger', 'Retired', 'Kept', 'Errors']}>
+          {runs.map((r) => (
+            <tr key={r.id} data-key={r.id}>
+              <td>
+                <time dateTime={r.createdAt}>{new Date(r.createdAt).toLocaleString()}</time>
+              </td>
+              <td>{r.status}</td>
+              <td>
+                {r.trigger}
+                {r.requestedBy ? ` by ${r.requestedBy}` : ''}
+              </td>
+              <td>{r.retiredCount}</td>
+              <td>{r.skippedCount}</td>
+              <td className="wrap">{r.errors.map((e) => (e.agentId ? `${e.agentId}: ${e.message}` : e.message)).join('; ') || '—'}</td>
+            </tr>
+          ))}
+        </Table>
       )}
       <Confirm
         open={confirming}
