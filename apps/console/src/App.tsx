@@ -11,6 +11,7 @@ import { CallerScreen } from './screens/CallerScreen';
 import { DirectoryScreen } from './screens/DirectoryScreen';
 import { FleetScreen } from './screens/FleetScreen';
 import { PlanScreen } from './screens/PlanScreen';
+import { SettingsScreen } from './screens/SettingsScreen';
 import { SignIn } from './screens/SignIn';
 import { UsageScreen } from './screens/UsageScreen';
 import { Title } from './url';
@@ -27,6 +28,7 @@ const NAV = [
   ['/audit', 'Audit log'],
   ['/directory', 'Directory'],
   ['/change-requests', 'Approvals'],
+  ['/settings', 'Settings'],
   ['/explorer', 'GraphQL'],
 ] as const;
 
@@ -190,6 +192,8 @@ function Console({ settings }: { settings: ConsoleSettings }) {
     <DirectoryScreen />
   ) : path === '/change-requests' ? (
     <ChangeRequestsScreen />
+  ) : path === '/settings' ? (
+    <SettingsScreen />
   ) : path === '/explorer' ? (
     <Suspense fallback={<p role="status">Loading the explorer…</p>}>
       <ExplorerScreen token={session.token} />

@@ -85,6 +85,7 @@ export const ManifestsQuery = graphql(`
         replacedBy
         deprecatedAt
         deprecationReason
+        sunsetAt
         document
         skill {
           name

@@ -9,7 +9,7 @@ import {
 import { TeamsQuery } from '../api/operations';
 import { canWrite, useConsole, useLoad } from '../context';
 import type { AgentSettingsQuery as AgentSettingsData } from '../gql/graphql';
-import { FormOutcome, TextField, problemsAt, useSubmit } from './Form';
+import { FieldProblems, FormOutcome, TextField, problemsAt, useSubmit } from './Form';
 import { LoadState } from './LoadState';
 
 /** One entry a line (blank lines dropped), as the list fields of the API take them. */
@@ -91,15 +91,7 @@ export function NewAgentForm({ onCreated }: { onCreated: (id: string) => void })
               </option>
             ))}
           </select>
-          {teamProblems.length > 0 && (
-            <ul className="field-problems" aria-label="Problems with Owning team">
-              {teamProblems.map((p, i) => (
-                <li key={i}>
-                  <code>{p.path}</code> {p.message}
-                </li>
-              ))}
-            </ul>
-          )}
+          <FieldProblems problems={teamProblems} label="Owning team" />
         </div>
         <TextField label="Agent name" field="name" value={name} onChange={setName} error={submit.error} />
         <TextField
@@ -289,15 +281,7 @@ function SettingsForm({
             A2A {v}
           </label>
         ))}
-        {versionProblems.length > 0 && (
-          <ul className="field-problems" aria-label="Problems with A2A versions">
-            {versionProblems.map((p, i) => (
-              <li key={i}>
-                <code>{p.path}</code> {p.message}
-              </li>
-            ))}
-          </ul>
-        )}
+        <FieldProblems problems={versionProblems} label="A2A versions" />
       </fieldset>
       <TextField
         label="Webhook allow-list"

@@ -49,16 +49,22 @@ export function TextField({ label, field, value, onChange, error, hint, disabled
           {hint}
         </small>
       )}
-      {problems.length > 0 && (
-        <ul id={`${id}-problems`} className="field-problems" aria-label={`Problems with ${label}`}>
-          {problems.map((p, i) => (
-            <li key={i}>
-              <code>{p.path}</code> {p.message}
-            </li>
-          ))}
-        </ul>
-      )}
+      <FieldProblems problems={problems} label={label} id={`${id}-problems`} />
     </div>
+  );
+}
+
+/** The API's problems under a field that is no TextField (a select, a group of checkboxes), named after its label. */
+export function FieldProblems({ problems, label, id }: { problems: ApiProblem[]; label: string; id?: string }) {
+  if (problems.length === 0) return null;
+  return (
+    <ul id={id} className="field-problems" aria-label={`Problems with ${label}`}>
+      {problems.map((p, i) => (
+        <li key={i}>
+          <code>{p.path}</code> {p.message}
+        </li>
+      ))}
+    </ul>
   );
 }
 

@@ -2,6 +2,7 @@ import { useState } from 'react';
 import { graphql } from '../gql';
 import { useConsole, useLoad } from '../context';
 import { ErrorBox } from './ErrorBox';
+import { Table } from './Table';
 
 /** Health per capability and tenant over a range (issue 32, ADR 0310): the capabilityHealth query. */
 export const CapabilityHealthQuery = graphql(`
@@ -81,44 +82,34 @@ export function HealthPanel({ agentId }: { agentId: string }) {
       {rows.length > 0 && (
         // Nine columns do not fit a narrow window: the table scrolls in its own region, which the
         // keyboard can reach (axe: scrollable-region-focusable), never the page.
-        <div className="table-wrap" tabIndex={0} role="region" aria-label="Health per capability and tenant">
-          <table data-testid="health-table">
-            <caption>
+        <Table
+          caption={
+            <>
               {new Date(report!.from).toLocaleString()} – {new Date(report!.to).toLocaleString()}: error rate is failed / calls whose
               handler ran; refused means refused by a limit
-            </caption>
-            <thead>
-              <tr>
-                <th scope="col">Capability</th>
-                <th scope="col">Tenant</th>
-                <th scope="col">Calls</th>
-                <th scope="col">Error rate</th>
-                <th scope="col">p50</th>
-                <th scope="col">p95</th>
-                <th scope="col">Failed</th>
-                <th scope="col">Refused</th>
-                <th scope="col">Canceled</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((r) => (
-                <tr key={`${r.capabilityId}/${r.tenantId ?? ''}`} data-testid={`health-${r.capabilityId}-${r.tenantId ?? 'all'}`}>
-                  <td>
-                    <code>{r.capabilityId}</code>
-                  </td>
-                  <td>{r.tenantId ?? 'all'}</td>
-                  <td>{r.calls}</td>
-                  <td className={r.errorRate != null && r.errorRate > 0.05 ? 'warn' : undefined}>{percent(r.errorRate)}</td>
-                  <td>{ms(r.p50Ms)}</td>
-                  <td>{ms(r.p95Ms)}</td>
-                  <td>{r.outcomes.failed}</td>
-                  <td>{r.outcomes.refused}</td>
-                  <td>{r.outcomes.canceled}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+            </>
+          }
+          visibleCaption
+          region="Health per capability and tenant"
+          testId="health-table"
+          columns={['Capability', 'Tenant', 'Calls', 'Error rate', 'p50', 'p95', 'Failed', 'Refused', 'Canceled']}
+        >
+          {rows.map((r) => (
+            <tr key={`${r.capabilityId}/${r.tenantId ?? ''}`} data-testid={`health-${r.capabilityId}-${r.tenantId ?? 'all'}`}>
+              <td>
+                <code>{r.capabilityId}</code>
+              </td>
+              <td>{r.tenantId ?? 'all'}</td>
+              <td>{r.calls}</td>
+              <td className={r.errorRate != null && r.errorRate > 0.05 ? 'warn' : undefined}>{percent(r.errorRate)}</td>
+              <td>{ms(r.p50Ms)}</td>
+              <td>{ms(r.p95Ms)}</td>
+              <td>{r.outcomes.failed}</td>
+              <td>{r.outcomes.refused}</td>
+              <td>{r.outcomes.canceled}</td>
+            </tr>
+          ))}
+        </Table>
       )}
     </section>
   );

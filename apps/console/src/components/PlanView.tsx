@@ -1,4 +1,5 @@
 import { planFieldRows, planIsEmpty, planRows, planWarnings, type Plan } from '../logic/plan';
+import { Table } from './Table';
 
 /** An applyManifests plan: warnings first, the public-card diff (breaking rows marked), leaks, every capability, then each changed field old | new. */
 export function PlanView({ plan }: { plan: Plan }) {
@@ -22,27 +23,16 @@ export function PlanView({ plan }: { plan: Plan }) {
       {plan.publicCardDiff.length === 0 ? (
         <p>The public card does not change.</p>
       ) : (
-        <table>
-          <caption className="sr-only">Changes to the public card</caption>
-          <thead>
-            <tr>
-              <th scope="col">Change</th>
-              <th scope="col">Skill</th>
-              <th scope="col">Detail</th>
-              <th scope="col">Breaking</th>
+        <Table caption="Changes to the public card" columns={['Change', 'Skill', 'Detail', 'Breaking']} wrap={false}>
+          {plan.publicCardDiff.map((c, i) => (
+            <tr key={i} className={c.breaking ? 'breaking' : undefined} data-breaking={c.breaking}>
+              <td>{c.kind}</td>
+              <td>{c.skillId ?? c.extensionUri ?? '—'}</td>
+              <td>{c.detail}</td>
+              <td>{c.breaking ? 'breaking' : 'no'}</td>
             </tr>
-          </thead>
-          <tbody>
-            {plan.publicCardDiff.map((c, i) => (
-              <tr key={i} className={c.breaking ? 'breaking' : undefined} data-breaking={c.breaking}>
-                <td>{c.kind}</td>
-                <td>{c.skillId ?? c.extensionUri ?? '—'}</td>
-                <td>{c.detail}</td>
-                <td>{c.breaking ? 'breaking' : 'no'}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+          ))}
+        </Table>
       )}
       {plan.leaks.length > 0 && (
         <>
@@ -60,55 +50,39 @@ export function PlanView({ plan }: { plan: Plan }) {
         </>
       )}
       <h3>Capabilities</h3>
-      <table>
-        <caption className="sr-only">Capabilities in the plan</caption>
-        <thead>
-          <tr>
-            <th scope="col">Capability</th>
-            <th scope="col">Change</th>
-            <th scope="col">Fields</th>
+      <Table caption="Capabilities in the plan" columns={['Capability', 'Change', 'Fields']} wrap={false}>
+        {rows.map((r) => (
+          <tr key={`${r.kind}:${r.capabilityId}`} className={`row-${r.kind}`}>
+            <td>{r.capabilityId}</td>
+            <td>{r.kind}</td>
+            <td>{r.detail}</td>
           </tr>
-        </thead>
-        <tbody>
-          {rows.map((r) => (
-            <tr key={`${r.kind}:${r.capabilityId}`} className={`row-${r.kind}`}>
-              <td>{r.capabilityId}</td>
-              <td>{r.kind}</td>
-              <td>{r.detail}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+        ))}
+      </Table>
       {fields.length > 0 && (
         <>
           <h3>Changed fields</h3>
-          <table className="side-by-side">
-            <caption className="sr-only">Changed fields, old and new value side by side</caption>
-            <thead>
-              <tr>
-                <th scope="col">Capability</th>
-                <th scope="col">Field</th>
-                <th scope="col">Old</th>
-                <th scope="col">New</th>
+          <Table
+            caption="Changed fields, old and new value side by side"
+            columns={['Capability', 'Field', 'Old', 'New']}
+            wrap={false}
+            className="side-by-side"
+          >
+            {fields.map((f) => (
+              <tr key={`${f.capabilityId}:${f.field}`}>
+                <td>{f.capabilityId}</td>
+                <td>
+                  <code>{f.field}</code>
+                </td>
+                <td className="old">
+                  <pre>{f.before}</pre>
+                </td>
+                <td className="new">
+                  <pre>{f.after}</pre>
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {fields.map((f) => (
-                <tr key={`${f.capabilityId}:${f.field}`}>
-                  <td>{f.capabilityId}</td>
-                  <td>
-                    <code>{f.field}</code>
-                  </td>
-                  <td className="old">
-                    <pre>{f.before}</pre>
-                  </td>
-                  <td className="new">
-                    <pre>{f.after}</pre>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+            ))}
+          </Table>
         </>
       )}
     </section>

@@ -3,6 +3,7 @@ import { RegistryRevisionsQuery } from '../api/operations';
 import { useConsole, useLoad } from '../context';
 import type { RegistryRevisionsQuery as RevisionsData } from '../gql/graphql';
 import { LoadState } from './LoadState';
+import { Table } from './Table';
 
 type Revision = RevisionsData['registryRevisions']['nodes'][number];
 
@@ -59,44 +60,32 @@ export function RevisionTable({
 }) {
   if (revisions.length === 0) return <p>No revision recorded yet.</p>;
   return (
-    <div className="table-wrap">
-      <table>
-        <caption className="sr-only">Revisions of the agent, newest first</caption>
-        <thead>
-          <tr>
-            <th scope="col">Revision</th>
-            <th scope="col">When</th>
-            <th scope="col">Who</th>
-            <th scope="col">Summary</th>
-            <th scope="col">Capabilities</th>
-            {onRollback && <th scope="col">Rollback</th>}
-          </tr>
-        </thead>
-        <tbody>
-          {revisions.map((r, i) => (
-            <tr key={r.revision} data-revision={r.revision}>
-              <td>{r.revision}</td>
-              <td>
-                <time dateTime={String(r.createdAt)}>{new Date(String(r.createdAt)).toLocaleString()}</time>
-              </td>
-              <td>{r.actor}</td>
-              <td>{r.summary}</td>
-              <td>{r.capabilities.map((c) => `${c.capabilityId} (${c.action.replace(/^manifest\./, '')})`).join(', ') || '—'}</td>
-              {onRollback && (
-                <td>
-                  {newest && i === 0 ? (
-                    'current'
-                  ) : (
-                    <button type="button" onClick={() => onRollback(r.revision)}>
-                      Plan a rollback to revision {r.revision}
-                    </button>
-                  )}
-                </td>
+    <Table
+      caption="Revisions of the agent, newest first"
+      columns={['Revision', 'When', 'Who', 'Summary', 'Capabilities', onRollback && 'Rollback']}
+    >
+      {revisions.map((r, i) => (
+        <tr key={r.revision} data-revision={r.revision}>
+          <td>{r.revision}</td>
+          <td>
+            <time dateTime={String(r.createdAt)}>{new Date(String(r.createdAt)).toLocaleString()}</time>
+          </td>
+          <td>{r.actor}</td>
+          <td>{r.summary}</td>
+          <td>{r.capabilities.map((c) => `${c.capabilityId} (${c.action.replace(/^manifest\./, '')})`).join(', ') || '—'}</td>
+          {onRollback && (
+            <td>
+              {newest && i === 0 ? (
+                'current'
+              ) : (
+                <button type="button" onClick={() => onRollback(r.revision)}>
+                  Plan a rollback to revision {r.revision}
+                </button>
               )}
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+            </td>
+          )}
+        </tr>
+      ))}
+    </Table>
   );
 }

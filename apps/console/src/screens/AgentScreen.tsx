@@ -10,6 +10,7 @@ import {
 } from '../api/operations';
 import { Confirm } from '../components/Confirm';
 import { AgentSettings } from '../components/AgentForms';
+import { AgentOperations } from '../components/AgentOperations';
 import { ErrorBox } from '../components/ErrorBox';
 import { LoadState } from '../components/LoadState';
 import { RevisionHistory } from '../components/RevisionHistory';
@@ -20,6 +21,7 @@ import type { ManifestsQuery as ManifestsData } from '../gql/graphql';
 import type { Plan } from '../logic/plan';
 import { parseJson, problemsForManifest } from '../logic/problems';
 import { LazyManifestEditor } from '../editor/LazyManifestEditor';
+import { Table } from '../components/Table';
 
 type Manifest = ManifestsData['manifests']['nodes'][number];
 type Action = { kind: 'promote' | 'remove' | 'deprecate'; manifest: Manifest };
@@ -88,64 +90,52 @@ export function AgentScreen({ agentId }: { agentId: string }) {
         </p>
       )}
       <h2>Manifests</h2>
-      <div className="table-wrap">
-        <table>
-          <caption className="sr-only">Capability manifests of {agentId}</caption>
-          <thead>
-            <tr>
-              <th scope="col">Capability</th>
-              <th scope="col">State</th>
-              <th scope="col">Visibility</th>
-              <th scope="col">Scopes</th>
-              <th scope="col">Tenants</th>
-              {writable && <th scope="col">Actions</th>}
-            </tr>
-          </thead>
-          <tbody>
-            {manifests.map((m) => (
-              <tr key={m.id} data-capability={m.id}>
-                <td>
-                  {m.skill.name} <code>{m.id}</code>
-                  {m.replacedBy && <> → {m.replacedBy}</>}
-                </td>
-                <td>
-                  <span className={`state state-${m.state}`}>{m.state}</span>
-                </td>
-                <td>{m.visibility}</td>
-                <td>{m.requiresScopes.join(', ') || '—'}</td>
-                <td>{m.allTenants ? 'all' : m.tenants.join(', ') || '—'}</td>
-                {writable && (
-                  <td className="actions">
-                    <button type="button" onClick={() => setEditing(m.id)} aria-label={`Edit ${m.id}`}>
-                      Edit
-                    </button>
-                    {m.state === 'preview' && (
-                      <button type="button" onClick={() => setAction({ kind: 'promote', manifest: m })} aria-label={`Promote ${m.id}`}>
-                        Promote
-                      </button>
-                    )}
-                    {(m.state === 'ga' || m.state === 'preview') && (
-                      <button type="button" onClick={() => setAction({ kind: 'deprecate', manifest: m })} aria-label={`Deprecate ${m.id}`}>
-                        Deprecate
-                      </button>
-                    )}
-                    {m.state !== 'removed' && (
-                      <button
-                        type="button"
-                        className="danger"
-                        onClick={() => setAction({ kind: 'remove', manifest: m })}
-                        aria-label={`Remove ${m.id}`}
-                      >
-                        Remove
-                      </button>
-                    )}
-                  </td>
+      <Table
+        caption={<>Capability manifests of {agentId}</>}
+        columns={['Capability', 'State', 'Visibility', 'Scopes', 'Tenants', writable && 'Actions']}
+      >
+        {manifests.map((m) => (
+          <tr key={m.id} data-capability={m.id}>
+            <td>
+              {m.skill.name} <code>{m.id}</code>
+              {m.replacedBy && <> → {m.replacedBy}</>}
+            </td>
+            <td>
+              <span className={`state state-${m.state}`}>{m.state}</span>
+            </td>
+            <td>{m.visibility}</td>
+            <td>{m.requiresScopes.join(', ') || '—'}</td>
+            <td>{m.allTenants ? 'all' : m.tenants.join(', ') || '—'}</td>
+            {writable && (
+              <td className="actions">
+                <button type="button" onClick={() => setEditing(m.id)} aria-label={`Edit ${m.id}`}>
+                  Edit
+                </button>
+                {m.state === 'preview' && (
+                  <button type="button" onClick={() => setAction({ kind: 'promote', manifest: m })} aria-label={`Promote ${m.id}`}>
+                    Promote
+                  </button>
                 )}
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+                {(m.state === 'ga' || m.state === 'preview') && (
+                  <button type="button" onClick={() => setAction({ kind: 'deprecate', manifest: m })} aria-label={`Deprecate ${m.id}`}>
+                    Deprecate
+                  </button>
+                )}
+                {m.state !== 'removed' && (
+                  <button
+                    type="button"
+                    className="danger"
+                    onClick={() => setAction({ kind: 'remove', manifest: m })}
+                    aria-label={`Remove ${m.id}`}
+                  >
+                    Remove
+                  </button>
+                )}
+              </td>
+            )}
+          </tr>
+        ))}
+      </Table>
       <Confirm
         open={action !== null}
         title={action ? `${action.kind[0]!.toUpperCase()}${action.kind.slice(1)} ${action.manifest.id}?` : ''}
@@ -198,6 +188,7 @@ export function AgentScreen({ agentId }: { agentId: string }) {
         />
       )}
       {agent && <AgentSettings agentId={agentId} onChanged={data.reload} />}
+      {agent && <AgentOperations agent={agent} manifests={manifests} writable={writable} onChanged={data.reload} />}
       {agent && (
         <RevisionHistory
           agentId={agentId}

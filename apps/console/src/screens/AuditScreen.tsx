@@ -4,6 +4,7 @@ import { LoadState } from '../components/LoadState';
 import { AuditQuery } from '../api/operations';
 import { Json } from '../components/Json';
 import { useConsole, useLoad } from '../context';
+import { Table } from '../components/Table';
 
 const FIELDS = [
   ['agentId', 'Agent'],
@@ -56,42 +57,27 @@ export function AuditScreen() {
         <button type="submit">Filter</button>
       </form>
       <LoadState loads={[events]} what="the audit log" />
-      <div className="table-wrap">
-        <table>
-          <caption className="sr-only">Audit events</caption>
-          <thead>
-            <tr>
-              <th scope="col">When</th>
-              <th scope="col">Actor</th>
-              <th scope="col">Action</th>
-              <th scope="col">Target</th>
-              <th scope="col">Revision</th>
-              <th scope="col">Change</th>
-            </tr>
-          </thead>
-          <tbody>
-            {(events.data?.auditEvents.nodes ?? []).map((e) => (
-              <tr key={e.id}>
-                <td>
-                  <time dateTime={e.at}>{new Date(e.at).toLocaleString()}</time>
-                </td>
-                <td>{e.actor}</td>
-                <td>{e.action}</td>
-                <td>
-                  {e.targetType} <code>{e.targetId}</code>
-                </td>
-                <td>{e.revision ?? '—'}</td>
-                <td>
-                  <details>
-                    <summary>before / after</summary>
-                    <Json value={{ before: e.before, after: e.after }} label={`Change of ${e.targetId}`} />
-                  </details>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <Table caption="Audit events" columns={['When', 'Actor', 'Action', 'Target', 'Revision', 'Change']}>
+        {(events.data?.auditEvents.nodes ?? []).map((e) => (
+          <tr key={e.id}>
+            <td>
+              <time dateTime={e.at}>{new Date(e.at).toLocaleString()}</time>
+            </td>
+            <td>{e.actor}</td>
+            <td>{e.action}</td>
+            <td>
+              {e.targetType} <code>{e.targetId}</code>
+            </td>
+            <td>{e.revision ?? '—'}</td>
+            <td>
+              <details>
+                <summary>before / after</summary>
+                <Json value={{ before: e.before, after: e.after }} label={`Change of ${e.targetId}`} />
+              </details>
+            </td>
+          </tr>
+        ))}
+      </Table>
       {events.data && events.data.auditEvents.nodes.length === 0 && <p>No event matches.</p>}
     </section>
   );

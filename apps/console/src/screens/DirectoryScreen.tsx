@@ -15,6 +15,7 @@ import { FormOutcome, TextField, useSubmit } from '../components/Form';
 import { LoadState } from '../components/LoadState';
 import { useConsole, useLoad } from '../context';
 import { useTitle, useUrlState } from '../url';
+import { Table } from '../components/Table';
 
 /** One kind of directory entry: its two fields (the key never changes once created) and its mutations. */
 interface Kind {
@@ -96,53 +97,36 @@ function KindSection({ kind, admin, onChanged }: { kind: Kind; admin: boolean; o
     <section aria-labelledby={`dir-${kind.one}`} className="card">
       <h2 id={`dir-${kind.one}`}>{kind.title}</h2>
       <FormOutcome submit={removal} />
-      <div className="table-wrap">
-        <table>
-          <caption className="sr-only">{kind.title}</caption>
-          <thead>
-            <tr>
-              <th scope="col">{kind.key.label}</th>
-              <th scope="col">{kind.text.label}</th>
-              {admin && <th scope="col">Actions</th>}
-            </tr>
-          </thead>
-          <tbody>
-            {kind.rows.map((r) => (
-              <tr key={r.key} data-key={r.key}>
-                <td>
-                  <code>{r.key}</code>
-                </td>
-                <td>
-                  {editing === r.key ? (
-                    <EntryForm kind={kind} initial={r} onDone={() => (setEditing(null), onChanged())} onCancel={() => setEditing(null)} />
-                  ) : (
-                    r.text
-                  )}
-                </td>
-                {admin && (
-                  <td className="row-actions">
-                    {editing !== r.key && (
-                      <button type="button" onClick={() => setEditing(r.key)} aria-label={`Edit ${kind.one} ${r.key}`}>
-                        Edit
-                      </button>
-                    )}
-                    {kind.remove && (
-                      <button
-                        type="button"
-                        className="danger"
-                        onClick={() => setRemoving(r.key)}
-                        aria-label={`Delete ${kind.one} ${r.key}`}
-                      >
-                        Delete
-                      </button>
-                    )}
-                  </td>
+      <Table caption={<>{kind.title}</>} columns={['{kind.key.label}', '{kind.text.label}', admin && 'Actions']}>
+        {kind.rows.map((r) => (
+          <tr key={r.key} data-key={r.key}>
+            <td>
+              <code>{r.key}</code>
+            </td>
+            <td>
+              {editing === r.key ? (
+                <EntryForm kind={kind} initial={r} onDone={() => (setEditing(null), onChanged())} onCancel={() => setEditing(null)} />
+              ) : (
+                r.text
+              )}
+            </td>
+            {admin && (
+              <td className="row-actions">
+                {editing !== r.key && (
+                  <button type="button" onClick={() => setEditing(r.key)} aria-label={`Edit ${kind.one} ${r.key}`}>
+                    Edit
+                  </button>
                 )}
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+                {kind.remove && (
+                  <button type="button" className="danger" onClick={() => setRemoving(r.key)} aria-label={`Delete ${kind.one} ${r.key}`}>
+                    Delete
+                  </button>
+                )}
+              </td>
+            )}
+          </tr>
+        ))}
+      </Table>
       {kind.rows.length === 0 && <p>None.</p>}
       {admin && <EntryForm kind={kind} onDone={onChanged} />}
       <Confirm
