@@ -35,9 +35,13 @@ export interface CatalogDefaults {
   publisher: AiCatalogPublisher;
 }
 
+const LIKE_ANONYMOUS_KEPT = 4096;
+
 export class NodeCatalogs {
   private readonly classes?: OncePerClass<string>;
   private anonymous?: { input: string; body: string };
+  /** Classes whose catalog is the anonymous document (known once computed; bounded like the signed ones). */
+  private readonly likeAnonymous = new Set<string>();
   private unsignedElsewhere = 0;
   private noted = false;
 
@@ -69,9 +73,14 @@ export class NodeCatalogs {
     const key = this.classKey(caller);
     const ready = this.classes?.get(key);
     if (ready !== undefined) return ready;
+    if (this.likeAnonymous.has(key)) return this.anonymousBody(anonymous.body, params.signature);
     const catalog = nodeCatalog(this.bundle.snapshot, params, caller);
     // A class that sees what anonymous callers see is served the bundle's signed document.
-    if (catalogSigningInput(catalog) === anonymous.input) return this.anonymousBody(anonymous.body, params.signature);
+    if (catalogSigningInput(catalog) === anonymous.input) {
+      if (this.likeAnonymous.size >= LIKE_ANONYMOUS_KEPT) this.likeAnonymous.clear();
+      this.likeAnonymous.add(key);
+      return this.anonymousBody(anonymous.body, params.signature);
+    }
     const signing = this.signing;
     if (!this.classes || !signing?.catalogSignature) return this.unsigned(catalog, 'the node does not ask for catalog signatures');
     return this.classes.serve(key, () => this.signed(signing, key, catalog), JSON.stringify(catalog));
