@@ -15,8 +15,15 @@ import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory } from '@a
 import type { JSONWebKeySet } from 'jose';
 import { mintA2AToken, mintNodeToken, tokenSigner } from '@cp/auth';
 import type { AppConfig } from '@cp/common';
-import { PrismaService, seedWhenEmpty } from '@cp/db';
-import { AI_CATALOG_MEDIA_TYPE, checkAiCatalog, verifyCatalogSignature, type AiCatalog, type AiCatalogEntry } from '@cp/node-protocol';
+import { PrismaService, RegistrySnapshotRepository, seedWhenEmpty } from '@cp/db';
+import {
+  AI_CATALOG_MEDIA_TYPE,
+  checkAiCatalog,
+  nodeApiPaths,
+  verifyCatalogSignature,
+  type AiCatalog,
+  type AiCatalogEntry,
+} from '@cp/node-protocol';
 import { NodeSync } from '@cp/node-sdk';
 import { AgentNodeModule } from '../../apps/agent-node/src/agent-node.module';
 import { CatalogModule } from '../../apps/control-plane/src/catalog/catalog.module';
@@ -24,6 +31,7 @@ import { controlPlaneUnderTest } from '../support/control-plane-under-test';
 import { bootApp } from '../support/boot';
 import { testConfig } from '../support/config';
 import { cpctl } from '../support/cpctl-harness';
+import { verifyCatalogIndependently } from '../support/independent-catalog-verifier';
 import { freePort } from '../support/free-port';
 import { givenDb, type GivenDb } from '../support/given-db';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
@@ -257,5 +265,108 @@ describe('the AI Catalog', () => {
     const exported = await cpctl(['--url', `${cpUrl}/graphql`, 'export', '--ai-catalog', file]);
     expect(exported.code).toBe(0);
     expect(await readFile(file, 'utf8')).toBe((await get(`${cpUrl}${PATH}`)).text);
+  });
+
+  describe('the agent node’s catalog, signed by the control plane (ADR 0315)', () => {
+    const partnerCaller = { principal: 'orchestrator@acme-partner', tenant: 'acme-partner', scopes: ['recon.run'] };
+    const partnerToken = () => mintA2AToken(cpConfig, partnerCaller.principal, partnerCaller.tenant, partnerCaller.scopes, 600, AGENT);
+    const signedBody = async (token?: string) => {
+      let text = '';
+      // The first request of a class may go out unsigned while the node asks (at most its wait); the next ones are signed.
+      await until(
+        'the node serves the catalog signed',
+        async () => {
+          text = (await get(`${nodeUrl}${PATH}`, token)).text;
+          return (JSON.parse(text) as AiCatalog).metadata?.signature !== undefined;
+        },
+        30_000,
+      );
+      return text;
+    };
+    const post = async (payload: unknown, agent = AGENT) => {
+      const res = await fetch(`${cpUrl}${nodeApiPaths.cardSignatures}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${mintNodeToken(cpConfig, agent)}` },
+        body: typeof payload === 'string' ? payload : JSON.stringify(payload),
+      });
+      const text = await res.text();
+      let body: Record<string, any> = {}; // eslint-disable-line @typescript-eslint/no-explicit-any
+      try {
+        body = JSON.parse(text) as typeof body;
+      } catch {
+        // Not JSON: the status is what the case checks.
+      }
+      return { status: res.status, text, body };
+    };
+
+    it('anonymous and an entitled caller each get a catalog that verifies with an independent JCS against the JWKS', async () => {
+      const anonymous = await get(`${nodeUrl}${PATH}`);
+      expect(anonymous.json().metadata?.signature).toBeDefined();
+      expect(await verifyCatalogIndependently(anonymous.text, jwks)).toEqual({ kid: 'catalog-key', alg: 'ES256' });
+      expect(checkAiCatalog(anonymous.json())).toEqual([]);
+      const partner = await signedBody(partnerToken());
+      expect(await verifyCatalogIndependently(partner, jwks)).toEqual({ kid: 'catalog-key', alg: 'ES256' });
+      expect(await verifyCatalogSignature(partner, jwks)).toEqual({ ok: true, kid: 'catalog-key' });
+      const doc = JSON.parse(partner) as AiCatalog;
+      expect(checkAiCatalog(doc)).toEqual([]);
+      expect(doc.entries[0]?.metadata?.extendedCardUrl).toBe(`${nodeUrl}/a2a/rest/extendedAgentCard`);
+      // Kept: the same bytes and ETag to every caller of the class, 304 on If-None-Match.
+      const again = await get(
+        `${nodeUrl}${PATH}`,
+        mintA2AToken(cpConfig, 'another@acme-partner', 'acme-partner', ['recon.run'], 600, AGENT),
+      );
+      expect(again.text).toBe(partner);
+      expect((await get(`${nodeUrl}${PATH}`, partnerToken(), { 'if-none-match': again.headers.get('etag')! })).status).toBe(304);
+      // A caller who sees what anonymous callers see gets the bundle's signed document.
+      const outsider = await get(`${nodeUrl}${PATH}`, mintA2AToken(cpConfig, 'someone@globex', 'globex', [], 600, AGENT));
+      expect(outsider.text).toBe(anonymous.text);
+      expect(node.get(NodeSync).current()!.catalogSigning).toMatchObject({ signed: 1 });
+    }, 60_000);
+
+    it('cpctl catalog verify passes on the agent node, anonymous and as an entitled caller', async () => {
+      const jwksUrl = `${cpUrl}/.well-known/jwks.json`;
+      const anonymous = await cpctl(['--json', 'catalog', 'verify', nodeUrl, '--jwks', jwksUrl]);
+      expect(anonymous.code).toBe(0);
+      const findings = anonymous.json<{ findings: { what: string; ok: boolean }[] }>().findings;
+      expect(findings).toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({ what: expect.stringMatching(/^catalog /), ok: true }),
+          expect.objectContaining({ what: expect.stringMatching(/^card of /), ok: true }),
+        ]),
+      );
+      await signedBody(partnerToken());
+      expect((await cpctl(['catalog', 'verify', nodeUrl, '--jwks', jwksUrl], { CPCTL_TOKEN: partnerToken() })).code).toBe(0);
+    });
+
+    it('POST card-signatures {catalog: true}: the class’s signature for the token’s agent only; strict, bounded bodies', async () => {
+      const active = node.get(NodeSync).current()!;
+      const classKey = active.classKey(partnerCaller);
+      const ok = await post({ revision: active.revision, classKey, catalog: true });
+      expect(ok.status).toBe(200);
+      expect(ok.body.catalogSignature).toBe((JSON.parse(await signedBody(partnerToken())) as AiCatalog).metadata?.signature);
+      // Without the flag (a node that predates ADR 0315): the answer it knows, no catalog member.
+      const cardsOnly = await post({ revision: active.revision, classKey });
+      expect({ status: cardsOnly.status, catalog: cardsOnly.body.catalogSignature }).toEqual({ status: 200, catalog: undefined });
+      // A node token of another agent names this agent's class: refused, nothing of this agent in the answer.
+      const stamp = (await cp.get(RegistrySnapshotRepository).stamp(forecast.id))!;
+      const other = await post({ revision: stamp.revision, classKey, catalog: true }, forecast.id);
+      expect({ status: other.status, code: other.body.error?.code }).toEqual({ status: 404, code: 'CLASS_NOT_FOUND' });
+      expect(other.body.error.message).toContain('agent "forecast-agent"');
+      expect(other.text).not.toMatch(/catalogSignature|finance/);
+      const made = await post({
+        revision: active.revision,
+        classKey: '{"preview":false,"scopes":["payroll.run"],"tenant":"x"}',
+        catalog: true,
+      });
+      expect({ status: made.status, code: made.body.error?.code }).toEqual({ status: 404, code: 'CLASS_NOT_FOUND' });
+      for (const catalog of [false, 'yes', 1]) {
+        const bad = await post({ revision: active.revision, classKey, catalog });
+        expect({ catalog, status: bad.status, code: bad.body.error?.code }).toEqual({ catalog, status: 400, code: 'INVALID_REQUEST' });
+        expect(bad.text).toContain('catalog');
+      }
+      // Fastify refuses it before the route runs (this module has not the node API's global filter: the status is the point).
+      const huge = await post({ revision: active.revision, classKey: 'x'.repeat(cpConfig.MAX_BODY_BYTES + 10), catalog: true });
+      expect(huge.status).toBe(413);
+    });
   });
 });

@@ -9,6 +9,7 @@ import type { RedisClient } from '@cp/common';
 import { a2aVerifier } from '@cp/auth';
 import type { Classifier, HandlerDeclaration } from '@cp/capabilities';
 import type { AppConfig } from '@cp/common';
+import { catalogIdentity } from '@cp/node-protocol';
 import {
   BullPushDelivery,
   ExecutionLimits,
@@ -116,10 +117,8 @@ export function registerFinanceA2A(app: FastifyInstance, c: AppConfig, deps: Fin
   return registerA2AServer(app, {
     bundle: deps.bundle,
     verifier: a2aVerifier(c),
-    catalog: {
-      host: { displayName: c.CATALOG_HOST_NAME },
-      publisher: { identifier: c.CATALOG_PUBLISHER, displayName: c.CATALOG_HOST_NAME },
-    },
+    // Host and publisher of a bundle built without the catalog's own (ADR 0315): the bundle's win.
+    catalog: catalogIdentity(c),
     handlers,
     // cost_class budgets are shared by every replica of the agent through Redis.
     executionLimits: new ExecutionLimits({

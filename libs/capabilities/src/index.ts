@@ -49,7 +49,7 @@ export {
   NODE_BUNDLE_FORMAT,
   DEFAULT_BUNDLE_CLASS_LIMIT,
 } from './node-bundle';
-export type { NodeBundle, NodeBundleClass, NodeBundleCheck, SerializedProjection } from './node-bundle';
+export type { NodeBundle, NodeBundleCatalog, NodeBundleClass, NodeBundleCheck, SerializedProjection } from './node-bundle';
 export * from './routing';
 export * from './extensions';
 export * from './retirement';

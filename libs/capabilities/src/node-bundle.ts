@@ -28,6 +28,21 @@ export interface NodeBundleClass {
   routerIndex: RouterIndex;
 }
 
+/**
+ * What an agent node's AI Catalog is made of besides the snapshot (ADR 0315): the control plane's
+ * host and publisher, and the entries' updatedAt, fixed when the bundle is built so the node's
+ * catalog is a pure function of the bundle and the control plane can compute (and sign) exactly
+ * the document the node serves. `signature` is the anonymous catalog's detached JWS.
+ */
+export interface NodeBundleCatalog {
+  host: { displayName: string; identifier?: string; documentationUrl?: string };
+  publisher: { identifier: string; displayName: string };
+  /** ISO 8601: the entries' updatedAt (when this bundle was built). */
+  updatedAt: string;
+  /** The anonymous catalog's `metadata.signature` (ADR 0250); absent on a bundle nobody signed yet. */
+  signature?: string;
+}
+
 export interface NodeBundle {
   format: 1;
   agentId: string;
@@ -45,6 +60,8 @@ export interface NodeBundle {
   executionPolicy: ExecutionPolicy;
   extensions: AgentExtension[];
   protocol: ProtocolSettings;
+  /** The node catalog's host, publisher and anonymous signature (ADR 0315); absent on bundles built without one. */
+  catalog?: NodeBundleCatalog;
   /** sha256 hex of canonicalJson(bundle without contentHash, generatedAt and signature). */
   contentHash: string;
   /**
@@ -112,7 +129,11 @@ export function representativeCaller(index: EntitlementClassIndex, key: string):
   return { principal: `representative:${tenant}`, tenant, scopes: [...parsed.scopes] };
 }
 
-export function buildNodeBundle(snapshot: RegistrySnapshot, options: { classLimit?: number; now?: Date } = {}): NodeBundle {
+export function buildNodeBundle(
+  snapshot: RegistrySnapshot,
+  options: { classLimit?: number; now?: Date; catalog?: Pick<NodeBundleCatalog, 'host' | 'publisher'> } = {},
+): NodeBundle {
+  const now = options.now ?? new Date();
   const classLimit = options.classLimit ?? DEFAULT_BUNDLE_CLASS_LIMIT;
   const index = new EntitlementClassIndex(snapshot);
   // +1: the enumeration counts the anonymous class, which the bundle carries separately.
@@ -137,11 +158,14 @@ export function buildNodeBundle(snapshot: RegistrySnapshot, options: { classLimi
     executionPolicy: buildExecutionPolicy(snapshot),
     extensions: snapshot.agent.extensions,
     protocol: snapshot.agent.protocol,
+    ...(options.catalog
+      ? { catalog: { host: options.catalog.host, publisher: options.catalog.publisher, updatedAt: now.toISOString() } }
+      : {}),
   };
   // Round-trip through canonical JSON so the returned object is exactly what a node receives
   // (no undefined members, no shared references with the caller's snapshot).
   const plain = JSON.parse(canonicalJson(content)) as typeof content;
-  return { ...plain, generatedAt: (options.now ?? new Date()).toISOString(), contentHash: bundleContentHash(plain) };
+  return { ...plain, generatedAt: now.toISOString(), contentHash: bundleContentHash(plain) };
 }
 
 export type NodeBundleCheck = { ok: true; bundle: NodeBundle } | { ok: false; error: string };
@@ -180,6 +204,18 @@ function shapeError(b: Record<string, unknown>): string | null {
   if (!isObject(b.executionPolicy)) return 'executionPolicy: expected an object';
   if (!Array.isArray(b.extensions)) return 'extensions: expected an array';
   if (!isObject(b.protocol)) return 'protocol: expected an object';
+  if (b.catalog !== undefined) return catalogShapeError(b.catalog);
+  return null;
+}
+
+function catalogShapeError(c: unknown): string | null {
+  const text = (v: unknown) => typeof v === 'string' && v !== '';
+  if (!isObject(c)) return 'catalog: expected an object';
+  if (!isObject(c.host) || !text(c.host.displayName)) return 'catalog.host: expected {displayName}';
+  if (!isObject(c.publisher) || !text(c.publisher.identifier) || !text(c.publisher.displayName))
+    return 'catalog.publisher: expected {identifier, displayName}';
+  if (!text(c.updatedAt)) return 'catalog.updatedAt: expected an ISO date string';
+  if (c.signature !== undefined && !text(c.signature)) return 'catalog.signature: expected a detached compact JWS string';
   return null;
 }
 

@@ -81,8 +81,12 @@ export type { CatalogIssue } from './catalog/check-catalog';
 export {
   CATALOG_SIGNATURE_KEY,
   CATALOG_SIGNATURE_TYP,
+  catalogSignature,
   catalogSigningInput,
   signCatalog,
   verifyCatalogSignature,
+  withCatalogSignature,
 } from './signing/catalog-signature';
+export { catalogIdentity, nodeCatalog } from './catalog/node-catalog';
+export type { NodeCatalogParams } from './catalog/node-catalog';
 export type { CatalogVerification } from './signing/catalog-signature';

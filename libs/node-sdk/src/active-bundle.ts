@@ -17,6 +17,8 @@ import {
   usableWebhookAllow,
 } from '@cp/capabilities';
 import { verifyCardSignature, type VerificationKeys } from '@cp/node-protocol';
+import { NodeCatalogs, type CatalogDefaults } from './node-catalogs';
+import { OncePerClass } from './once-per-class';
 
 /**
  * How a node gets the cards of classes past the bundle's limit signed (ADR 0132): it asks the
@@ -32,9 +34,15 @@ export interface LazyCardSigning {
   /** After a class could not be signed, requests serve it unsigned without asking for this long (default 5000 ms). */
   retryAfterMs?: number;
   onFailure?(classKey: string, reason: string): void;
+  /**
+   * The signature of the node catalog of (revision, class) (ADR 0315): asked for on the same route,
+   * at most once per class of a bundle, on the same terms as the cards. Absent: catalogs of
+   * authenticated classes go out unsigned unless they equal the anonymous one.
+   */
+  catalogSignature?(revision: number, classKey: string): Promise<string | null>;
+  /** A catalog went out unsigned: why (no signature in the bundle, the control plane did not give one). */
+  onCatalogUnsigned?(classKey: string, reason: string): void;
 }
-
-const SIGNED_LAZY_KEPT = 4096;
 
 export class ActiveBundle {
   readonly revision: number;
@@ -60,11 +68,9 @@ export class ActiveBundle {
   private readonly lazy: ProjectionCache;
   private readonly classes: ReadonlyMap<string, NodeBundle['classes'][number]>;
   /** Lazily computed classes whose card is signed (verified signatures from the control plane). */
-  private readonly signedLazy = new Map<string, SerializedProjection>();
-  private readonly signingLazy = new Map<string, Promise<SerializedProjection | null>>();
-  private readonly unsignedSince = new Map<string, number>();
-  /** Lazily computed classes signed so far, and requests that got an unsigned lazy card. */
-  readonly lazySigning = { signed: 0, requested: 0, unsignedServed: 0 };
+  private readonly lazyCards?: OncePerClass<SerializedProjection>;
+  /** The node's AI Catalog per class (ADR 0315). */
+  private readonly catalogs: NodeCatalogs;
 
   constructor(
     readonly bundle: NodeBundle,
@@ -83,6 +89,27 @@ export class ActiveBundle {
     this.upstreamAllow = usableWebhookAllow(bundle.snapshot.agent.protocol.upstreamAllow ?? []);
     this.lazy = new ProjectionCache(bundle.snapshot);
     this.classes = new Map(bundle.classes.map((c) => [c.key, c] as const));
+    if (signing) this.lazyCards = new OncePerClass(signing);
+    this.catalogs = new NodeCatalogs(bundle, (caller) => this.lazy.classKey(caller), signing);
+  }
+
+  /** Lazily computed classes signed so far, askings, and requests that got an unsigned lazy card. */
+  get lazySigning(): { signed: number; requested: number; unsignedServed: number } {
+    return this.lazyCards?.stats ?? { signed: 0, requested: 0, unsignedServed: 0 };
+  }
+
+  /** Catalogs of classes signed on request, askings, and catalogs served unsigned (ADR 0315). */
+  get catalogSigning(): { signed: number; requested: number; unsignedServed: number } {
+    return this.catalogs.stats;
+  }
+
+  /**
+   * The node's AI Catalog for this caller as JSON text, signed when a signature is at hand: the
+   * anonymous one from the bundle, a class's asked for once (ADR 0315). `defaults` name the host
+   * and publisher of a bundle built without the catalog's parameters (served unsigned).
+   */
+  catalogFor(caller: Caller, defaults: CatalogDefaults): string | Promise<string> {
+    return this.catalogs.bodyFor(caller, defaults);
   }
 
   classKey(caller: Caller): string {
@@ -96,7 +123,7 @@ export class ActiveBundle {
   extendedCardFor(caller: Caller): SerializedProjection {
     if (caller === null) return this.publicCard;
     const key = this.lazy.classKey(caller);
-    return this.classes.get(key)?.extendedCard ?? this.signedLazy.get(key) ?? this.lazy.extendedCardSerialized(caller);
+    return this.classes.get(key)?.extendedCard ?? this.lazyCards?.get(key) ?? this.lazy.extendedCardSerialized(caller);
   }
 
   /**
@@ -107,63 +134,24 @@ export class ActiveBundle {
   signedExtendedCardFor(caller: Caller): SerializedProjection | Promise<SerializedProjection> {
     if (caller === null) return this.publicCard;
     const key = this.lazy.classKey(caller);
-    const ready = this.classes.get(key)?.extendedCard ?? this.signedLazy.get(key);
+    const ready = this.classes.get(key)?.extendedCard ?? this.lazyCards?.get(key);
     if (ready) return ready;
     const unsigned = this.lazy.extendedCardSerialized(caller);
     const signing = this.signing;
-    if (!signing) return unsigned;
-    const failed = this.unsignedSince.get(key);
-    if (failed !== undefined && Date.now() - failed < (signing.retryAfterMs ?? 5000)) {
-      this.lazySigning.unsignedServed++;
-      return unsigned;
-    }
-    let pending = this.signingLazy.get(key);
-    if (!pending) {
-      pending = this.signLazy(signing, key, caller).finally(() => this.signingLazy.delete(key));
-      this.signingLazy.set(key, pending);
-    }
-    return new Promise<SerializedProjection>((resolve) => {
-      let answered = false;
-      const answer = (card: SerializedProjection | null) => {
-        if (answered) return;
-        answered = true;
-        if (!card) this.lazySigning.unsignedServed++;
-        resolve(card ?? unsigned);
-      };
-      // The request goes on unsigned after waitMs; the signing in flight still completes for the next ones.
-      const timer = setTimeout(() => answer(null), signing.waitMs ?? 1000);
-      timer.unref();
-      void pending.then((signed) => {
-        clearTimeout(timer);
-        answer(signed);
-      });
-    });
+    if (!signing || !this.lazyCards) return unsigned;
+    return this.lazyCards.serve(key, () => this.signLazy(signing, key, caller), unsigned);
   }
 
-  private async signLazy(signing: LazyCardSigning, key: string, caller: Caller): Promise<SerializedProjection | null> {
-    this.lazySigning.requested++;
-    const refuse = (reason: string) => {
-      this.unsignedSince.set(key, Date.now());
-      signing.onFailure?.(key, reason);
-      return null;
-    };
-    let signatures: unknown[] | null;
-    try {
-      signatures = await signing.signatures(this.revision, key);
-    } catch (error) {
-      return refuse((error as Error).message);
-    }
-    if (!signatures || signatures.length === 0) return refuse('the control plane gave no signatures');
+  /** The class's card with the control plane's signatures, verified; throws naming why not. */
+  private async signLazy(signing: LazyCardSigning, key: string, caller: Caller): Promise<SerializedProjection> {
+    const signatures = await signing.signatures(this.revision, key);
+    if (!signatures || signatures.length === 0) throw new Error('the control plane gave no signatures');
     const card = this.lazy.extendedCard(caller);
     const signed = serializeCardWithSignatures(card, signatures as object[]);
     // Signatures over the card this node computed, with its pinned keys: a control plane (or
     // anything between) cannot make it serve a card other than the one the bundle projects.
     const verified = await verifyCardSignature(signed.body, signing.keys);
-    if (!verified.ok) return refuse(`signature ${verified.code}: ${verified.reason}`);
-    this.unsignedSince.delete(key);
-    if (this.signedLazy.size >= SIGNED_LAZY_KEPT) this.signedLazy.delete(this.signedLazy.keys().next().value!);
-    this.signedLazy.set(key, signed);
-    this.lazySigning.signed++;
+    if (!verified.ok) throw new Error(`signature ${verified.code}: ${verified.reason}`);
     return signed;
   }
 

@@ -15,7 +15,7 @@ import {
   type RedisClient,
 } from '@cp/common';
 import { RegistrySnapshotRepository } from '@cp/db';
-import { nodeBundleEtag, parseRevisionStamp, revisionAnnouncement, signNodeBundle, syncKeys } from '@cp/node-protocol';
+import { catalogIdentity, nodeBundleEtag, parseRevisionStamp, revisionAnnouncement, signNodeBundle, syncKeys } from '@cp/node-protocol';
 import type { RevisionReader } from './revision-reads';
 import { SigningKeys } from './signing-keys';
 import { SyncError, SyncErrorCode } from './sync.errors';
@@ -103,6 +103,8 @@ export class BundleCache {
   private readonly prefix: string;
   /** Redis Cluster: announce on the agent's shard channel (SPUBLISH) rather than to every node. */
   private readonly sharded: boolean;
+  /** The host and publisher every node catalog names (CATALOG_HOST_NAME, CATALOG_PUBLISHER; ADR 0315). */
+  private readonly catalog: ReturnType<typeof catalogIdentity>;
   /** PostgreSQL reads made (cold cache only): exposed for tests and benchmarks. */
   readonly stats = { postgresReads: 0, builds: 0 };
 
@@ -116,6 +118,7 @@ export class BundleCache {
   ) {
     this.prefix = config.REDIS_KEY_PREFIX;
     this.sharded = isRedisCluster(config);
+    this.catalog = catalogIdentity(config);
   }
 
   /** Whether Redis is connected now (commands would otherwise wait for a reconnection). */
@@ -260,8 +263,9 @@ export class BundleCache {
     if (!snapshot) return null;
     this.stats.builds++;
     const key = this.signing.active();
-    // Every card and the bundle are signed here, once per (agent, revision), never per request.
-    const bundle = await signNodeBundle(buildNodeBundle(snapshot), key);
+    // Every card, the node's anonymous catalog and the bundle are signed here, once per (agent,
+    // revision), never per request. The catalog names this control plane's host and publisher (ADR 0315).
+    const bundle = await signNodeBundle(buildNodeBundle(snapshot, { catalog: this.catalog }), key);
     const entry: CachedBundle = {
       agentId,
       revision: snapshot.revision,

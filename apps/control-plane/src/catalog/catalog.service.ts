@@ -3,7 +3,7 @@ import { Injectable } from '@nestjs/common';
 import type { Caller, RegistrySnapshot } from '@cp/capabilities';
 import { InjectConfig, type AppConfig } from '@cp/common';
 import { RegistrySnapshotRepository } from '@cp/db';
-import { catalogSigningInput, fleetCatalog, signCatalog, type AiCatalog, type CatalogAgent } from '@cp/node-protocol';
+import { catalogIdentity, catalogSigningInput, fleetCatalog, signCatalog, type AiCatalog, type CatalogAgent } from '@cp/node-protocol';
 import { SigningKeys } from '@cp/sync';
 import { CatalogRepository } from './catalog.repository';
 
@@ -40,8 +40,9 @@ export class CatalogService {
       const snapshot = await this.snapshotAt(row.id, row.revision);
       if (snapshot) agents.push({ snapshot, teamId: row.teamId, updatedAt: row.updatedAt.toISOString() });
     }
-    const name = this.config.CATALOG_HOST_NAME;
-    return fleetCatalog({ displayName: name }, agents, caller, { identifier: this.config.CATALOG_PUBLISHER, displayName: name });
+    // The same host and publisher the nodes' catalogs name (through their bundles, ADR 0315).
+    const { host, publisher } = catalogIdentity(this.config);
+    return fleetCatalog(host, agents, caller, publisher);
   }
 
   async servedFor(caller: Caller): Promise<ServedCatalog> {

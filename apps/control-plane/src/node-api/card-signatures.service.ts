@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
 import {
   ANONYMOUS_CLASS,
@@ -5,11 +6,16 @@ import {
   representativeCaller,
   type Caller,
   type NodeBundle,
+  type NodeBundleCatalog,
+  type RegistrySnapshot,
   type SerializedProjection,
 } from '@cp/capabilities';
 import { InjectRedis, type RedisClient } from '@cp/common';
 import {
   cardSignatures,
+  catalogSignature,
+  catalogSigningInput,
+  nodeCatalog,
   verifyBundleSignature,
   type AgentCardSignature,
   type CardSignaturesBody,
@@ -29,9 +35,12 @@ interface Revision {
   agentId: string;
   revision: number;
   epoch: string;
+  snapshot: RegistrySnapshot;
   projections: ProjectionCache;
   /** Cards the bundle carries, signed when it was built: the anonymous class and the precomputed ones. */
   inBundle: Map<string, SerializedProjection>;
+  /** The node catalog's parameters and anonymous signature (ADR 0315); absent on a bundle built without them. */
+  catalog?: NodeBundleCatalog;
 }
 
 /**
@@ -48,10 +57,10 @@ interface Revision {
 @Injectable()
 export class CardSignaturesService {
   private readonly revisions = new Map<string, Promise<Revision>>();
-  private readonly answers = new Map<string, Promise<CardSignaturesResult>>();
+  private readonly answers = new Map<string, Promise<unknown>>();
   private readonly logger = new Logger('CardSignatures');
-  /** Cards signed by this process (tests and benchmarks: once per class, not per request). */
-  readonly stats = { signed: 0 };
+  /** Cards and node catalogs signed by this process (tests and benchmarks: once per class, not per request). */
+  readonly stats = { signed: 0, catalogsSigned: 0 };
 
   constructor(
     private readonly bundles: BundleCache,
@@ -78,9 +87,19 @@ export class CardSignaturesService {
     const caller = this.callerOf(revision, body.classKey);
     const kid = this.keys.active().kid;
     const memo = `${agentId}@${revision.revision}|${revision.epoch}#${kid}|${body.classKey}`;
-    let answer = this.answers.get(memo);
+    const card = this.memoized(memo, () => this.sign(revision, body.classKey, caller));
+    // A bundle built without the catalog's parameters: nothing to sign, the node serves its catalog unsigned.
+    if (!body.catalog || !revision.catalog) return card;
+    const catalog = this.memoized(`catalog|${memo}`, () => this.signCatalog(revision, caller));
+    const [answer, catalogSignature] = await Promise.all([card, catalog]);
+    return { ...answer, catalogSignature };
+  }
+
+  /** One answer per memo key in this process (concurrent requests share it); a failure is not remembered. */
+  private memoized<T>(memo: string, make: () => Promise<T>): Promise<T> {
+    let answer = this.answers.get(memo) as Promise<T> | undefined;
     if (!answer) {
-      answer = this.sign(revision, body.classKey, caller);
+      answer = make();
       this.answers.set(memo, answer);
       if (this.answers.size > ANSWERS_KEPT) this.answers.delete(this.answers.keys().next().value!);
       // A failure is not remembered: the next request tries again.
@@ -110,7 +129,15 @@ export class CardSignaturesService {
         const bundle = await this.verified(agentId, wanted, text);
         const inBundle = new Map<string, SerializedProjection>([[ANONYMOUS_CLASS, bundle.publicCard]]);
         for (const c of bundle.classes) inBundle.set(c.key, c.extendedCard);
-        return { agentId, revision: wanted, epoch: current.epoch, projections: new ProjectionCache(bundle.snapshot), inBundle };
+        return {
+          agentId,
+          revision: wanted,
+          epoch: current.epoch,
+          snapshot: bundle.snapshot,
+          projections: new ProjectionCache(bundle.snapshot),
+          inBundle,
+          catalog: bundle.catalog,
+        };
       })();
       this.revisions.set(memo, pending);
       if (this.revisions.size > REVISIONS_KEPT) this.revisions.delete(this.revisions.keys().next().value!);
@@ -185,22 +212,56 @@ export class CardSignaturesService {
       // Signed with the active key when the bundle was built: the same answer the bundle gives.
       if (signed.length > 0 && signed.every((s) => kidOf(s) === key.kid)) return answer(signed);
     }
+    return answer(
+      await this.storeFirst(revision, `${key.kid}|${classKey}`, async () => {
+        const card = caller === null ? revision.projections.publicCard() : revision.projections.extendedCard(caller);
+        const signatures = await cardSignatures(card, key);
+        this.stats.signed++;
+        return signatures;
+      }),
+    );
+  }
+
+  /**
+   * The signature of the class's node catalog (ADR 0315), recomputed from the verified bundle with
+   * the one builder the node uses (nodeCatalog). Stored per signed document, not per class: classes
+   * that see the same catalog share one signature, and the anonymous one is the bundle's own.
+   */
+  private async signCatalog(revision: Revision, caller: Caller): Promise<string> {
+    const key = this.keys.active();
+    const params = revision.catalog!;
+    const catalog = nodeCatalog(revision.snapshot, params, caller);
+    const input = catalogSigningInput(catalog);
+    if (params.signature !== undefined && jwsKid(params.signature) === key.kid) {
+      // Signed with the active key when the bundle was built: the same signature the bundle gives.
+      if (caller === null || input === catalogSigningInput(nodeCatalog(revision.snapshot, params, null))) return params.signature;
+    }
+    const digest = createHash('sha256').update(input).digest('base64url');
+    return this.storeFirst(revision, `${key.kid}|catalog|${digest}`, async () => {
+      const signature = await catalogSignature(catalog, key);
+      this.stats.catalogsSigned++;
+      return signature;
+    });
+  }
+
+  /**
+   * What the revision's signature store holds in `field`, or what `make` signs, stored unless
+   * another process stored one meanwhile (HSETNX: the first writer's signatures win, so every
+   * process answers the same bytes).
+   */
+  private async storeFirst<T>(revision: Revision, field: string, make: () => Promise<T>): Promise<T> {
     const store = `${this.bundles.keys(revision.agentId).bundle(revision.revision, revision.epoch)}:card-signatures`;
-    const field = `${key.kid}|${classKey}`;
     const stored = await this.redis.hget(store, field);
-    if (stored !== null) return answer(JSON.parse(stored) as AgentCardSignature[]);
-    const card = caller === null ? revision.projections.publicCard() : revision.projections.extendedCard(caller);
-    const signatures = await cardSignatures(card, key);
-    this.stats.signed++;
-    // Another process may have signed the same class meanwhile: the first writer's signatures win.
+    if (stored !== null) return JSON.parse(stored) as T;
+    const made = await make();
     const [[, wrote]] = (await this.redis
       .multi()
-      .hsetnx(store, field, JSON.stringify(signatures))
+      .hsetnx(store, field, JSON.stringify(made))
       .expire(store, DEFAULT_SYNC_OPTIONS.bundleTtlSeconds)
       .exec()) as [[Error | null, number]];
-    if (wrote === 1) return answer(signatures);
+    if (wrote === 1) return made;
     const winner = await this.redis.hget(store, field);
-    return answer(winner === null ? signatures : (JSON.parse(winner) as AgentCardSignature[]));
+    return winner === null ? made : (JSON.parse(winner) as T);
   }
 }
 
@@ -212,6 +273,11 @@ const storeAway = () =>
     NodeApiErrorCode.BundleUnavailable,
     'the sync store (Redis) is reconnecting; the card cannot be signed now, retry later',
   );
+
+/** The kid of a compact (or detached compact) JWS's protected header. */
+function jwsKid(jws: string): string | undefined {
+  return kidOf({ protected: jws.split('.')[0], signature: '' });
+}
 
 function kidOf(signature: AgentCardSignature): string | undefined {
   try {

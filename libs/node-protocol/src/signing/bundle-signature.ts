@@ -19,7 +19,9 @@ import {
   type NodeBundleClass,
   type SerializedProjection,
 } from '@cp/capabilities';
+import { nodeCatalog } from '../catalog/node-catalog';
 import { CardVerifyCode, cardSignatures, failureCode, verifyCardSignature, worstFailure } from './card-signature';
+import { catalogSignature, verifyCatalogSignature, withCatalogSignature } from './catalog-signature';
 import { SIGNATURE_ALG, keyGetter, type SignatureKey, type VerificationKeys } from './keys';
 
 export const BUNDLE_SIGNATURE_TYP = 'cp-bundle+jwt';
@@ -47,8 +49,9 @@ export async function signProjection(projection: SerializedProjection, key: Sign
 }
 
 /**
- * The bundle with every card signed, contentHash recomputed, and its own signature. Cards are
- * signed here, once per (revision, entitlement class), never per request.
+ * The bundle with every card signed, the anonymous node catalog signed when the bundle carries its
+ * parameters (ADR 0315), contentHash recomputed, and its own signature. Cards are signed here,
+ * once per (revision, entitlement class), never per request.
  */
 export async function signNodeBundle(bundle: NodeBundle, key: SignatureKey, now: Date = new Date()): Promise<NodeBundle> {
   const publicCard = await signProjection(bundle.publicCard, key);
@@ -56,6 +59,11 @@ export async function signNodeBundle(bundle: NodeBundle, key: SignatureKey, now:
   for (const c of bundle.classes) classes.push({ ...c, extendedCard: await signProjection(c.extendedCard, key) });
   const { signature: _old, ...rest } = bundle;
   const signed: NodeBundle = { ...rest, publicCard, classes };
+  if (rest.catalog) {
+    const { host, publisher, updatedAt } = rest.catalog;
+    const params = { host, publisher, updatedAt };
+    signed.catalog = { ...params, signature: await catalogSignature(nodeCatalog(rest.snapshot, params, null), key) };
+  }
   signed.contentHash = bundleContentHash(signed);
   const payload: BundleSignaturePayload = {
     agentId: signed.agentId,
@@ -87,6 +95,12 @@ export async function verifyNodeBundle(bundle: NodeBundle, keys: VerificationKey
   for (const [where, card] of cards) {
     const result = await verifyCardSignature(card.body, getKey);
     if (!result.ok) return fail(worstFailure([result.code]), `${where}: ${result.reason}`);
+  }
+  // The anonymous catalog's signature, over the catalog recomputed from this bundle (ADR 0315).
+  if (bundle.catalog?.signature !== undefined) {
+    const catalog = withCatalogSignature(nodeCatalog(bundle.snapshot, bundle.catalog, null), bundle.catalog.signature);
+    const result = await verifyCatalogSignature(catalog, keys);
+    if (!result.ok) return fail(result.code, `catalog: ${result.reason}`);
   }
   return verified;
 }

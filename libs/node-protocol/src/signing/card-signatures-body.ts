@@ -3,6 +3,8 @@
  * of one entitlement class it computed lazily (past the bundle's class limit). It names only the
  * revision and the class; the control plane recomputes the card from that revision's snapshot and
  * signs what it computed, never bytes the node sends, so a node token is no signing oracle.
+ * With `catalog: true` the answer also carries `catalogSignature`, the signature of that class's
+ * node AI Catalog, recomputed the same way (ADR 0315); nodes that do not ask never see the member.
  */
 import { z } from 'zod';
 import type { AgentCardSignature } from './card-signature';
@@ -14,6 +16,8 @@ export const cardSignaturesBodySchema = z
   .object({
     revision: z.number().int().min(0).max(2_147_483_647),
     classKey: z.string().min(1).max(MAX_CLASS_KEY_LENGTH),
+    /** Also the class's node catalog signature (ADR 0315). */
+    catalog: z.literal(true).optional(),
   })
   .strict();
 
@@ -33,6 +37,8 @@ export const cardSignaturesResultSchema = z
     classKey: z.string(),
     kid: z.string(),
     signatures: z.array(signatureSchema).min(1).max(8),
+    /** The class's node catalog `metadata.signature`, when asked for and the bundle carries the catalog's parameters. */
+    catalogSignature: z.string().min(1).max(8192).optional(),
   })
   .strict();
 
@@ -41,4 +47,5 @@ export interface CardSignaturesResult {
   classKey: string;
   kid: string;
   signatures: AgentCardSignature[];
+  catalogSignature?: string;
 }

@@ -25,14 +25,24 @@ export function catalogSigningInput(catalog: object): string {
   return jcs(Object.keys(others).length > 0 ? { ...rest, metadata: others } : rest);
 }
 
-/** The catalog with `metadata.signature` (replacing any it had). */
-export async function signCatalog(catalog: AiCatalog, key: SignatureKey): Promise<AiCatalog> {
+/** The catalog's detached JWS (`<protected>..<signature>`), the value of its `metadata.signature`. */
+export async function catalogSignature(catalog: AiCatalog, key: SignatureKey): Promise<string> {
   const payload = encoder.encode(catalogSigningInput(catalog));
   const jws = await new CompactSign(payload)
     .setProtectedHeader({ alg: SIGNATURE_ALG, kid: key.kid, typ: CATALOG_SIGNATURE_TYP })
     .sign(key.privateKey);
   const [header, , signature] = jws.split('.');
-  return { ...catalog, metadata: { ...catalog.metadata, [CATALOG_SIGNATURE_KEY]: `${header}..${signature}` } };
+  return `${header}..${signature}`;
+}
+
+/** The catalog carrying `jws` as its `metadata.signature` (replacing any it had). */
+export function withCatalogSignature(catalog: AiCatalog, jws: string): AiCatalog {
+  return { ...catalog, metadata: { ...catalog.metadata, [CATALOG_SIGNATURE_KEY]: jws } };
+}
+
+/** The catalog with `metadata.signature` (replacing any it had). */
+export async function signCatalog(catalog: AiCatalog, key: SignatureKey): Promise<AiCatalog> {
+  return withCatalogSignature(catalog, await catalogSignature(catalog, key));
 }
 
 export type CatalogVerification = { ok: true; kid: string } | { ok: false; code: CardVerifyCode; reason: string };

@@ -3,12 +3,15 @@
  * the agent this node serves, as THIS caller may see it. Anonymous: the agent when its public card
  * advertises something; an a2a token of this agent: also the extended card it is entitled to. A
  * caller who may see nothing gets the catalog of a host with no agents, through the same steps.
- * Strong ETag over the exact bytes, 304 on If-None-Match, `Vary: Authorization`.
+ * Signed by the control plane (ADR 0315): the document is a pure function of the bundle, whose
+ * catalog parameters name host and publisher; `host` and `publisher` below serve only a bundle
+ * built without them (unsigned). Strong ETag over the exact bytes, 304 on If-None-Match,
+ * `Vary: Authorization`.
  */
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { RegistrySnapshot } from '@cp/capabilities';
-import { AI_CATALOG_MEDIA_TYPE, AI_CATALOG_PATH, agentsCatalog, type AiCatalogHost, type AiCatalogPublisher } from '@cp/node-protocol';
+import { AI_CATALOG_MEDIA_TYPE, AI_CATALOG_PATH, nodeCatalog, type AiCatalogHost, type AiCatalogPublisher } from '@cp/node-protocol';
 import type { A2AAuthenticator } from './a2a-authenticator';
 import { A2AError } from './a2a-errors';
 import { etagMatches } from './card-route';
@@ -46,9 +49,13 @@ export function registerCatalogRoute(
       if (error instanceof A2AError) return json(reply, 401, { error: error.message });
       throw error;
     }
-    const updatedAt = served.bundle?.generatedAt ?? snapshot.epoch ?? new Date(0).toISOString();
-    const catalog = agentsCatalog(options.host, [{ snapshot, teamId: '', updatedAt }], caller, options.publisher);
-    const body = JSON.stringify(catalog);
+    const defaults = { host: options.host, publisher: options.publisher };
+    let body: string;
+    if (served.catalogFor) body = await served.catalogFor(caller, defaults);
+    else {
+      const updatedAt = served.bundle?.generatedAt ?? snapshot.epoch ?? new Date(0).toISOString();
+      body = JSON.stringify(nodeCatalog(snapshot, { ...defaults, updatedAt }, caller));
+    }
     const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 32)}"`;
     void reply.header('etag', etag).header('cache-control', cacheControl).header('vary', 'Authorization');
     const inm = request.headers['if-none-match'];

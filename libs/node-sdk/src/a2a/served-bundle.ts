@@ -5,6 +5,7 @@
 import { cardToV03 } from './v03/card';
 import type { ProtocolVersion } from './version';
 import type { AgentExtension, Caller, CostBudgets, EntitlementContext, ExecutionPolicy, RouterIndex } from '@cp/capabilities';
+import type { AiCatalogHost, AiCatalogPublisher } from '@cp/node-protocol';
 
 export interface ServedCard {
   body: string;
@@ -19,6 +20,11 @@ export interface ServedBundle {
   /** The extended card signed where it can be (a class past the bundle's limit: signatures asked for once, ADR 0132). */
   signedExtendedCardFor?(caller: Caller): ServedCard | Promise<ServedCard> | undefined;
   routerIndexFor(caller: Caller): RouterIndex;
+  /**
+   * The node's AI Catalog for this caller as JSON text, signed where a signature is at hand
+   * (ADR 0315); `defaults` name host and publisher when the bundle does not. Absent: built unsigned.
+   */
+  catalogFor?(caller: Caller, defaults: { host: AiCatalogHost; publisher: AiCatalogPublisher }): string | Promise<string>;
   readonly policy: ExecutionPolicy;
   readonly entitlementContext: EntitlementContext;
   /** The agent's rate budgets by cost class (issue 14); absent: none. */

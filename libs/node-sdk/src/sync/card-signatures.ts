@@ -1,7 +1,8 @@
 /**
  * The lazy path of card signatures (ADR 0132): extended cards of classes past the bundle's limit
  * are computed on the node, and their signatures asked of the control plane once per class and
- * revision; ActiveBundle verifies the answer with the pinned keys before serving it.
+ * revision; ActiveBundle verifies the answer with the pinned keys before serving it. The same
+ * route gives the signature of a class's AI Catalog (`catalog: true`, ADR 0315).
  */
 import { cardSignaturesResultSchema, nodeApiPaths, type VerificationKeys } from '@cp/node-protocol';
 import type { LazyCardSigning } from '../active-bundle';
@@ -23,17 +24,30 @@ export function lazyCardSigning(api: NodeApi, options: CardSigningOptions, log: 
     keys: options.keys,
     waitMs,
     retryAfterMs: options.retryAfterMs,
-    signatures: (revision, classKey) => cardSignatures(api, revision, classKey),
+    signatures: async (revision, classKey) => (await cardSignatures(api, revision, classKey, false)).signatures,
+    catalogSignature: async (revision, classKey) => (await cardSignatures(api, revision, classKey, true)).catalogSignature ?? null,
     onFailure: (classKey, reason) => log.warn(`serving the extended card of class ${classKey.slice(0, 200)} unsigned: ${reason}`),
+    onCatalogUnsigned: (classKey, reason) => log.warn(`serving the AI Catalog of class ${classKey.slice(0, 200)} unsigned: ${reason}`),
   };
 }
 
-/** POST card-signatures: the signatures of one class's card at this revision; throws naming what was wrong. */
-async function cardSignatures(api: NodeApi, revision: number, classKey: string): Promise<unknown[] | null> {
+/**
+ * POST card-signatures: the signatures of one class's card at this revision, and with `catalog`
+ * its catalog's too (only then: a control plane that predates ADR 0315 still answers the cards);
+ * throws naming what was wrong.
+ */
+async function cardSignatures(
+  api: NodeApi,
+  revision: number,
+  classKey: string,
+  catalog: boolean,
+): Promise<{ signatures: unknown[]; catalogSignature?: string }> {
   const path = nodeApiPaths.cardSignatures;
-  const { status, text } = await api.postJson(path, { revision, classKey }).catch((error: unknown) => {
-    throw new Error(`POST ${path} failed: ${describeError(error)}`);
-  });
+  const { status, text } = await api
+    .postJson(path, catalog ? { revision, classKey, catalog } : { revision, classKey })
+    .catch((error: unknown) => {
+      throw new Error(`POST ${path} failed: ${describeError(error)}`);
+    });
   if (status < 200 || status > 299) throw new Error(`POST ${path} answered ${status}: ${text.slice(0, 300)}`);
   let parsed: unknown;
   try {
@@ -45,5 +59,5 @@ async function cardSignatures(api: NodeApi, revision: number, classKey: string):
   if (!result.success || result.data.revision !== revision || result.data.classKey !== classKey) {
     throw new Error(`POST ${path} answered signatures of another shape, revision or class`);
   }
-  return result.data.signatures;
+  return result.data;
 }
