@@ -22,7 +22,8 @@ import http from 'node:http';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import type * as FinanceA2A from '../../apps/agent-node/src/finance-a2a';
+import type * as BenchA2ANode from '../support/bench-a2a-node';
+import type * as SdkAgent from '../support/sdk-agent';
 import { freePort } from '../support/free-port';
 import { processCpuSeconds } from '../support/process-cpu';
 
@@ -38,96 +39,31 @@ else if (mode === '--node') void nodeServer(Number(process.argv[3]), process.arg
 else void main();
 
 async function sdkServer(port: number): Promise<void> {
-  const express = require('express') as typeof import('express');
-  const { AgentCard, Task, TaskArtifactUpdateEvent, TaskStatusUpdateEvent } = require('@a2a-js/sdk') as typeof import('@a2a-js/sdk');
-  const { AgentEvent, DefaultRequestHandler, InMemoryTaskStore } = require('@a2a-js/sdk/server') as typeof import('@a2a-js/sdk/server');
-  const { jsonRpcHandler, UserBuilder } = require('@a2a-js/sdk/server/express') as typeof import('@a2a-js/sdk/server/express');
-  const executor: import('@a2a-js/sdk/server').AgentExecutor = {
-    async execute(rc, bus) {
-      bus.publish(AgentEvent.task(Task.fromJSON({ id: rc.taskId, contextId: rc.contextId, status: { state: 'TASK_STATE_WORKING' } })));
-      bus.publish(
-        AgentEvent.artifactUpdate(
-          TaskArtifactUpdateEvent.fromJSON({
-            taskId: rc.taskId,
-            contextId: rc.contextId,
-            artifact: { artifactId: `${rc.taskId}-invoice`, name: 'invoice', parts: [{ data: ANSWER, mediaType: 'application/json' }] },
-            lastChunk: true,
-          }),
-        ),
-      );
-      bus.publish(
-        AgentEvent.statusUpdate(
-          TaskStatusUpdateEvent.fromJSON({ taskId: rc.taskId, contextId: rc.contextId, status: { state: 'TASK_STATE_COMPLETED' } }),
-        ),
-      );
-      bus.finished();
-    },
-    async cancelTask() {},
-  };
-  const url = `http://127.0.0.1:${port}/a2a/jsonrpc`;
-  const card = AgentCard.fromJSON({
-    name: 'Invoice service (SDK upstream)',
-    description: 'Invoice lookup',
-    version: '1.0.0',
-    supportedInterfaces: [{ url, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }],
-    capabilities: { streaming: true },
-    defaultInputModes: ['text/plain'],
-    defaultOutputModes: ['application/json'],
-    skills: [{ id: 'invoice-lookup', name: 'Invoice lookup', description: 'Status of an invoice', tags: ['finance'] }],
-  });
-  const app = express();
-  app.use(
-    '/a2a/jsonrpc',
-    jsonRpcHandler({
-      requestHandler: new DefaultRequestHandler(card, new InMemoryTaskStore(), executor),
-      userBuilder: UserBuilder.noAuthentication,
-    }),
-  );
-  app.listen(port, '127.0.0.1');
+  // Required here, not imported: only this child mode loads the SDK server.
+  const { serveSdkInvoiceLookup } = require('../support/sdk-agent') as typeof SdkAgent;
+  serveSdkInvoiceLookup(port, { name: 'Invoice service (SDK upstream)', answer: ANSWER, firstState: 'TASK_STATE_WORKING' });
 }
 
 async function nodeServer(port: number, prefix: string, upstreamUrl: string, exchangeUrl: string): Promise<void> {
-  const Fastify = (await import('fastify')).default;
-  const { connectRedis, loadConfig } = await import('@cp/common');
   const { buildNodeBundle, financeAgentExample } = await import('@cp/capabilities');
-  const { ActiveBundle, HandlerRegistry } = await import('@cp/node-sdk');
-  const { registerFinanceA2A } = require('../../apps/agent-node/src/finance-a2a') as typeof FinanceA2A;
-  const config = loadConfig({
-    NODE_ENV: 'test',
-    LOG_LEVEL: 'silent',
-    AGENT_ID: 'finance-agent',
-    REDIS_KEY_PREFIX: prefix,
-    CONTROL_PLANE_URL: exchangeUrl,
-    A2A_OWNER_MAX_BYTES: String(1 << 30),
-    A2A_TASK_RETENTION_SECONDS: '120',
-  });
+  const { HandlerRegistry } = await import('@cp/node-sdk');
+  const { serveBenchA2ANode } = require('../support/bench-a2a-node') as typeof BenchA2ANode;
   const f = financeAgentExample();
   const upstream = { url: upstreamUrl, binding: 'jsonrpc' as const, version: '1.0' as const };
-  const bundle = new ActiveBundle(
-    buildNodeBundle({
+  await serveBenchA2ANode(port, {
+    prefix,
+    env: { CONTROL_PLANE_URL: exchangeUrl },
+    bundle: buildNodeBundle({
       agentId: 'finance-agent',
       revision: 1,
       agent: { ...f.agent, protocol: { ...f.agent.protocol, streaming: true, upstreamAllow: ['127.0.0.1'] } },
       manifests: f.manifests.map((m) => ({ ...m, upstream })),
       previewTenants: [],
     }),
-  );
-  const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
-  const app = Fastify();
-  registerFinanceA2A(app, config, {
-    bundle: () => bundle,
-    redis: connectRedis(config, 'a2a-commands'),
-    subscriber: connectRedis(config, 'a2a-events'),
-    nodeToken: () => 'bench-node-token',
-    log: silent,
-    usage: { record: () => undefined },
+    nodeToken: 'bench-node-token',
     // No local handler answers: every capability is forwarded to the upstream.
     handlers: new HandlerRegistry(),
   });
-  await app.listen({ port, host: '127.0.0.1' });
-  const stop = () => void app.close().then(() => process.exit(0));
-  process.on('SIGTERM', stop);
-  process.on('SIGINT', stop);
 }
 
 // ---- the load ------------------------------------------------------------------------------

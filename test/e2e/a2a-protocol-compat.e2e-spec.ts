@@ -12,20 +12,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import {
-  ClientFactory,
-  ClientFactoryOptions,
-  DefaultAgentCardResolver,
-  JsonRpcTransportFactory,
-  RestTransportFactory,
-  type Client,
-} from '@a2a-js/sdk/client';
+import type { Client } from '@a2a-js/sdk/client';
 import { Message, Task, StreamResponse } from '@a2a-js/sdk';
 import { mintA2AToken, mintNodeToken } from '@cp/auth';
 import { type AppConfig } from '@cp/common';
 import { PrismaService, seedWhenEmpty } from '@cp/db';
 import { NodeSync, UsageReporter } from '@cp/node-sdk';
 import { AgentNodeModule } from '../../apps/agent-node/src/agent-node.module';
+import { authedFetch, sdkClient03, sdkClient10 } from '../support/a2a-sdk-client';
 import { controlPlaneUnderTest } from '../support/control-plane-under-test';
 import { bootApp } from '../support/boot';
 import { testConfig } from '../support/config';
@@ -93,62 +87,28 @@ describe('A2A 0.3 beside 1.0, JSON-RPC notifications and push notifications on o
     return { status: res.status, body: (await res.json()) as Json };
   };
   const msg = (text: string) => ({ messageId: `m-${randomBytes(4).toString('hex')}`, role: 'ROLE_USER', parts: [{ text }] });
-  const authed =
-    (token: string): typeof fetch =>
-    (input, init) => {
-      const headers = new Headers(init?.headers);
-      headers.set('authorization', `Bearer ${token}`);
-      return fetch(input, { ...init, headers });
-    };
-
   /** The SDK's 1.0 client: reads the card with A2A-Version: 1.0 and picks the 1.0 JSON-RPC interface. */
-  const client10 = (token: string): Promise<Client> =>
-    new ClientFactory(
-      ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
-        transports: [new JsonRpcTransportFactory({ fetchImpl: authed(token) })],
-      }),
-    ).createFromUrl(nodeUrl);
+  const client10 = (token: string): Promise<Client> => sdkClient10(nodeUrl, token);
 
   /**
    * The SDK's 0.3 client: the card a 0.3 client reads (no A2A-Version), taken as a pure 0.3 card
    * (its 1.0 interface list removed), so the SDK's resolver and transport factory choose the
    * legacy JSON-RPC transport, which speaks 0.3 method names and shapes without A2A-Version.
    */
-  const client03 = async (token: string): Promise<Client> => {
-    const card = (await (await fetch(`${nodeUrl}/.well-known/agent-card.json`)).json()) as Json;
-    delete card.supportedInterfaces;
-    const factory = new ClientFactory(
-      ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
-        cardResolver: new DefaultAgentCardResolver({ legacyCompat: { enabled: true } }),
-        transports: [new JsonRpcTransportFactory({ fetchImpl: authed(token), legacyCompat: { enabled: true } })],
-      }),
-    );
-    return factory.createFromAgentCard(card as never);
-  };
+  const client03 = (token: string): Promise<Client> => sdkClient03(nodeUrl, 'jsonrpc', authedFetch(token));
 
   /**
    * The SDK's 0.3 HTTP+JSON client: the same pure 0.3 card, and only the REST transport factory
    * (legacy mode), so it picks the 0.3 HTTP+JSON interface and speaks `/v1/…` proto-JSON.
    */
   const restPaths: string[] = [];
-  const client03rest = async (token: string): Promise<Client> => {
-    const card = (await (await fetch(`${nodeUrl}/.well-known/agent-card.json`)).json()) as Json;
-    delete card.supportedInterfaces;
-    // A 0.3 client that prefers HTTP+JSON (the card lists it among additionalInterfaces).
-    card.preferredTransport = 'HTTP+JSON';
-    card.url = `${nodeUrl}/a2a/rest`;
-    const send = authed(token);
+  const client03rest = (token: string): Promise<Client> => {
+    const send = authedFetch(token);
     const recording: typeof fetch = (input, init) => {
       restPaths.push(`${init?.method ?? 'GET'} ${new URL(input instanceof Request ? input.url : input).pathname}`);
       return send(input, init);
     };
-    const factory = new ClientFactory(
-      ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
-        cardResolver: new DefaultAgentCardResolver({ legacyCompat: { enabled: true } }),
-        transports: [new RestTransportFactory({ fetchImpl: recording, legacyCompat: { enabled: true } })],
-      }),
-    );
-    return factory.createFromAgentCard(card as never);
+    return sdkClient03(nodeUrl, 'http+json', recording);
   };
 
   const usageOf = async (capability: string, tenant: string): Promise<number> => {

@@ -5,97 +5,54 @@
  * and a break-glass apply shows up there. axe-core checks the screen (no serious or critical
  * violation); screenshots go to test-artifacts/console (and docs/console with CONSOLE_SCREENSHOTS=docs).
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { Page } from 'playwright-core';
 import { mintAdminToken } from '@cp/auth';
 import { financeAgentExample } from '@cp/capabilities';
-import type { AppConfig } from '@cp/common';
-import { PrismaService, seedWhenEmpty } from '@cp/db';
-import { AppModule } from '../../apps/control-plane/src/app.module';
-import { bootApp } from '../support/boot';
-import { buildConsole, launchChromium, screenshot, seriousA11yViolations, type Browser } from '../support/browser';
-import { testConfig } from '../support/config';
+import { PrismaService } from '@cp/db';
+import { screenshot, seriousA11yViolations } from '../support/browser';
+import { openScreen, SHOTS, startConsoleStack, UI_MS, type ConsoleStack } from '../support/console-stack';
 import { gqlOk } from '../support/graphql-client';
-import { createTestDatabase, type TestDatabase } from '../support/test-database';
 import { until } from '../support/until';
 
 const AGENT = 'finance-agent';
-const ROOT = join(__dirname, '..', '..');
-const SHOTS = [
-  join(ROOT, 'test-artifacts', 'console'),
-  ...(process.env.CONSOLE_SCREENSHOTS === 'docs' ? [join(ROOT, 'docs', 'console')] : []),
-];
-const UI_MS = 60_000;
 jest.setTimeout(300_000);
 
 describe('change requests in the console (Chromium)', () => {
-  let db: TestDatabase;
-  let dir: string;
-  let config: AppConfig;
-  let cp: NestFastifyApplication;
-  let url: string;
-  let browser: Browser;
+  let stack: ConsoleStack;
   let author: Page;
   let approver: Page;
-  const pageErrors: string[] = [];
   const team = financeAgentExample().manifests[0].owner;
-  const root = () => mintAdminToken(config, 'root', ['platform-admin']);
-  const revision = async () => (await cp.get(PrismaService).agent.findUniqueOrThrow({ where: { id: AGENT } })).revision;
+  const root = () => mintAdminToken(stack.config, 'root', ['platform-admin']);
+  const revision = async () => (await stack.cp.get(PrismaService).agent.findUniqueOrThrow({ where: { id: AGENT } })).revision;
 
   /** A page signed in as `subject` (the session the console keeps in sessionStorage, one per tab). */
   const signedIn = async (subject: string) => {
-    const token = mintAdminToken(config, subject, ['team-admin'], [team]);
-    const page = await browser.context.newPage();
-    page.setDefaultTimeout(UI_MS);
-    page.setDefaultNavigationTimeout(UI_MS);
-    page.on('pageerror', (e) => pageErrors.push(`pageerror: ${e.message}`));
-    page.on('console', (m) => m.type() === 'error' && pageErrors.push(`console: ${m.text()}`));
+    const token = mintAdminToken(stack.config, subject, ['team-admin'], [team]);
+    const page = await stack.page();
     await page.addInitScript(
       (session: string) => sessionStorage.setItem('cp-console-session', session),
       JSON.stringify({ token, via: 'dev', expiresAt: Date.now() + 3_600_000 }),
     );
     return page;
   };
-  const go = async (page: Page, path: string) => {
-    await page.goto(`${url}/console${path}`);
-    await page.locator('main h1').first().waitFor();
-  };
+  const go = (page: Page, path: string) => openScreen(page, stack.url, path);
   const shot = async (page: Page, name: string) => {
     expect(await seriousA11yViolations(page)).toEqual([]);
     await screenshot(page, name, SHOTS);
   };
 
   beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'console-approvals-'));
-    const consoleDir = join(dir, 'console');
-    const built = buildConsole(consoleDir);
-    db = await createTestDatabase('console_approvals');
-    await built;
-    config = testConfig({
-      DATABASE_URL: db.url,
-      REDIS_KEY_PREFIX: `test:console-approvals:${process.pid}:`,
-      CONSOLE_DIR: consoleDir,
-      APPROVAL_DEFAULT_KINDS: 'public,access,upstream,undeprecate,remove',
+    stack = await startConsoleStack('console-approvals', {
+      overrides: { APPROVAL_DEFAULT_KINDS: 'public,access,upstream,undeprecate,remove' },
     });
-    ({ app: cp, url } = await bootApp(AppModule, config));
-    await seedWhenEmpty(cp.get(PrismaService));
-    browser = await launchChromium();
     author = await signedIn('alice');
     approver = await signedIn('bob');
   }, 600_000);
 
-  afterEach(() => {
-    if (pageErrors.length) process.stderr.write(`browser errors:\n${pageErrors.splice(0).join('\n')}\n`);
-  });
+  afterEach(() => stack?.reportPageErrors());
 
   afterAll(async () => {
-    await browser?.close();
-    await cp?.close();
-    await db?.drop();
-    if (dir) await rm(dir, { recursive: true, force: true });
+    await stack?.close();
   });
 
   it('the author files a change request from the plan screen and is refused approving it, with the reason', async () => {
@@ -107,7 +64,7 @@ describe('change requests in the console (Chromium)', () => {
     // The editor (CodeMirror) shows the documents the API has: wait for them, then edit those.
     await until('the manifests loaded', async () => ((await area.textContent()) ?? '').includes('reconcile-invoice') || undefined, UI_MS);
     const docs = (
-      (await gqlOk(url, root(), `{ manifests(filter: { agentId: "${AGENT}" }) { nodes { state document } } }`)).manifests as {
+      (await gqlOk(stack.url, root(), `{ manifests(filter: { agentId: "${AGENT}" }) { nodes { state document } } }`)).manifests as {
         nodes: { state: string; document: { id: string; requires_scopes: string[] } }[];
       }
     ).nodes
@@ -154,7 +111,7 @@ describe('change requests in the console (Chromium)', () => {
     await approver.getByText('No change request matches.').waitFor();
     expect(await revision()).toBe(before + 1);
     const scopes = (
-      await cp.get(PrismaService).capabilityManifest.findUniqueOrThrow({
+      await stack.cp.get(PrismaService).capabilityManifest.findUniqueOrThrow({
         where: { agentId_capabilityId: { agentId: AGENT, capabilityId: 'reconcile-invoice' } },
       })
     ).requiresScopes;
@@ -166,12 +123,12 @@ describe('change requests in the console (Chromium)', () => {
   });
 
   it('a break-glass apply is visible with its reason', async () => {
-    const current = (await gqlOk(url, root(), `{ manifests(filter: { agentId: "${AGENT}" }) { nodes { document } } }`)).manifests.nodes.map(
-      (m: { document: Record<string, unknown> }) => m.document,
-    ) as Record<string, unknown>[];
+    const current = (
+      await gqlOk(stack.url, root(), `{ manifests(filter: { agentId: "${AGENT}" }) { nodes { document } } }`)
+    ).manifests.nodes.map((m: { document: Record<string, unknown> }) => m.document) as Record<string, unknown>[];
     const opened = current.map((d) => (d.id === 'reconcile-invoice' ? { ...d, visibility: 'public' } : d));
     const applied = await gqlOk(
-      url,
+      stack.url,
       root(),
       'mutation($input: ApplyManifestsInput!) { applyManifests(input: $input) { applied breakGlass } }',
       {

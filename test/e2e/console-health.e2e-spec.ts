@@ -5,62 +5,30 @@
  * capability and tenant over the chosen range; axe finds no serious violation; a screenshot goes
  * to test-artifacts/console (and docs/console with CONSOLE_SCREENSHOTS=docs).
  */
-import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { randomUUID } from 'node:crypto';
 import type { Page } from 'playwright-core';
 import { mintNodeToken } from '@cp/auth';
-import type { AppConfig } from '@cp/common';
-import { PrismaService, seedWhenEmpty } from '@cp/db';
-import { AppModule } from '../../apps/control-plane/src/app.module';
-import { bootApp } from '../support/boot';
-import { buildConsole, launchChromium, screenshot, seriousA11yViolations, type Browser } from '../support/browser';
-import { testConfig } from '../support/config';
-import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { screenshot, seriousA11yViolations } from '../support/browser';
+import { devSignIn, SHOTS, startConsoleStack, UI_MS, type ConsoleStack } from '../support/console-stack';
 import { until } from '../support/until';
 
 const AGENT = 'finance-agent';
 const NODE = 'console-health-node';
-const ROOT = join(__dirname, '..', '..');
-const SHOTS = [
-  join(ROOT, 'test-artifacts', 'console'),
-  ...(process.env.CONSOLE_SCREENSHOTS === 'docs' ? [join(ROOT, 'docs', 'console')] : []),
-];
-const UI_MS = 60_000;
 jest.setTimeout(300_000);
 
 describe('the console shows health per capability (Chromium)', () => {
-  let db: TestDatabase;
-  let dir: string;
-  let config: AppConfig;
-  let cp: NestFastifyApplication;
-  let url: string;
-  let browser: Browser;
+  let stack: ConsoleStack;
   let page: Page;
 
   const node = (path: string, body: unknown) =>
-    fetch(`${url}/node/v1/${path}`, {
+    fetch(`${stack.url}/node/v1/${path}`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${mintNodeToken(config, AGENT)}` },
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${mintNodeToken(stack.config, AGENT)}` },
       body: JSON.stringify(body),
     });
 
   beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'console-health-e2e-'));
-    const consoleDir = join(dir, 'console');
-    const built = buildConsole(consoleDir);
-    db = await createTestDatabase('console_health');
-    await built;
-    config = testConfig({
-      DATABASE_URL: db.url,
-      REDIS_KEY_PREFIX: `e2e-console-health-${randomBytes(4).toString('hex')}:`,
-      CONSOLE_DIR: consoleDir,
-      CONSOLE_DEV_SIGN_IN: 'true',
-    });
-    ({ app: cp, url } = await bootApp(AppModule, config));
-    await seedWhenEmpty(cp.get(PrismaService));
+    stack = await startConsoleStack('console-health', { overrides: { CONSOLE_DEV_SIGN_IN: 'true' } });
     expect((await node('register', { nodeId: NODE })).status).toBe(204);
     const at = (msAgo: number) => new Date(Date.now() - msAgo).toISOString();
     const latency = [6, 2, 1, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0];
@@ -89,23 +57,18 @@ describe('the console shows health per capability (Chromium)', () => {
       ],
     });
     expect(res.status).toBe(202);
-    browser = await launchChromium();
-    page = await browser.context.newPage();
-    page.setDefaultTimeout(UI_MS);
+    page = await stack.page();
   }, 600_000);
 
+  afterEach(() => stack?.reportPageErrors());
+
   afterAll(async () => {
-    await browser?.close();
-    await cp?.close();
-    await db?.drop();
-    if (dir) await rm(dir, { recursive: true, force: true });
+    await stack?.close();
   });
 
   it('shows calls, error rate and p50/p95 per capability and tenant over the chosen range', async () => {
-    await page.goto(`${url}/console/`);
-    await page.getByRole('button', { name: 'Platform admin' }).click();
-    await page.getByTestId('who').waitFor();
-    await page.goto(`${url}/console/usage`);
+    await devSignIn(page, stack.url, 'Platform admin');
+    await page.goto(`${stack.url}/console/usage`);
     await page.getByLabel('Agent', { exact: true }).selectOption(AGENT);
     const panel = page.getByRole('region', { name: 'Health per capability' });
     await panel.waitFor();

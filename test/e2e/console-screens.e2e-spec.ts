@@ -7,31 +7,15 @@
  * failed states, the shell when the API is down, and the forms (directory, new agent, agent
  * settings, preview opt-ins) with the API's problems under their fields and roles hiding controls.
  */
-import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { Page } from 'playwright-core';
 import { mintAdminToken } from '@cp/auth';
-import type { AppConfig } from '@cp/common';
-import { PrismaService, seedWhenEmpty } from '@cp/db';
-import { AppModule } from '../../apps/control-plane/src/app.module';
-import { bootApp } from '../support/boot';
-import { buildConsole, launchChromium, screenshot, seriousA11yViolations, type Browser } from '../support/browser';
-import { testConfig } from '../support/config';
+import { screenshot, seriousA11yViolations } from '../support/browser';
+import { devSignIn, openScreen, SHOTS, startConsoleStack, UI_MS, type ConsoleStack } from '../support/console-stack';
 import { freePort } from '../support/free-port';
 import { gqlOk } from '../support/graphql-client';
-import { createTestDatabase, type TestDatabase } from '../support/test-database';
 import { until } from '../support/until';
 
 const AGENT = 'finance-agent';
-const ROOT = join(__dirname, '..', '..');
-const SHOTS = [
-  join(ROOT, 'test-artifacts', 'console'),
-  ...(process.env.CONSOLE_SCREENSHOTS === 'docs' ? [join(ROOT, 'docs', 'console')] : []),
-];
-const UI_MS = 60_000;
 /** The console's API timeout in this suite (CONSOLE_API_TIMEOUT_MS): short, so the timeout state is reached. */
 const API_TIMEOUT_MS = 4000;
 jest.setTimeout(300_000);
@@ -54,31 +38,14 @@ const SCREENS: { path: string; title: RegExp; shown: string }[] = [
 ];
 
 describe('the console screens in Chromium: layout, accessibility, URL state, loading and failure', () => {
-  let db: TestDatabase;
-  let dir: string;
-  let cp: NestFastifyApplication;
-  let cpConfig: AppConfig;
-  let url: string;
-  let browser: Browser;
+  let stack: ConsoleStack;
   let page: Page;
-  const pageErrors: string[] = [];
 
-  const go = async (path: string) => {
-    await page.goto(`${url}/console${path}`);
-    await page.locator('main h1').first().waitFor();
-  };
-  const signIn = async (kind: 'Platform admin' | 'Viewer' | 'Team admin of this team', team?: string) => {
-    await page.goto(`${url}/console/`);
-    const signOut = page.getByRole('button', { name: 'Sign out' });
-    await Promise.race([signOut.waitFor(), page.getByRole('button', { name: 'Platform admin' }).waitFor()]);
-    if (await signOut.count()) await signOut.click();
-    if (team) await page.getByLabel('Team').fill(team);
-    await page.getByRole('button', { name: kind }).click();
-    await page.getByTestId('who').waitFor();
-  };
-  const admin = () => mintAdminToken(cpConfig, 'test:admin', ['platform-admin']);
+  const go = (path: string) => openScreen(page, stack.url, path);
+  const signIn = (kind: Parameters<typeof devSignIn>[2], team?: string) => devSignIn(page, stack.url, kind, team);
+  const admin = () => mintAdminToken(stack.config, 'test:admin', ['platform-admin']);
   const agentRevision = async (id: string) =>
-    (await gqlOk(url, admin(), `{ agent(id: "${id}") { revision description } }`)).agent as { revision: number; description: string };
+    (await gqlOk(stack.url, admin(), `{ agent(id: "${id}") { revision description } }`)).agent as { revision: number; description: string };
   /** A form's field by its exact label (the problems list under it is named "Problems with <label>"). */
   const textIs = (locator: ReturnType<Page['getByRole']>, pattern: RegExp) =>
     until(
@@ -106,39 +73,19 @@ describe('the console screens in Chromium: layout, accessibility, URL state, loa
     })()`);
 
   beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'console-screens-e2e-'));
-    const consoleDir = join(dir, 'console');
-    const built = buildConsole(consoleDir);
-    db = await createTestDatabase('console_screens');
-    const prefix = `e2e-console-screens-${randomBytes(4).toString('hex')}:`;
-    await built;
-    cpConfig = testConfig({
-      DATABASE_URL: db.url,
-      REDIS_KEY_PREFIX: prefix,
-      CONSOLE_DIR: consoleDir,
-      CONSOLE_DEV_SIGN_IN: 'true',
-      CONSOLE_API_TIMEOUT_MS: String(API_TIMEOUT_MS),
+    stack = await startConsoleStack('console-screens', {
+      overrides: { CONSOLE_DEV_SIGN_IN: 'true', CONSOLE_API_TIMEOUT_MS: String(API_TIMEOUT_MS) },
+      seed: { agentNodeUrl: `http://127.0.0.1:${await freePort()}` },
+      viewport: { width: 1280, height: 900 },
     });
-    ({ app: cp, url } = await bootApp(AppModule, cpConfig));
-    await seedWhenEmpty(cp.get(PrismaService), { agentNodeUrl: `http://127.0.0.1:${await freePort()}` });
-    browser = await launchChromium({ width: 1280, height: 900 });
-    page = await browser.context.newPage();
-    page.setDefaultTimeout(UI_MS);
-    page.setDefaultNavigationTimeout(UI_MS);
-    page.on('pageerror', (e) => pageErrors.push(`pageerror: ${e.message}`));
-    page.on('console', (m) => m.type() === 'error' && pageErrors.push(`console: ${m.text()}`));
+    page = await stack.page();
     await signIn('Platform admin');
   }, 600_000);
 
-  afterEach(() => {
-    if (pageErrors.length) process.stderr.write(`browser errors:\n${pageErrors.splice(0).join('\n')}\n`);
-  });
+  afterEach(() => stack?.reportPageErrors());
 
   afterAll(async () => {
-    await browser?.close();
-    await cp?.close();
-    await db?.drop();
-    if (dir) await rm(dir, { recursive: true, force: true });
+    await stack?.close();
   });
 
   for (const width of [1280, 768]) {
@@ -179,7 +126,7 @@ describe('the console screens in Chromium: layout, accessibility, URL state, loa
     expect(await seriousA11yViolations(page)).toEqual([]);
     const tenants = async () =>
       (
-        (await gqlOk(url, admin(), '{ tenants(page: { first: 100 }) { nodes { id name } } }')).tenants as {
+        (await gqlOk(stack.url, admin(), '{ tenants(page: { first: 100 }) { nodes { id name } } }')).tenants as {
           nodes: { id: string; name: string }[];
         }
       ).nodes;
@@ -205,7 +152,7 @@ describe('the console screens in Chromium: layout, accessibility, URL state, loa
     await page.getByRole('button', { name: 'Delete scope recon.run' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Delete scope' }).click();
     await textIs(page.getByRole('alert').filter({ hasText: 'recon.run' }), /scope "recon\.run" is required by/);
-    const scopes = await gqlOk(url, admin(), '{ scopes(page: { first: 100 }) { nodes { name } } }');
+    const scopes = await gqlOk(stack.url, admin(), '{ scopes(page: { first: 100 }) { nodes { name } } }');
     expect(JSON.stringify(scopes)).toContain('recon.run');
   });
 
@@ -223,7 +170,7 @@ describe('the console screens in Chromium: layout, accessibility, URL state, loa
     await form.getByRole('button', { name: 'Create agent' }).click();
     // Created: the console opens the new agent's page, settings included.
     await page.getByRole('heading', { name: 'Payments', level: 1 }).waitFor();
-    expect(page.url()).toBe(`${url}/console/agents/payments-agent`);
+    expect(page.url()).toBe(`${stack.url}/console/agents/payments-agent`);
     expect(await agentRevision('payments-agent')).toEqual({ revision: 1, description: 'Pays invoices.' });
 
     const settings = page.getByRole('form', { name: 'Agent settings' });
@@ -245,7 +192,7 @@ describe('the console screens in Chromium: layout, accessibility, URL state, loa
     await page.getByLabel('Tenant to opt in').selectOption('acme-partner');
     await page.getByRole('button', { name: 'Opt in', exact: true }).click();
     await page.getByRole('button', { name: 'Opt out acme-partner' }).waitFor();
-    const optIns = await gqlOk(url, admin(), '{ previewOptIns(agentId: "payments-agent") { tenantId } }');
+    const optIns = await gqlOk(stack.url, admin(), '{ previewOptIns(agentId: "payments-agent") { tenantId } }');
     expect(optIns.previewOptIns).toEqual([{ tenantId: 'acme-partner' }]);
     expect(await seriousA11yViolations(page)).toEqual([]);
     await screenshot(page, 'agent-settings', SHOTS);
@@ -329,7 +276,7 @@ describe('the console screens in Chromium: layout, accessibility, URL state, loa
   it('with the API down the shell still loads (navigation, sign-out, the error and a retry)', async () => {
     await page.route('**/graphql', (route) => route.abort('connectionrefused'));
     try {
-      await page.goto(`${url}/console/fleet?agent=${AGENT}`);
+      await page.goto(`${stack.url}/console/fleet?agent=${AGENT}`);
       await page.getByRole('heading', { name: 'The control plane API is not answering', level: 1 }).waitFor();
       await page.getByRole('navigation', { name: 'Screens' }).getByRole('link', { name: 'Fleet' }).waitFor();
       await page.getByRole('button', { name: 'Sign out' }).waitFor();

@@ -5,66 +5,45 @@
  * critical violation) and saved as a screenshot in test-artifacts/console (and in docs/console
  * with CONSOLE_SCREENSHOTS=docs).
  */
-import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { Locator, Page } from 'playwright-core';
 import { mintA2AToken, mintAdminToken, mintNodeToken } from '@cp/auth';
-import type { AppConfig } from '@cp/common';
-import { PrismaService, seedWhenEmpty } from '@cp/db';
 import { NodeSync } from '@cp/node-sdk';
-import { AppModule } from '../../apps/control-plane/src/app.module';
 import { WorkerModule } from '../../apps/worker/src/worker.module';
 import { AgentNodeModule } from '../../apps/agent-node/src/agent-node.module';
 import { bootApp } from '../support/boot';
-import { buildConsole, launchChromium, screenshot, seriousA11yViolations, type Browser, type KnownViolation } from '../support/browser';
+import { screenshot, seriousA11yViolations, type KnownViolation } from '../support/browser';
 import { testConfig } from '../support/config';
+import { openScreen, SHOTS, startConsoleStack, UI_MS, type ConsoleStack } from '../support/console-stack';
 import { freePort } from '../support/free-port';
 import { codeOf, gql, gqlOk } from '../support/graphql-client';
-import { createTestDatabase, type TestDatabase } from '../support/test-database';
 import { until } from '../support/until';
 
 const AGENT = 'finance-agent';
-const ROOT = join(__dirname, '..', '..');
-const SHOTS = [
-  join(ROOT, 'test-artifacts', 'console'),
-  ...(process.env.CONSOLE_SCREENSHOTS === 'docs' ? [join(ROOT, 'docs', 'console')] : []),
-];
 
 /**
  * Every wait in this suite is on state: an element, a text or an API answer that proves the screen
  * (or the fleet) is where the next step needs it, with timeouts generous enough for a loaded
- * 2-core CI box (a slow step waits longer; nothing sleeps for a fixed time).
+ * 2-core CI box (UI_MS; a slow step waits longer; nothing sleeps for a fixed time).
  */
-const UI_MS = 60_000;
 const CONVERGE_MS = 120_000;
 jest.setTimeout(300_000);
 
 describe('the admin console in Chromium (control plane, worker, agent node)', () => {
-  let db: TestDatabase;
-  let dir: string;
-  let cpConfig: AppConfig;
-  let cp: NestFastifyApplication;
+  let stack: ConsoleStack;
   let worker: NestFastifyApplication;
   let node: NestFastifyApplication;
-  let url: string;
   let nodeUrl: string;
-  let browser: Browser;
   let page: Page;
-  const pageErrors: string[] = [];
-  const admin = () => mintAdminToken(cpConfig, 'test:admin', ['platform-admin']);
+  const admin = () => mintAdminToken(stack.config, 'test:admin', ['platform-admin']);
 
   const shot = async (name: string, known: KnownViolation[] = []) => {
     expect(await seriousA11yViolations(page, known)).toEqual([]);
     await screenshot(page, name, SHOTS);
   };
   /** Opens a screen and waits until the signed-in console has rendered it (its h1). */
-  const go = async (path: string) => {
-    await page.goto(`${url}/console${path}`);
-    await page.locator('main h1').first().waitFor();
-  };
+  const go = (path: string) => openScreen(page, stack.url, path);
   /** Waits until `locator`'s text matches (the locator re-resolves on every poll). */
   const textOf = async (what: string, locator: Locator, pattern: RegExp, timeoutMs = UI_MS) =>
     until(
@@ -79,11 +58,11 @@ describe('the admin console in Chromium (control plane, worker, agent node)', ()
     await page.getByLabel('Agent', { exact: true }).selectOption(AGENT);
   };
   const revision = async () =>
-    ((await gqlOk(url, admin(), `{ agent(id: "${AGENT}") { revision } }`)).agent as { revision: number }).revision;
+    ((await gqlOk(stack.url, admin(), `{ agent(id: "${AGENT}") { revision } }`)).agent as { revision: number }).revision;
   /** The agent's manifest documents as the API has them (what the editors open on). */
   const documents = async <T>() =>
     (
-      (await gqlOk(url, admin(), `{ manifests(filter: { agentId: "${AGENT}" }, page: { first: 100 }) { nodes { state document } } }`))
+      (await gqlOk(stack.url, admin(), `{ manifests(filter: { agentId: "${AGENT}" }, page: { first: 100 }) { nodes { state document } } }`))
         .manifests as { nodes: { state: string; document: T }[] }
     ).nodes
       .filter((m) => m.state !== 'removed')
@@ -92,18 +71,11 @@ describe('the admin console in Chromium (control plane, worker, agent node)', ()
   const shown = async (editor: Locator) => (await editor.textContent()) ?? '';
 
   beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'console-e2e-'));
-    const consoleDir = join(dir, 'console');
-    const built = buildConsole(consoleDir);
-    db = await createTestDatabase('console');
-    const prefix = `e2e-console-${randomBytes(4).toString('hex')}:`;
     const nodePort = await freePort();
     nodeUrl = `http://127.0.0.1:${nodePort}`;
-    await built;
     // The one-click sign-in is opt-in (ADR 0210), as `npm start` opts in for the demo.
-    cpConfig = testConfig({ DATABASE_URL: db.url, REDIS_KEY_PREFIX: prefix, CONSOLE_DIR: consoleDir, CONSOLE_DEV_SIGN_IN: 'true' });
-    ({ app: cp, url } = await bootApp(AppModule, cpConfig));
-    await seedWhenEmpty(cp.get(PrismaService), { agentNodeUrl: nodeUrl });
+    stack = await startConsoleStack('console', { overrides: { CONSOLE_DEV_SIGN_IN: 'true' }, seed: { agentNodeUrl: nodeUrl } });
+    const { db, dir, prefix, url } = stack;
     ({ app: worker } = await bootApp(
       WorkerModule,
       testConfig({ DATABASE_URL: db.url, REDIS_KEY_PREFIX: prefix, RETIREMENT_SCHEDULE_ENABLED: 'false' }),
@@ -116,7 +88,7 @@ describe('the admin console in Chromium (control plane, worker, agent node)', ()
         CONTROL_PLANE_URL: url,
         AGENT_ID: AGENT,
         NODE_ID: 'console-node-1',
-        NODE_TOKEN: mintNodeToken(cpConfig, AGENT),
+        NODE_TOKEN: mintNodeToken(stack.config, AGENT),
         NODE_CACHE_DIR: join(dir, 'node'),
         USAGE_FLUSH_INTERVAL_MS: '300',
       }),
@@ -133,30 +105,19 @@ describe('the admin console in Chromium (control plane, worker, agent node)', ()
       },
       CONVERGE_MS,
     );
-    browser = await launchChromium();
-    page = await browser.context.newPage();
-    page.setDefaultTimeout(UI_MS);
-    page.setDefaultNavigationTimeout(UI_MS);
-    // What the page itself reports (uncaught errors, console errors, CSP refusals) shows up with a failure.
-    page.on('pageerror', (e) => pageErrors.push(`pageerror: ${e.message}`));
-    page.on('console', (m) => m.type() === 'error' && pageErrors.push(`console: ${m.text()}`));
+    page = await stack.page();
   }, 600_000);
 
-  afterEach(() => {
-    if (pageErrors.length) process.stderr.write(`browser errors:\n${pageErrors.splice(0).join('\n')}\n`);
-  });
+  afterEach(() => stack?.reportPageErrors());
 
   afterAll(async () => {
-    await browser?.close();
     await node?.close();
     await worker?.close();
-    await cp?.close();
-    await db?.drop();
-    if (dir) await rm(dir, { recursive: true, force: true });
+    await stack?.close();
   });
 
   it('serves the console: index.html revalidated, hashed assets immutable, deep links answer the app', async () => {
-    const index = await fetch(`${url}/console/`);
+    const index = await fetch(`${stack.url}/console/`);
     expect(index.status).toBe(200);
     expect(index.headers.get('content-type')).toMatch(/^text\/html/);
     expect(index.headers.get('cache-control')).toBe('no-cache');
@@ -164,20 +125,20 @@ describe('the admin console in Chromium (control plane, worker, agent node)', ()
     const html = await index.text();
     const asset = /\/console\/assets\/index-[A-Za-z0-9_-]+\.js/.exec(html)?.[0];
     expect(asset).toBeDefined();
-    const js = await fetch(`${url}${asset}`);
+    const js = await fetch(`${stack.url}${asset}`);
     expect(js.status).toBe(200);
     expect(js.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
-    const deep = await fetch(`${url}/console/agents/${AGENT}`);
+    const deep = await fetch(`${stack.url}/console/agents/${AGENT}`);
     expect(deep.status).toBe(200);
     expect(await deep.text()).toBe(html);
-    const missing = await fetch(`${url}/console/assets/index-doesnotexist.js`);
+    const missing = await fetch(`${stack.url}/console/assets/index-doesnotexist.js`);
     expect(missing.headers.get('cache-control')).toBe('no-cache');
-    const settings = await (await fetch(`${url}/console/config.json`)).json();
+    const settings = await (await fetch(`${stack.url}/console/config.json`)).json();
     expect(settings).toEqual({ graphqlPath: '/graphql', oidc: null, devSignIn: true, apiTimeoutMs: 15_000, spinnerDelayMs: 300 });
   });
 
   it('the agent node reports its handler inventory, so the fleet counts it live (what the agents and fleet screens show)', async () => {
-    const r = await gqlOk(url, admin(), `{ fleet(agentId: "${AGENT}") { nodes { nodeId live handlers { id } } } }`);
+    const r = await gqlOk(stack.url, admin(), `{ fleet(agentId: "${AGENT}") { nodes { nodeId live handlers { id } } } }`);
     const nodes = (r.fleet as { nodes: { nodeId: string; live: boolean; handlers: { id: string }[] | null }[] }).nodes;
     expect(nodes).toHaveLength(1);
     expect(nodes[0]).toMatchObject({ nodeId: 'console-node-1', live: true });
@@ -186,7 +147,7 @@ describe('the admin console in Chromium (control plane, worker, agent node)', ()
 
   it('the development sign-in refuses hostile bodies with a clear 4xx and mints nothing', async () => {
     const post = (body: string, type = 'application/json') =>
-      fetch(`${url}/console/dev-sign-in`, { method: 'POST', headers: { 'content-type': type }, body });
+      fetch(`${stack.url}/console/dev-sign-in`, { method: 'POST', headers: { 'content-type': type }, body });
     const cases: [string, string | undefined, number, RegExp][] = [
       ['{"kind":"root"}', undefined, 400, /"kind" must be one of/],
       ['{"kind":"team-admin","team":"../other"}', undefined, 400, /"team" must be a team id/],
@@ -210,7 +171,7 @@ describe('the admin console in Chromium (control plane, worker, agent node)', ()
   });
 
   it('signs in with one click and lists the agents with revision, nodes and lag', async () => {
-    await page.goto(`${url}/console/`);
+    await page.goto(`${stack.url}/console/`);
     await page.getByRole('button', { name: 'Platform admin' }).waitFor();
     await shot('sign-in');
     await page.getByRole('button', { name: 'Platform admin' }).click();
@@ -269,7 +230,7 @@ describe('the admin console in Chromium (control plane, worker, agent node)', ()
     await shot('view-as-anonymous');
 
     // What the screen sends, refused when it makes no sense: an anonymous caller with a tenant.
-    const refused = await gql(url, admin(), 'query($input: RouteTestInput!) { routeTest(input: $input) { revision } }', {
+    const refused = await gql(stack.url, admin(), 'query($input: RouteTestInput!) { routeTest(input: $input) { revision } }', {
       input: { agentId: AGENT, tests: { tests: [{ text: 'x', expect: 'clarify', anonymous: true, tenant: 'acme-partner' }] } },
     });
     expect(codeOf(refused)).toBe('BAD_USER_INPUT');
@@ -321,7 +282,7 @@ describe('the admin console in Chromium (control plane, worker, agent node)', ()
     await editor.fill(text);
     await page.getByText('No problems.').waitFor();
     const current = await revision();
-    await gqlOk(url, admin(), 'mutation($input: UpdateAgentInput!) { updateAgent(input: $input) { revision } }', {
+    await gqlOk(stack.url, admin(), 'mutation($input: UpdateAgentInput!) { updateAgent(input: $input) { revision } }', {
       input: { id: AGENT, expectedRevision: current, description: 'Changed behind the console.' },
     });
     await page.getByRole('button', { name: 'Save' }).click();
@@ -353,7 +314,7 @@ describe('the admin console in Chromium (control plane, worker, agent node)', ()
     await shot('plan');
     // The fleet screen, open in a second tab before the apply, watches the change propagate (a tab
     // the console opens itself: it inherits the session, which lives in sessionStorage).
-    const opened = browser.context.waitForEvent('page');
+    const opened = stack.browser.context.waitForEvent('page');
     await page.evaluate("void window.open('/console/fleet', '_blank')");
     const fleet = await opened;
     fleet.setDefaultTimeout(UI_MS);
@@ -385,7 +346,7 @@ describe('the admin console in Chromium (control plane, worker, agent node)', ()
   });
 
   it('deprecates a capability with confirmation and shows its remaining callers', async () => {
-    const partner = mintA2AToken(cpConfig, 'orchestrator@acme-partner', 'acme-partner', ['recon.run'], 3600, AGENT);
+    const partner = mintA2AToken(stack.config, 'orchestrator@acme-partner', 'acme-partner', ['recon.run'], 3600, AGENT);
     for (let i = 0; i < 3; i++) {
       const res = await fetch(`${nodeUrl}/a2a/jsonrpc`, {
         method: 'POST',
@@ -403,7 +364,7 @@ describe('the admin console in Chromium (control plane, worker, agent node)', ()
       'usage reached the control plane',
       async () => {
         const r = await gqlOk(
-          url,
+          stack.url,
           admin(),
           `{ usage(filter: { agentId: "${AGENT}", capabilityId: "reconcile-invoice" }) { nodes { calls } } }`,
         );
@@ -436,7 +397,11 @@ describe('the admin console in Chromium (control plane, worker, agent node)', ()
     );
     // The projected retirement date is the API's (capabilityImpact), as a UTC day.
     const impact = (
-      await gqlOk(url, admin(), `{ capabilityImpact(agentId: "${AGENT}", capabilityId: "reconcile-invoice") { earliestRetirementAt } }`)
+      await gqlOk(
+        stack.url,
+        admin(),
+        `{ capabilityImpact(agentId: "${AGENT}", capabilityId: "reconcile-invoice") { earliestRetirementAt } }`,
+      )
     ).capabilityImpact as { earliestRetirementAt: string | null };
     expect(impact.earliestRetirementAt).not.toBeNull();
     expect(await page.getByTestId('retirement-reconcile-invoice').textContent()).toContain(

@@ -10,19 +10,13 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
-import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from 'jose';
+import type { createLocalJWKSet } from 'jose';
 import { mintA2AToken } from '@cp/auth';
-import { NodeSync } from '@cp/node-sdk';
-import { gqlOk } from '../support/graphql-client';
-import { until } from '../support/until';
 import { a2aRpc, AGENT, bearer, startSecurityStack, type Json, type SecurityStack } from '../security/support/stack';
-import { platformAdmin } from '../security/support/push';
+import { allowLoopbackUpstreams, jwksOf, pointAtUpstream, upstreamClaims } from './gateway-support/gateway';
 
 jest.setTimeout(180_000);
 
-const MANIFEST = 'query($a: String!, $c: String!) { manifest(agentId: $a, capabilityId: $c) { document } agent(id: $a) { revision } }';
-const UPDATE_MANIFEST = 'mutation($input: ManifestDocumentInput!) { updateManifest(input: $input) { revision } }';
-const UPDATE_AGENT = 'mutation($input: UpdateAgentInput!) { updateAgent(input: $input) { revision } }';
 const SECRET = 'hunter2-upstream-internal';
 
 interface Got {
@@ -120,26 +114,10 @@ describe('a misbehaving upstream behind the gateway node (issue 28)', () => {
     upstream = await hostileUpstream();
     // Not about approvals: testConfig's empty APPROVAL_DEFAULT_KINDS reads as unset on main (all kinds gated), so name one kind this suite never changes.
     stack = await startSecurityStack('gateway_hostile', { APPROVAL_DEFAULT_KINDS: 'undeprecate' });
-    const admin = platformAdmin(stack);
-    const agent = await gqlOk(stack.cpUrl, admin, `{ agent(id: "${AGENT}") { revision } }`);
-    await gqlOk(stack.cpUrl, admin, UPDATE_AGENT, {
-      input: { id: AGENT, expectedRevision: agent.agent.revision, protocol: { upstreamAllow: ['127.0.0.1'] } },
-    });
-    const current = await gqlOk(stack.cpUrl, admin, MANIFEST, { a: AGENT, c: 'reconcile-invoice' });
-    const { updateManifest } = await gqlOk(stack.cpUrl, admin, UPDATE_MANIFEST, {
-      input: {
-        agentId: AGENT,
-        expectedRevision: current.agent.revision,
-        manifest: {
-          ...current.manifest.document,
-          upstream: { url: upstream.url, binding: 'jsonrpc', version: '1.0', timeouts: { idle: 1500 } },
-        },
-      },
-    });
-    const sync = stack.node.get(NodeSync);
-    await until('the node serves the upstream', () => (sync.current()?.revision ?? 0) >= (updateManifest.revision as number), 30_000);
+    await allowLoopbackUpstreams(stack);
+    await pointAtUpstream(stack, { url: upstream.url, binding: 'jsonrpc', version: '1.0', timeouts: { idle: 1500 } });
     partner = mintA2AToken(stack.cpConfig, 'orchestrator@acme-partner', 'acme-partner', ['recon.run'], 600, AGENT);
-    jwks = createLocalJWKSet((await (await fetch(`${stack.cpUrl}/.well-known/jwks.json`)).json()) as JSONWebKeySet);
+    jwks = await jwksOf(stack);
   });
   afterAll(async () => {
     await stack?.close();
@@ -196,13 +174,7 @@ describe('a misbehaving upstream behind the gateway node (issue 28)', () => {
   it('every request the upstream received carried the exchanged token, never the caller or node token', async () => {
     expect(upstream.got.length).toBeGreaterThanOrEqual(9);
     for (const g of upstream.got) {
-      expect(g.authorization).toMatch(/^Bearer /);
-      expect(g.authorization).not.toContain(partner);
-      expect(g.authorization).not.toContain(stack.nodeConfig.NODE_TOKEN!);
-      const { payload } = await jwtVerify(g.authorization!.slice(7), jwks, {
-        audience: new URL(upstream.url).origin,
-        issuer: stack.cpConfig.JWT_ISSUER,
-      });
+      const payload = await upstreamClaims(stack, jwks, upstream.url, g.authorization, partner);
       expect(payload).toMatchObject({ token_use: 'upstream', sub: 'orchestrator@acme-partner', capability: 'reconcile-invoice' });
     }
   });

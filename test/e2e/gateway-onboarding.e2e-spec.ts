@@ -15,16 +15,17 @@ import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import express from 'express';
 import YAML from 'yaml';
-import { AgentCard, Task, TaskArtifactUpdateEvent, TaskStatusUpdateEvent } from '@a2a-js/sdk';
-import { AgentEvent, DefaultRequestHandler, InMemoryTaskStore, type AgentExecutor } from '@a2a-js/sdk/server';
+import { DefaultRequestHandler, InMemoryTaskStore } from '@a2a-js/sdk/server';
 import { agentCardHandler, jsonRpcHandler, UserBuilder } from '@a2a-js/sdk/server/express';
 import { mintA2AToken } from '@cp/auth';
 import { NodeSync } from '@cp/node-sdk';
 import { cpctl, Workspace } from '../support/cpctl-harness';
 import { gqlOk } from '../support/graphql-client';
+import { answeringExecutor, jsonRpcCard } from '../support/sdk-agent';
 import { until } from '../support/until';
 import { a2aRpc, AGENT, bearer, startSecurityStack, type Json, type SecurityStack } from '../security/support/stack';
 import { platformAdmin } from '../security/support/push';
+import { allowLoopbackUpstreams } from './gateway-support/gateway';
 
 jest.setTimeout(600_000);
 
@@ -43,38 +44,17 @@ async function existingAgent() {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const cardNow = () =>
-    AgentCard.fromJSON({
+    jsonRpcCard({
       name: 'Treasury service',
       description: 'An agent the treasury team already runs',
       version: '2.1.0',
-      supportedInterfaces: [{ url: `${origin}/a2a/jsonrpc`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }],
-      capabilities: { streaming: true },
-      defaultInputModes: ['text/plain'],
-      defaultOutputModes: ['application/json'],
+      url: `${origin}/a2a/jsonrpc`,
       skills: state.skills,
     });
-  const executor: AgentExecutor = {
-    async execute(rc, bus) {
-      bus.publish(AgentEvent.task(Task.fromJSON({ id: rc.taskId, contextId: rc.contextId, status: { state: 'TASK_STATE_WORKING' } })));
-      bus.publish(
-        AgentEvent.artifactUpdate(
-          TaskArtifactUpdateEvent.fromJSON({
-            taskId: rc.taskId,
-            contextId: rc.contextId,
-            artifact: { artifactId: 'match', parts: [{ data: { matched: true, by: 'treasury-upstream' }, mediaType: 'application/json' }] },
-            lastChunk: true,
-          }),
-        ),
-      );
-      bus.publish(
-        AgentEvent.statusUpdate(
-          TaskStatusUpdateEvent.fromJSON({ taskId: rc.taskId, contextId: rc.contextId, status: { state: 'TASK_STATE_COMPLETED' } }),
-        ),
-      );
-      bus.finished();
-    },
-    async cancelTask() {},
-  };
+  const executor = answeringExecutor(() => ({
+    artifactId: 'match',
+    parts: [{ data: { matched: true, by: 'treasury-upstream' }, mediaType: 'application/json' }],
+  }));
   const handler = new DefaultRequestHandler(cardNow(), new InMemoryTaskStore(), executor);
   app.use((req, res, next) => {
     seen.push(`${req.method} ${req.path}`);
@@ -115,10 +95,7 @@ describe('onboarding an existing A2A agent: import, servability and drift (issue
     env = { CPCTL_URL: `${stack.cpUrl}/graphql`, CPCTL_TOKEN: admin };
     await gqlOk(stack.cpUrl, admin, 'mutation { setApprovalPolicy(input: { kinds: [] }) { kinds } }');
     // A platform admin lets the agent reach the upstream's private address (docs/gateway.md step 2).
-    const { agent } = await gqlOk(stack.cpUrl, admin, `{ agent(id: "${AGENT}") { revision } }`);
-    await gqlOk(stack.cpUrl, admin, 'mutation($input: UpdateAgentInput!) { updateAgent(input: $input) { revision } }', {
-      input: { id: AGENT, expectedRevision: agent.revision, protocol: { upstreamAllow: ['127.0.0.1'] } },
-    });
+    await allowLoopbackUpstreams(stack);
   });
   afterAll(async () => {
     await stack?.close();

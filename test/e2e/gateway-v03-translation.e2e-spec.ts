@@ -9,29 +9,24 @@
  * Every upstream request carries the exchanged token, never the caller's.
  */
 import { randomBytes } from 'node:crypto';
-import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from 'jose';
+import type { createLocalJWKSet } from 'jose';
 import { Message, Task, TaskState } from '@a2a-js/sdk';
-import {
-  ClientFactory,
-  ClientFactoryOptions,
-  DefaultAgentCardResolver,
-  JsonRpcTransportFactory,
-  RestTransportFactory,
-  type Client,
-} from '@a2a-js/sdk/client';
+import type { Client } from '@a2a-js/sdk/client';
 import { mintA2AToken } from '@cp/auth';
-import { NodeSync } from '@cp/node-sdk';
-import { gqlOk } from '../support/graphql-client';
+import { authedFetch, sdkClient03, sdkClient10 } from '../support/a2a-sdk-client';
 import { until } from '../support/until';
 import { AGENT, startSecurityStack, type Json, type SecurityStack } from '../security/support/stack';
-import { platformAdmin } from '../security/support/push';
+import {
+  allowLoopbackUpstreams,
+  jwksOf,
+  pointAtUpstream,
+  reconcileMessage as message,
+  streamOf,
+  upstreamClaims,
+} from './gateway-support/gateway';
 import { sdkUpstream, UPSTREAM_RESULT, type SdkUpstream } from './gateway-support/sdk-upstream';
 
 jest.setTimeout(180_000);
-
-const MANIFEST = 'query($a: String!, $c: String!) { manifest(agentId: $a, capabilityId: $c) { document } agent(id: $a) { revision } }';
-const UPDATE_MANIFEST = 'mutation($input: ManifestDocumentInput!) { updateManifest(input: $input) { revision } }';
-const UPDATE_AGENT = 'mutation($input: UpdateAgentInput!) { updateAgent(input: $input) { revision } }';
 
 describe('a gateway node translates A2A 0.3 ⇄ 1.0 (issue 28 item 5)', () => {
   let stack: SecurityStack;
@@ -39,95 +34,35 @@ describe('a gateway node translates A2A 0.3 ⇄ 1.0 (issue 28 item 5)', () => {
   let partner: string;
   let jwks: ReturnType<typeof createLocalJWKSet>;
 
-  const authed =
-    (token: string): typeof fetch =>
-    (input, init) => {
-      const headers = new Headers(init?.headers);
-      headers.set('authorization', `Bearer ${token}`);
-      return fetch(input, { ...init, headers });
-    };
-  const client10 = (token: string): Promise<Client> =>
-    new ClientFactory(
-      ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
-        transports: [new JsonRpcTransportFactory({ fetchImpl: authed(token) })],
-      }),
-    ).createFromUrl(stack.nodeUrl);
+  const client10 = (token: string): Promise<Client> => sdkClient10(stack.nodeUrl, token);
   /** The SDK's 0.3 client on the node's pure 0.3 card (as in a2a-protocol-compat), JSON-RPC or HTTP+JSON. */
-  const client03 = async (token: string, binding: 'jsonrpc' | 'http+json'): Promise<Client> => {
-    const card = (await (await fetch(`${stack.nodeUrl}/.well-known/agent-card.json`)).json()) as Json;
-    delete card.supportedInterfaces;
-    if (binding === 'http+json') {
-      card.preferredTransport = 'HTTP+JSON';
-      card.url = `${stack.nodeUrl}/a2a/rest`;
-    }
-    const transport =
-      binding === 'jsonrpc'
-        ? new JsonRpcTransportFactory({ fetchImpl: authed(token), legacyCompat: { enabled: true } })
-        : new RestTransportFactory({ fetchImpl: authed(token), legacyCompat: { enabled: true } });
-    return new ClientFactory(
-      ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
-        cardResolver: new DefaultAgentCardResolver({ legacyCompat: { enabled: true } }),
-        transports: [transport],
-      }),
-    ).createFromAgentCard(card as never);
-  };
-  const message = (text: string) =>
-    Message.fromJSON({
-      messageId: `m-${randomBytes(4).toString('hex')}`,
-      role: 'ROLE_USER',
-      parts: [{ text }],
-      metadata: { skillId: 'reconcile-invoice' },
-    });
-  const claimsOf = async (authorization: string | undefined) => {
-    expect(authorization).toMatch(/^Bearer /);
-    expect(authorization).not.toContain(partner);
-    expect(authorization).not.toContain(stack.nodeConfig.NODE_TOKEN!);
-    const { payload } = await jwtVerify(authorization!.slice(7), jwks, {
-      audience: new URL(upstream.jsonrpc).origin,
-      issuer: stack.cpConfig.JWT_ISSUER,
-    });
-    return payload;
-  };
+  const client03 = (token: string, binding: 'jsonrpc' | 'http+json'): Promise<Client> =>
+    sdkClient03(stack.nodeUrl, binding, authedFetch(token));
+  const claimsOf = (authorization: string | undefined) => upstreamClaims(stack, jwks, upstream.jsonrpc, authorization, partner);
   /** reconcile-invoice's upstream, applied and synced to the node. */
-  const pointAt = async (upstreamSpec: Json) => {
-    const admin = platformAdmin(stack);
-    const current = await gqlOk(stack.cpUrl, admin, MANIFEST, { a: AGENT, c: 'reconcile-invoice' });
-    const { updateManifest } = await gqlOk(stack.cpUrl, admin, UPDATE_MANIFEST, {
-      input: {
-        agentId: AGENT,
-        expectedRevision: current.agent.revision,
-        manifest: { ...current.manifest.document, upstream: upstreamSpec },
-      },
-    });
-    const sync = stack.node.get(NodeSync);
-    await until('the node serves the new upstream', () => (sync.current()?.revision ?? 0) >= (updateManifest.revision as number), 30_000);
-  };
-  /** Streams a message, remembering the node task id; resolves when the stream ends. */
-  const streamOf = (client: Client, text: string) => {
-    const events: Json[] = [];
-    let taskId: string | undefined;
-    const done = (async () => {
-      for await (const e of client.sendMessageStream({ message: message(text) } as never)) {
-        events.push(e);
-        const value = (e as Json).payload?.value as Json | undefined;
-        const id = value?.id ?? value?.taskId;
-        if (typeof id === 'string') taskId = id;
-      }
-    })();
-    return { events, done, taskId: () => taskId };
+  const pointAt = (upstreamSpec: Json) => pointAtUpstream(stack, upstreamSpec);
+  /** Streams a message that the upstream holds, cancels the node task, and waits until the upstream got the cancel. */
+  const heldThenCanceled = async (client: Client, text: string) => {
+    const before = upstream.canceled.length;
+    const s = streamOf(client, text);
+    await until(
+      'the upstream holds the task',
+      () => s.taskId() !== undefined && JSON.stringify(s.events).includes('held by the upstream'),
+      30_000,
+    );
+    const canceled = Task.toJSON(await client.cancelTask({ id: s.taskId()! } as never)) as Json;
+    expect(canceled.status.state).toBe('TASK_STATE_CANCELED');
+    await until('the upstream got CancelTask', () => upstream.canceled.length === before + 1, 30_000);
+    return s;
   };
 
   beforeAll(async () => {
     upstream = await sdkUpstream();
     // Not about approvals: testConfig's empty APPROVAL_DEFAULT_KINDS reads as unset on main (all kinds gated), so name one kind this suite never changes.
     stack = await startSecurityStack('gateway_v03', { APPROVAL_DEFAULT_KINDS: 'undeprecate' });
-    const admin = platformAdmin(stack);
-    const agent = await gqlOk(stack.cpUrl, admin, `{ agent(id: "${AGENT}") { revision } }`);
-    await gqlOk(stack.cpUrl, admin, UPDATE_AGENT, {
-      input: { id: AGENT, expectedRevision: agent.agent.revision, protocol: { versions: ['1.0', '0.3'], upstreamAllow: ['127.0.0.1'] } },
-    });
+    await allowLoopbackUpstreams(stack, { versions: ['1.0', '0.3'] });
     partner = mintA2AToken(stack.cpConfig, 'orchestrator@acme-partner', 'acme-partner', ['recon.run', 'ledger.write'], 600, AGENT);
-    jwks = createLocalJWKSet((await (await fetch(`${stack.cpUrl}/.well-known/jwks.json`)).json()) as JSONWebKeySet);
+    jwks = await jwksOf(stack);
   });
   afterAll(async () => {
     await stack?.close();
@@ -206,16 +141,7 @@ describe('a gateway node translates A2A 0.3 ⇄ 1.0 (issue 28 item 5)', () => {
 
     it('CancelTask reaches the 0.3 upstream task (tasks/cancel, or POST /v1/tasks/{id}:cancel)', async () => {
       const client = await client10(partner);
-      const before = upstream.canceled.length;
-      const s = streamOf(client, 'reconcile INV-3 and hold');
-      await until(
-        'the upstream holds the task',
-        () => s.taskId() !== undefined && JSON.stringify(s.events).includes('held by the upstream'),
-        30_000,
-      );
-      const canceled = Task.toJSON(await client.cancelTask({ id: s.taskId()! } as never)) as Json;
-      expect(canceled.status.state).toBe('TASK_STATE_CANCELED');
-      await until('the upstream got the cancel', () => upstream.canceled.length === before + 1, 30_000);
+      const s = await heldThenCanceled(client, 'reconcile INV-3 and hold');
       const upstreamTask = upstream.canceled.at(-1)!;
       const cancel = upstream.seen.find((x) =>
         rpc ? x.method === 'tasks/cancel' : x.path === `/a2a/rest/v1/tasks/${upstreamTask}:cancel`,
@@ -246,16 +172,7 @@ describe('a gateway node translates A2A 0.3 ⇄ 1.0 (issue 28 item 5)', () => {
 
     it('a 0.3 CancelTask reaches the 1.0 upstream task', async () => {
       const client = await client03(partner, callerBinding);
-      const before = upstream.canceled.length;
-      const s = streamOf(client, 'reconcile INV-8 and hold');
-      await until(
-        'the upstream holds the task',
-        () => s.taskId() !== undefined && JSON.stringify(s.events).includes('held by the upstream'),
-        30_000,
-      );
-      const canceled = Task.toJSON(await client.cancelTask({ id: s.taskId()! } as never)) as Json;
-      expect(canceled.status.state).toBe('TASK_STATE_CANCELED');
-      await until('the upstream got CancelTask', () => upstream.canceled.length === before + 1, 30_000);
+      const s = await heldThenCanceled(client, 'reconcile INV-8 and hold');
       expect(upstream.seen.filter((x) => x.method === 'CancelTask').length).toBeGreaterThan(0);
       await s.done.catch(() => undefined);
     });

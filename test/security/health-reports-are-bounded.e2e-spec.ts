@@ -12,6 +12,7 @@ import type { AppConfig } from '@cp/common';
 import { PrismaService, seedWhenEmpty } from '@cp/db';
 import { LATENCY_BUCKETS, MAX_COUNT_PER_ENTRY } from '@cp/node-protocol';
 import { bootApp } from '../support/boot';
+import { registerNode } from '../support/node-api';
 import { controlPlaneUnderTest } from '../support/control-plane-under-test';
 import { testConfig } from '../support/config';
 import { createAgent, createManifests } from '../support/given-db';
@@ -80,12 +81,7 @@ describe('health reports are bounded', () => {
     await pg.connect();
     await createAgent(pg, 'other-agent');
     await createManifests(pg, [{ agentId: 'other-agent', capabilityId: 'other-capability', state: 'ga' }]);
-    const res = await fetch(`${url}/node/v1/register`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${mintNodeToken(config, AGENT)}` },
-      body: JSON.stringify({ nodeId: NODE }),
-    });
-    expect(res.status).toBe(204);
+    expect((await registerNode(url, config, AGENT, NODE)).status).toBe(204);
   }, 60_000);
 
   afterAll(async () => {

@@ -11,13 +11,12 @@ import jwt from 'jsonwebtoken';
 import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from 'jose';
 import { mintA2AToken, mintAdminToken, mintNodeToken } from '@cp/auth';
 import { codeOf, gql, gqlOk } from '../support/graphql-client';
-import { AGENT, bearer, startSecurityStack, type Json, type SecurityStack } from './support/stack';
+import { setUpstream } from '../e2e/gateway-support/gateway';
+import { AGENT, bearer, nodeSubject, startSecurityStack, type Json, type SecurityStack } from './support/stack';
 import { platformAdmin } from './support/push';
 
 jest.setTimeout(180_000);
 
-const UPDATE_MANIFEST = 'mutation($input: ManifestDocumentInput!) { updateManifest(input: $input) { revision } }';
-const MANIFEST = 'query($a: String!, $c: String!) { manifest(agentId: $a, capabilityId: $c) { document } agent(id: $a) { revision } }';
 const UPDATE_AGENT = `mutation($input: UpdateAgentInput!) { updateAgent(input: $input) { revision protocol { upstreamAllow } } }`;
 const UPSTREAM_URL = 'https://recon.upstream.example/a2a/v1';
 
@@ -41,21 +40,11 @@ describe('upstream tokens are exchanged, never borrowed (issue 28 item 3)', () =
     // Not about approvals: testConfig's empty APPROVAL_DEFAULT_KINDS reads as unset on main (all kinds gated), so name one kind this suite never changes.
     stack = await startSecurityStack('upstream_tokens', { APPROVAL_DEFAULT_KINDS: 'undeprecate' });
     admin = platformAdmin(stack);
-    const current = await gqlOk(stack.cpUrl, admin, MANIFEST, { a: AGENT, c: 'reconcile-invoice' });
-    await gqlOk(stack.cpUrl, admin, UPDATE_MANIFEST, {
-      input: {
-        agentId: AGENT,
-        expectedRevision: current.agent.revision,
-        manifest: {
-          ...current.manifest.document,
-          upstream: {
-            url: UPSTREAM_URL,
-            binding: 'jsonrpc',
-            version: '1.0',
-            auth: { kind: 'token-exchange', scopes: ['recon.run', 'invoices.read'] },
-          },
-        },
-      },
+    await setUpstream(stack, {
+      url: UPSTREAM_URL,
+      binding: 'jsonrpc',
+      version: '1.0',
+      auth: { kind: 'token-exchange', scopes: ['recon.run', 'invoices.read'] },
     });
   });
   afterAll(async () => {
@@ -77,11 +66,10 @@ describe('upstream tokens are exchanged, never borrowed (issue 28 item 3)', () =
       issuer: stack.cpConfig.JWT_ISSUER,
     });
     expect(protectedHeader.alg).toBe('ES256');
-    const nodeSubject = (jwt.decode(stack.nodeConfig.NODE_TOKEN!) as Json).sub as string;
     expect(payload).toMatchObject({
       token_use: 'upstream',
       sub: 'orchestrator@acme-partner',
-      act: { sub: nodeSubject },
+      act: { sub: nodeSubject(stack) },
       scope: 'recon.run',
       tenant: 'acme-partner',
       capability: 'reconcile-invoice',
@@ -97,7 +85,7 @@ describe('upstream tokens are exchanged, never borrowed (issue 28 item 3)', () =
       orderBy: { id: 'desc' },
       select: { actor: true, onBehalfOf: true, delegation: true, after: true },
     });
-    expect(audit?.actor).toBe(nodeSubject);
+    expect(audit?.actor).toBe(nodeSubject(stack));
     expect(audit).toMatchObject({
       onBehalfOf: 'orchestrator@acme-partner',
       delegation: { capabilityId: 'reconcile-invoice', scopes: ['recon.run'] },

@@ -14,6 +14,7 @@ import { PrismaService, seedWhenEmpty } from '@cp/db';
 import { AppModule } from '../../apps/control-plane/src/app.module';
 import { addUsage, createManifests, createNode } from '../support/given-db';
 import { bootApp } from '../support/boot';
+import { registerNode } from '../support/node-api';
 import { testConfig } from '../support/config';
 import { gql } from '../support/graphql-client';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
@@ -86,12 +87,7 @@ describe('usage ingestion refuses what it cannot trust', () => {
         teamId: 'finance-agents-team',
       },
     ]);
-    const res = await fetch(`${url}/node/v1/register`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${mintNodeToken(config, AGENT)}` },
-      body: JSON.stringify({ nodeId: NODE }),
-    });
-    expect(res.status).toBe(204);
+    expect((await registerNode(url, config, AGENT, NODE)).status).toBe(204);
   }, 60_000);
 
   afterAll(async () => {

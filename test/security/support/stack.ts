@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import jwt from 'jsonwebtoken';
 import { mintNodeToken } from '@cp/auth';
 import type { AppConfig } from '@cp/common';
 import { PrismaService, seedWhenEmpty } from '@cp/db';
@@ -102,3 +103,6 @@ export async function a2aRpc(
 }
 
 export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+
+/** The node's own subject (its token's `sub`): what an exchanged upstream token names as `act.sub`. */
+export const nodeSubject = (stack: SecurityStack): string => (jwt.decode(stack.nodeConfig.NODE_TOKEN!) as Json).sub as string;

@@ -7,12 +7,9 @@
  * of an upstream as it is alone. `upstream` is set for the gateway target only, so a suite can
  * also assert what reached it.
  */
-import { gqlOk } from '../../support/graphql-client';
-import { until } from '../../support/until';
-import { NodeSync } from '@cp/node-sdk';
+import { allowLoopbackUpstreams, pointAtUpstream, UPSTREAM_CAPABILITY } from '../../e2e/gateway-support/gateway';
 import { sdkUpstream, type SdkUpstream } from '../../e2e/gateway-support/sdk-upstream';
-import { platformAdmin } from './push';
-import { AGENT, startSecurityStack, type SecurityStack } from './stack';
+import { startSecurityStack, type SecurityStack } from './stack';
 
 export type TargetKind = 'in-process' | 'gateway';
 
@@ -24,12 +21,8 @@ export interface Target {
   close(): Promise<void>;
 }
 
-const MANIFEST = 'query($a: String!, $c: String!) { manifest(agentId: $a, capabilityId: $c) { document } agent(id: $a) { revision } }';
-const UPDATE_MANIFEST = 'mutation($input: ManifestDocumentInput!) { updateManifest(input: $input) { revision } }';
-const UPDATE_AGENT = 'mutation($input: UpdateAgentInput!) { updateAgent(input: $input) { revision } }';
-
 /** The capability the gateway target serves through its upstream (the SDK upstream's one skill). */
-export const GATEWAY_CAPABILITY = 'reconcile-invoice';
+export const GATEWAY_CAPABILITY = UPSTREAM_CAPABILITY;
 
 /** Boots the stack for `kind`; the label is suffixed with the kind so both can run side by side. */
 export async function startTarget(kind: TargetKind, label: string, overrides: Record<string, string> = {}): Promise<Target> {
@@ -42,25 +35,8 @@ export async function startTarget(kind: TargetKind, label: string, overrides: Re
   // Not about approvals: name one kind the setup never changes, so the upstream change lands at once.
   const stack = await startSecurityStack(tag, { APPROVAL_DEFAULT_KINDS: 'undeprecate', ...overrides });
   try {
-    const admin = platformAdmin(stack);
-    const agent = await gqlOk(stack.cpUrl, admin, `{ agent(id: "${AGENT}") { revision } }`);
-    await gqlOk(stack.cpUrl, admin, UPDATE_AGENT, {
-      input: { id: AGENT, expectedRevision: agent.agent.revision, protocol: { upstreamAllow: ['127.0.0.1'] } },
-    });
-    const current = await gqlOk(stack.cpUrl, admin, MANIFEST, { a: AGENT, c: GATEWAY_CAPABILITY });
-    const { updateManifest } = await gqlOk(stack.cpUrl, admin, UPDATE_MANIFEST, {
-      input: {
-        agentId: AGENT,
-        expectedRevision: current.agent.revision,
-        manifest: { ...current.manifest.document, upstream: { url: upstream.jsonrpc, binding: 'jsonrpc', version: '1.0' } },
-      },
-    });
-    const sync = stack.node.get(NodeSync);
-    await until(
-      'the node serves the upstream manifest',
-      () => (sync.current()?.revision ?? 0) >= (updateManifest.revision as number),
-      30_000,
-    );
+    await allowLoopbackUpstreams(stack);
+    await pointAtUpstream(stack, { url: upstream.jsonrpc, binding: 'jsonrpc', version: '1.0' });
   } catch (error) {
     await stack.close();
     await upstream.close();
