@@ -5,7 +5,7 @@
 import type { DataShape, HandlerDeclaration, LimitType } from '@cp/capabilities';
 import type { AgentExecutor } from '@a2a-js/sdk/server';
 import { executorHandler } from './agent-executor';
-import type { Handler, LimitDeclaration } from './handler';
+import type { Handler, LimitDeclaration, TaskUpdates } from './handler';
 
 export type { GenericLimits, Handler, HandlerContext, HandlerResult, LimitDeclaration, TaskUpdates, TypedLimits } from './handler';
 
@@ -25,10 +25,15 @@ export interface HandlerOptions<L extends LimitDeclaration> {
 export interface TaskRecordAccess {
   /** The upstream task this task continues, as stored with it (none for a new task). */
   readonly upstream?: { taskId: string; contextId: string };
-  /** Stores the upstream task with the task's next save (in this turn or the next, alone if no update comes). */
-  keepUpstream(link: { taskId: string; contextId: string }): Promise<void>;
+  /**
+   * Stores the upstream task with the task's next save: in this turn or the next, alone if no
+   * update comes; `alone` false: never alone, with whatever save comes next (the result's).
+   */
+  keepUpstream(link: { taskId: string; contextId: string }, alone?: boolean): Promise<void>;
   /** True once the task ended outside this run (a cancel on any replica): nothing more is stored. */
   ended(): boolean;
+  /** The task's updates, each saved at the end of its turn with those made meanwhile (one save for several). */
+  grouped?: TaskUpdates;
 }
 
 export interface HandlerRegistration {

@@ -56,6 +56,8 @@ export class TaskRun {
   private flushing = false;
   private lazyTimer?: NodeJS.Immediate;
   private endedOn?: TaskRecord;
+  /** Fields every later save keeps (carry()). */
+  private carried: RecordExtra = {};
 
   constructor(
     record: TaskRecord,
@@ -110,6 +112,11 @@ export class TaskRun {
     return this.applyAll([], extra, true);
   }
 
+  /** Keeps `extra` on the record from the next save on, whenever that comes (no save of its own). */
+  carry(extra: RecordExtra): void {
+    this.carried = { ...this.carried, ...extra };
+  }
+
   withArtifact(artifact: WireArtifact, append: boolean, task: WireTask = this.record.task): WireTask {
     const artifacts = [...(task.artifacts ?? [])];
     const at = artifacts.findIndex((a) => a.artifactId === artifact.artifactId);
@@ -127,18 +134,24 @@ export class TaskRun {
   }
 
   /** The handler's view: progress and artifact chunks. */
-  updates(): TaskUpdates {
+  /**
+   * The handler's view: progress and artifact chunks. `lazy`: each waits for the end of the turn,
+   * so that updates made meanwhile (the next events of one upstream read, the result) share its
+   * save (the gateway, which does not wait for one save before reading on; ADR 0320).
+   */
+  updates(lazy = false): TaskUpdates {
     return {
       progress: async (text) => {
-        await this.apply((t) => {
+        const progress: Update = (t) => {
           const message = { messageId: randomUUID(), role: 'ROLE_AGENT' as const, parts: [{ text }], taskId: t.id, contextId: t.contextId };
           const task: WireTask = { ...t, status: { state: 'TASK_STATE_WORKING', message, timestamp: nowIso() } };
           return { task, event: statusUpdate(task) };
-        });
+        };
+        await this.apply(progress, {}, lazy);
       },
       artifact: async (a, chunk = {}) => {
         const artifact: WireArtifact = { ...a, artifactId: a.artifactId ?? randomUUID() };
-        await this.apply(this.artifactUpdate(artifact, chunk.append === true, chunk.lastChunk === true));
+        await this.apply(this.artifactUpdate(artifact, chunk.append === true, chunk.lastChunk === true), {}, lazy);
         return artifact.artifactId;
       },
     };
@@ -146,10 +159,17 @@ export class TaskRun {
 
   /** The records and events of `q`'s updates applied in order on `base`. */
   private build(base: TaskRecord, q: Queued, into: Built[] = []): Built[] {
-    if (q.updates.length === 0) into.push({ record: { ...base, ...q.extra } });
+    if (q.updates.length === 0) into.push({ record: { ...base, ...this.carried, ...q.extra } });
     for (const update of q.updates) {
       const { task, event } = update(base.task);
-      const record: TaskRecord = { ...base, ...q.extra, task, updatedAt: Date.parse(task.status.timestamp), seq: base.seq + 1 };
+      const record: TaskRecord = {
+        ...base,
+        ...this.carried,
+        ...q.extra,
+        task,
+        updatedAt: Date.parse(task.status.timestamp),
+        seq: base.seq + 1,
+      };
       into.push({ record, change: { seq: record.seq, final: endsStream(task.status.state), event } });
       base = record;
     }

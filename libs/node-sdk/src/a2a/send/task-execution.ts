@@ -146,8 +146,9 @@ export class TaskExecution {
     const handle = registration.withRecord
       ? registration.withRecord({
           upstream: p.record.upstream,
-          keepUpstream: (upstream) => run.keep({ upstream }),
+          keepUpstream: async (upstream, alone = true) => (alone ? run.keep({ upstream }) : run.carry({ upstream })),
           ended: () => run.ended !== undefined,
+          grouped: run.updates(true),
         })
       : registration.handle;
     try {

@@ -14,7 +14,7 @@ import { ToolGateway } from '../../tools/tool-gateway';
 import { HandlerRegistry } from '../handler-registry';
 import { registerA2AServer } from '../a2a-server';
 import { InMemoryTaskEvents } from '../task-events';
-import { InMemoryTaskStore } from '../task-store';
+import { InMemoryTaskStore, ownerKey, type TaskRecord, type TaskStore } from '../task-store';
 import { UpstreamGateway } from './upstream-gateway';
 
 const config = loadConfig({ NODE_ENV: 'test' });
@@ -78,7 +78,11 @@ function snapshot(spec: UpstreamSpec): RegistrySnapshot {
 
 const exchanged: { callerToken: string; capabilityId: string }[] = [];
 
-async function gateway(spec: UpstreamSpec, allow: string[] = ['127.0.0.1']): Promise<{ app: FastifyInstance; url: string }> {
+async function gateway(
+  spec: UpstreamSpec,
+  allow: string[] = ['127.0.0.1'],
+  tasks: TaskStore = new InMemoryTaskStore(),
+): Promise<{ app: FastifyInstance; url: string }> {
   const app = Fastify();
   const bundle = new ActiveBundle(buildNodeBundle(snapshot(spec)));
   registerA2AServer(app, {
@@ -87,7 +91,7 @@ async function gateway(spec: UpstreamSpec, allow: string[] = ['127.0.0.1']): Pro
     handlers: new HandlerRegistry(),
     tools: new ToolGateway({ exchange: async () => ({ accessToken: 't', expiresAt: Date.now() + 60_000, scopes: [] }) }, new Map(), silent),
     log: silent,
-    tasks: new InMemoryTaskStore(),
+    tasks,
     events: new InMemoryTaskEvents(),
     upstreams: new UpstreamGateway({
       exchange: async (callerToken, capabilityId) => {
@@ -119,9 +123,9 @@ describe('the node as a gateway to an upstream agent', () => {
   afterAll(async () => {
     for (const c of closers) await c();
   });
-  const start = async (behaviour: Behaviour, allow?: string[]) => {
+  const start = async (behaviour: Behaviour, allow?: string[], tasks?: TaskStore) => {
     const up = await upstream(behaviour);
-    const gw = await gateway({ url: up.url, binding: 'jsonrpc', version: '1.0', timeouts: { idle: 2000 } }, allow);
+    const gw = await gateway({ url: up.url, binding: 'jsonrpc', version: '1.0', timeouts: { idle: 2000 } }, allow, tasks);
     closers.push(
       () => gw.app.close(),
       () => new Promise((r) => up.server.close(r)),
@@ -146,6 +150,53 @@ describe('the node as a gateway to an upstream agent', () => {
     expect(up.received[0].body.method).toBe('SendStreamingMessage');
     expect(up.received[0].body.params.message).toEqual({ messageId: 'm1', role: 'ROLE_USER', parts: reconcile.message.parts });
     expect(exchanged.at(-1)).toEqual({ callerToken, capabilityId: 'reconcile-invoice' });
+  });
+
+  it('an upstream answering in one read costs one save besides the working state; the link is saved with an input-required result, never alone (ADR 0320)', async () => {
+    const saved: TaskRecord[] = [];
+    const store = new InMemoryTaskStore();
+    const counting: TaskStore = {
+      save: (record, ...rest) => (saved.push(record), store.save(record, ...rest)),
+      get: (...args) => store.get(...args),
+      list: (...args) => store.list(...args),
+    };
+    const oneRead =
+      (state: string): Behaviour =>
+      (_req, res, body) => {
+        sse(res);
+        const t = { taskId: 'up-9', contextId: 'up-ctx-9' };
+        const frame = (result: unknown) => `data: ${JSON.stringify({ jsonrpc: '2.0', id: body.id, result })}\n\n`;
+        res.end(
+          frame({ task: { id: 'up-9', contextId: 'up-ctx-9', status: { state: 'TASK_STATE_WORKING' } } }) +
+            frame({ artifactUpdate: { ...t, artifact: { artifactId: 'a9', parts: [{ text: 'matched' }] }, lastChunk: true } }) +
+            frame({
+              statusUpdate: { ...t, status: { state, message: { messageId: 'q', role: 'ROLE_AGENT', parts: [{ text: 'which PO?' }] } } },
+            }),
+        );
+      };
+    const { gw } = await start(oneRead('TASK_STATE_COMPLETED'), undefined, counting);
+    const { body } = await rpc(gw.url, 'SendMessage', reconcile);
+    expect(body.result.task.status.state).toBe('TASK_STATE_COMPLETED');
+    expect(body.result.task.artifacts).toEqual([expect.objectContaining({ artifactId: 'a9', parts: [{ text: 'matched' }] })]);
+    const mine = saved.filter((r) => r.task.id === body.result.task.id);
+    // The task's first save (working, ADR 0285) and its result: nothing for the link or the artifact on their own.
+    expect(mine.map((r) => r.task.status.state)).toEqual(['TASK_STATE_WORKING', 'TASK_STATE_COMPLETED']);
+    expect(mine.every((r) => r.upstream === undefined)).toBe(true);
+
+    // Input required in the same read: the link is stored with that state, so a continuation finds it.
+    const asks = await start(oneRead('TASK_STATE_INPUT_REQUIRED'), undefined, counting);
+    const asked = (await rpc(asks.gw.url, 'SendMessage', reconcile)).body.result.task;
+    expect(asked.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
+    const stored = await store.get(asked.id, ownerKey({ tenant: 'acme-partner', principal: 'p@acme' }));
+    expect(stored?.upstream).toEqual({ taskId: 'up-9', contextId: 'up-ctx-9' });
+    // The artifact is saved as an update (an input-required result holds none); the link rides on
+    // the next save, never one of its own.
+    const asking = saved.filter((r) => r.task.id === asked.id);
+    expect(asking.map((r) => [r.task.status.state, r.upstream !== undefined])).toEqual([
+      ['TASK_STATE_WORKING', false],
+      ['TASK_STATE_WORKING', true],
+      ['TASK_STATE_INPUT_REQUIRED', true],
+    ]);
   });
 
   it('never calls the upstream for a caller who is not entitled', async () => {

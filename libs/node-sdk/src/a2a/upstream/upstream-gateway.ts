@@ -9,7 +9,7 @@
  */
 import type { PolicyEntry } from '@cp/capabilities';
 import type { HostResolver } from '@cp/common/core';
-import type { Handler, HandlerResult } from '../handler';
+import type { Handler, HandlerResult, TaskUpdates } from '../handler';
 import type { HandlerRegistration, TaskRecordAccess } from '../handler-registry';
 import type { WireArtifact, WireMessage } from '../wire-types';
 import { cancelUpstream, streamMessage, UpstreamError, type UpstreamCall } from './upstream-client';
@@ -33,6 +33,101 @@ export interface UpstreamGatewayDeps {
 export interface UpstreamLink {
   taskId: string;
   contextId: string;
+}
+
+/**
+ * What one forwarding stores on the node task. Whatever arrives in one turn (one upstream read)
+ * waits for the end of that turn: the upstream's task id (the link, ADR 0320) and whole artifacts.
+ * When the final state comes in the same turn, the artifacts go with the result and are saved with
+ * it, all or none, and a link to a task that ended is not stored at all: an upstream answering in
+ * one read costs the node task one save besides its working state, as an in-process handler does.
+ * Otherwise they are stored at the end of the turn. Every other update first sends what waits, so
+ * the order is the upstream's. A failed save fails the forwarding.
+ */
+class Forwarded {
+  private held: WireArtifact[] = [];
+  private link?: UpstreamLink;
+  private timer?: NodeJS.Immediate;
+  private saving: Promise<unknown> = Promise.resolve();
+  private failure?: Error;
+  readonly updates: TaskUpdates;
+
+  constructor(
+    private readonly record: TaskRecordAccess,
+    updates: TaskUpdates,
+  ) {
+    this.updates = record.grouped ?? updates;
+  }
+
+  /** The upstream named its task: kept with the node task at the end of this turn. */
+  keep(link: UpstreamLink): void {
+    this.link = link;
+    this.later();
+  }
+
+  hold(artifact: WireArtifact): void {
+    this.held.push(artifact);
+    this.later();
+  }
+
+  /** Sends what waits, then waits for every save so far; throws the first that failed. */
+  async release(): Promise<void> {
+    this.send();
+    await this.saving;
+    if (this.failure) throw this.failure;
+  }
+
+  /**
+   * The final state came: the result, with the held artifacts when it completed (else they are
+   * sent first); the link is stored (with the result) only if the upstream task can be continued.
+   */
+  async finish(final: HandlerResult): Promise<HandlerResult> {
+    this.stop();
+    // Saved with the result, which always follows: a continuation must find it.
+    if (this.link && final.state === 'input-required') void this.record.keepUpstream(this.link, false);
+    this.link = undefined;
+    if (final.state !== 'completed') {
+      await this.release();
+      return final;
+    }
+    const held = this.held;
+    this.held = [];
+    await this.release();
+    return { ...final, artifacts: [...held, ...final.artifacts] };
+  }
+
+  /** The forwarding ended without a result to store them with: what waits is dropped. */
+  discard(): void {
+    this.stop();
+    this.held = [];
+    this.link = undefined;
+  }
+
+  private later(): void {
+    this.timer ??= setImmediate(() => {
+      this.timer = undefined;
+      this.send();
+    });
+  }
+
+  private stop(): void {
+    if (this.timer) clearImmediate(this.timer);
+    this.timer = undefined;
+  }
+
+  private send(): void {
+    this.stop();
+    const track = (saved: Promise<unknown>) => {
+      const settled = saved.catch((e: unknown) => {
+        this.failure ??= e as Error;
+      });
+      this.saving = Promise.all([this.saving, settled]);
+    };
+    if (this.link) track(this.record.keepUpstream(this.link));
+    this.link = undefined;
+    for (const a of this.held) track(this.updates.artifact(a, { lastChunk: true }));
+    this.held = [];
+  }
 }
 
 /** Where no task record is at hand: nothing stored to continue, nothing kept. */
@@ -138,6 +233,7 @@ export class UpstreamGateway {
       let link = record.upstream;
       if (link) Object.assign(message, { taskId: link.taskId, contextId: link.contextId });
       let final: HandlerResult | undefined;
+      const forwarded = new Forwarded(record, ctx.updates);
       this.running.add(nodeTaskId);
       const onAbort = () => {
         if (link) void this.cancel(policy, nodeTaskId, callerToken, link);
@@ -146,15 +242,16 @@ export class UpstreamGateway {
       try {
         for await (const event of streamMessage(call, message, ctx.acceptedOutputModes)) {
           if (final) throw new UpstreamError('the upstream sent an event after the task ended');
-          final = await this.apply(event, ctx, nodeTaskId, (id, contextId) => {
+          final = await this.apply(event, forwarded, (id, contextId) => {
             if (link !== undefined && link.taskId !== id) throw new UpstreamError('the upstream sent an event for another task');
             if (link !== undefined) return;
-            // Kept with the task once, when the upstream first names it (with the next update's
-            // save, or alone in the next turn): every replica can then continue or cancel it.
+            // Kept with the task once, when the upstream first names it (at the end of this turn,
+            // unless the task ended in it): every replica can then continue or cancel it.
             link = { taskId: id, contextId };
-            record.keepUpstream(link).catch(() => undefined);
+            forwarded.keep(link);
             if (this.cancelOnLink.delete(nodeTaskId)) void this.cancel(policy, nodeTaskId, callerToken, link);
           });
+          if (final) final = await forwarded.finish(final);
           if (record.ended()) {
             // Canceled on another replica before the link was stored there: this replica ends the upstream task.
             if (link) void this.cancel(policy, nodeTaskId, callerToken, link);
@@ -167,6 +264,7 @@ export class UpstreamGateway {
         const reason = error instanceof UpstreamError ? error.message : 'the upstream call failed';
         return { state: 'failed', text: `the upstream agent did not complete this task: ${reason}` };
       } finally {
+        forwarded.discard();
         ctx.signal.removeEventListener('abort', onAbort);
         this.running.delete(nodeTaskId);
         this.cancelOnLink.delete(nodeTaskId);
@@ -178,8 +276,7 @@ export class UpstreamGateway {
   /** One upstream StreamResponse applied to the node's task; returns the final result when it is one. */
   private async apply(
     event: Json,
-    ctx: Parameters<Handler>[0],
-    nodeTaskId: string,
+    forwarded: Forwarded,
     bind: (upstreamTaskId: string, contextId: string) => void,
   ): Promise<HandlerResult | undefined> {
     const ids = (o: Json, idKey: string) => {
@@ -192,8 +289,7 @@ export class UpstreamGateway {
       ids(event.task, 'id');
       const status = event.task.status;
       if (!isObject(status) || typeof status.state !== 'string') throw new UpstreamError('the upstream sent a task without a status');
-      for (const a of Array.isArray(event.task.artifacts) ? event.task.artifacts : [])
-        await ctx.updates.artifact(artifactOf(a), { lastChunk: true });
+      for (const a of Array.isArray(event.task.artifacts) ? event.task.artifacts : []) forwarded.hold(artifactOf(a));
       return finalOf(status.state, textOf(status.message));
     }
     if (isObject(event.statusUpdate)) {
@@ -203,20 +299,27 @@ export class UpstreamGateway {
         throw new UpstreamError('the upstream sent a status update without a state');
       const text = textOf(status.message);
       const final = finalOf(status.state, text);
-      if (!final && text) await ctx.updates.progress(text);
+      if (!final && text) {
+        await forwarded.release();
+        await forwarded.updates.progress(text);
+      }
       return final;
     }
     if (isObject(event.artifactUpdate)) {
       ids(event.artifactUpdate, 'taskId');
       const u = event.artifactUpdate;
-      await ctx.updates.artifact(artifactOf(u.artifact), { append: u.append === true, lastChunk: u.lastChunk === true });
+      const artifact = artifactOf(u.artifact);
+      if (u.append !== true && u.lastChunk === true) forwarded.hold(artifact);
+      else {
+        await forwarded.release();
+        await forwarded.updates.artifact(artifact, { append: u.append === true, lastChunk: u.lastChunk === true });
+      }
       return undefined;
     }
     if (isObject(event.message)) {
       // A direct answer without a task: the node's task completes with it as its artifact.
       const m = event.message as unknown as WireMessage;
       if (!Array.isArray(m.parts)) throw new UpstreamError('the upstream sent a malformed message');
-      void nodeTaskId;
       return { state: 'completed', artifacts: [{ name: 'response', parts: m.parts }] };
     }
     throw new UpstreamError('the upstream sent an event of an unknown kind');
