@@ -6,7 +6,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import Fastify from 'fastify';
 import { Redis } from 'ioredis';
-import { createRedis, loadConfig } from '@cp/common';
+import { connectRedis, createRedis, loadConfig } from '@cp/common';
 import { NodeSync } from '../../libs/node-sdk/src/node-sync';
 import { registerFinanceA2A } from '../../apps/agent-node/src/finance-a2a';
 
@@ -100,6 +100,8 @@ async function runChild(spec: ChildSpec): Promise<void> {
   const server = registerFinanceA2A(app, config, {
     bundle: () => sync.current(),
     redis: createRedis(config, 'a2a-commands'),
+    // As the agent node app wires it (ADR 0330).
+    taskRedis: connectRedis(config, 'a2a-tasks', { autoPipelining: true }),
     subscriber: createRedis(config, 'a2a-task-events'),
     pushWorker: spec.push ? new Redis(config.REDIS_URL, { connectionName: 'a2a-push-worker', maxRetriesPerRequest: null }) : undefined,
     nodeToken: () => config.NODE_TOKEN!,

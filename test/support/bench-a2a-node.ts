@@ -30,6 +30,8 @@ export async function serveBenchA2ANode(
   registerFinanceA2A(app, config, {
     bundle: () => bundle,
     redis: connectRedis(config, 'a2a-commands'),
+    // As the agent node app wires it (ADR 0330).
+    taskRedis: connectRedis(config, 'a2a-tasks', { autoPipelining: process.env.BENCH_TASK_PIPELINING !== '0' }),
     subscriber: connectRedis(config, 'a2a-events'),
     nodeToken: () => options.nodeToken,
     log: silent,

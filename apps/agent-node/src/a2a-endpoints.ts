@@ -7,7 +7,7 @@ import { Inject, Injectable, Logger, Optional, type OnApplicationShutdown, type 
 import { HttpAdapterHost } from '@nestjs/core';
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
-import { closeRedis, createRedis, InjectConfig, InjectRedis, type AppConfig, type RedisClient } from '@cp/common';
+import { closeRedis, connectRedis, createRedis, InjectConfig, InjectRedis, type AppConfig, type RedisClient } from '@cp/common';
 import {
   ChatCompletionsClassifier,
   EmbeddingsClassifier,
@@ -33,6 +33,7 @@ export const AgentHandlersToken = Symbol('AGENT_HANDLERS');
 export class A2AEndpoints implements OnModuleInit, OnApplicationShutdown {
   server?: A2AServer;
   private subscriber?: RedisClient;
+  private taskConnection?: RedisClient;
   private pushWorker?: Redis;
   private probe?: UpstreamProbe;
 
@@ -56,11 +57,14 @@ export class A2AEndpoints implements OnModuleInit, OnApplicationShutdown {
       error: (f: Record<string, unknown>, m: string) => logger.error({ ...f, msg: m }),
     };
     this.subscriber = createRedis(this.config, 'a2a-task-events');
+    // Task saves on a pipelined connection of their own (ADR 0330); every other command stays on the shared one.
+    this.taskConnection = connectRedis(this.config, 'a2a-tasks', { autoPipelining: true });
     // BullMQ's worker blocks on Redis: a connection of its own that never gives up a command.
     this.pushWorker = new Redis(this.config.REDIS_URL, { connectionName: 'a2a-push-worker', maxRetriesPerRequest: null });
     this.server = registerFinanceA2A(this.adapterHost.httpAdapter.getInstance<FastifyInstance>(), this.config, {
       bundle: () => this.sync.current(),
       redis: this.redis,
+      taskRedis: this.taskConnection,
       subscriber: this.subscriber,
       pushWorker: this.pushWorker,
       handlers: this.handlers,
@@ -85,6 +89,7 @@ export class A2AEndpoints implements OnModuleInit, OnApplicationShutdown {
     await this.server?.push?.close();
     if (this.pushWorker) await closeRedis(this.pushWorker);
     if (this.subscriber) await closeRedis(this.subscriber);
+    if (this.taskConnection) await closeRedis(this.taskConnection);
   }
 }
 

@@ -42,6 +42,12 @@ export interface FinanceA2ADeps {
   bundle: () => ServedBundle | undefined;
   /** Shared command connection. */
   redis: RedisClient;
+  /**
+   * Where tasks are saved and their events published (default: `redis`). The agent node gives it a
+   * pipelined connection of its own: the saves of concurrent requests made in one event-loop turn
+   * go out in one write (ADR 0330).
+   */
+  taskRedis?: RedisClient;
   /** A connection of its own for task-event subscriptions. */
   subscriber: RedisClient;
   nodeToken: () => string;
@@ -68,7 +74,8 @@ export function registerFinanceA2A(app: FastifyInstance, c: AppConfig, deps: Fin
   const handlers = deps.handlers ?? registerFinanceHandlers(new HandlerRegistry());
   // The inventory NodeSync reports at register and every heartbeat: without it the node is never live in the fleet.
   deps.useHandlers?.(() => handlers.inventory());
-  const tasks = new RedisTaskStore(deps.redis, prefix, {
+  const taskRedis = deps.taskRedis ?? deps.redis;
+  const tasks = new RedisTaskStore(taskRedis, prefix, {
     maxTaskBytes: c.A2A_TASK_MAX_BYTES,
     maxOwnerBytes: c.A2A_OWNER_MAX_BYTES,
     retentionMs: c.A2A_TASK_RETENTION_SECONDS * 1000,
@@ -134,7 +141,7 @@ export function registerFinanceA2A(app: FastifyInstance, c: AppConfig, deps: Fin
     clarifications: deps.clarifications,
     tasks,
     push,
-    events: new RedisTaskEvents(deps.redis, deps.subscriber, prefix),
+    events: new RedisTaskEvents(taskRedis, deps.subscriber, prefix),
     limits: {
       maxJsonDepth: c.A2A_MAX_JSON_DEPTH,
       maxPartBytes: c.A2A_PART_MAX_BYTES,
