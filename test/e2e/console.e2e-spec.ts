@@ -253,7 +253,7 @@ describe('the admin console in Chromium (control plane, worker, agent node)', ()
     const under = page.locator('.cm-problem').filter({ hasText: '$.skill.name' });
     await under.waitFor();
     expect(await under.evaluate((el) => el.previousElementSibling?.textContent?.trim())).toBe('"name": "",');
-    expect(await page.getByRole('button', { name: 'Save' }).isDisabled()).toBe(true);
+    expect(await page.getByRole('button', { name: 'Save', exact: true }).isDisabled()).toBe(true);
     await editor.fill('{\n  "id": ');
     await page.getByText(/not valid JSON at line 2/).waitFor();
     // A truncated document: its position, under the line where it stops.
@@ -261,7 +261,7 @@ describe('the admin console in Chromium (control plane, worker, agent node)', ()
     await shot('manifest-editor-error');
     await editor.fill(JSON.stringify({ ...doc, skill: { ...doc.skill, name: 'Invoice lookup (console)' } }, null, 2));
     await page.getByText('No problems.').waitFor();
-    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
     await page.getByText(`saved invoice-lookup: the agent is now at revision ${before + 1}`).waitFor();
     expect(await revision()).toBe(before + 1);
     await textOf('the saved name in the table', page.locator('tr[data-capability="invoice-lookup"]'), /Invoice lookup \(console\)/);
@@ -285,12 +285,12 @@ describe('the admin console in Chromium (control plane, worker, agent node)', ()
     await gqlOk(stack.url, admin(), 'mutation($input: UpdateAgentInput!) { updateAgent(input: $input) { revision } }', {
       input: { id: AGENT, expectedRevision: current, description: 'Changed behind the console.' },
     });
-    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
     await page.getByRole('alert').filter({ hasText: 'CONFLICT' }).waitFor();
     expect(await shown(editor)).toContain('edited while someone else changed the agent');
     await page.getByRole('button', { name: /Reload the agent and re-plan/ }).click();
     await page.getByText('No problems.').waitFor();
-    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
     await page.getByText(`the agent is now at revision ${current + 2}`).waitFor();
   });
 
