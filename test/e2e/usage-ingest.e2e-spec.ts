@@ -339,4 +339,28 @@ describe('POST /node/v1/usage', () => {
     expect((await pg.query(`SELECT id FROM "UsageBatch" WHERE "nodeId" = 'node-old'`)).rows).toEqual([{ id: kept }]);
     expect(await retention.prune()).toBe(0);
   });
+
+  it('prunes hourly health rows older than HEALTH_RETENTION_DAYS, of every agent, and keeps the rest', async () => {
+    const retention = new UsageRetentionService(
+      new UsageRetentionRepository(app.get(PrismaService)),
+      clock,
+      testConfig({ DATABASE_URL: db.url, HEALTH_RETENTION_DAYS: '30' }),
+    );
+    const row = (hour: string) =>
+      pg.query(
+        `INSERT INTO "CapabilityHealthBucket" ("agentId", "capabilityId", "tenantId", hour, calls, completed, "latencyMs")
+         VALUES ('finance-agent', 'invoice-lookup', 'prune-test', $1, 1, 1, '{}') ON CONFLICT DO NOTHING`,
+        [hour],
+      );
+    await row('2026-10-01T00:00:00.000Z'); // 62 days before the clock: pruned
+    await row('2026-11-01T23:00:00.000Z'); // 30 days and 1 hour: pruned
+    await row('2026-11-02T01:00:00.000Z'); // within 30 days: kept
+    const hours = async () =>
+      (await pg.query(`SELECT hour FROM "CapabilityHealthBucket" WHERE "tenantId" = 'prune-test' ORDER BY hour`)).rows.map(
+        (r: { hour: Date }) => r.hour.toISOString(),
+      );
+    expect(await retention.pruneHealth()).toBe(2);
+    expect(await hours()).toEqual(['2026-11-02T01:00:00.000Z']);
+    expect(await retention.pruneHealth()).toBe(0);
+  });
 });

@@ -57,6 +57,8 @@ export class RetirementProcessor extends WorkerHost {
     const run = await this.retirement.run({ trigger: job.data.trigger, runId: job.data.runId, requestedBy: job.data.requestedBy ?? null });
     const pruned = await this.retention.prune();
     if (pruned > 0) this.logger.log(`pruned ${pruned} usage batch id(s) past the retention window`);
+    const healthPruned = await this.retention.pruneHealth();
+    if (healthPruned > 0) this.logger.log(`pruned ${healthPruned} hourly health row(s) past HEALTH_RETENTION_DAYS`);
     if (!run) return { result: { skipped: 'already-finished' }, run: null };
     this.logger.log(
       `retirement run ${run.id} (${run.trigger}): ${run.retiredCount} retired, ${run.skippedCount} skipped, ${run.errors.length} errors`,

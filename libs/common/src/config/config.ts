@@ -301,6 +301,12 @@ const configFields = z.object({
    * longer be told apart from a retry). Must exceed RETIREMENT_WINDOW_DAYS.
    */
   USAGE_BATCH_RETENTION_DAYS: z.coerce.number().int().min(2).default(35),
+  /**
+   * Issue 32: hourly health rows (outcomes and latency per capability and tenant) older than this
+   * are deleted by the daily job; the health query then shows no calls for those hours. The default
+   * is the longest range the capabilityHealth query accepts.
+   */
+  HEALTH_RETENTION_DAYS: z.coerce.number().int().min(1).default(93),
   /** Issue 21: a sunset date set or moved must be at least this many days ahead. */
   DEPRECATION_SUNSET_MIN_NOTICE_DAYS: z.coerce.number().int().min(0).default(7),
   /** Issue 21: how often the worker looks for deprecation notices to send (cron, default every 10 minutes). */

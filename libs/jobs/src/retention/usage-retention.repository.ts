@@ -9,4 +9,9 @@ export class UsageRetentionRepository {
   async deleteBatchesEndedBefore(cutoff: Date): Promise<number> {
     return (await this.prisma.usageBatch.deleteMany({ where: { windowEnd: { lt: cutoff } } })).count;
   }
+
+  /** Hourly health rows of hours that began before `cutoff` (one set-based DELETE, daily). */
+  async deleteHealthBefore(cutoff: Date): Promise<number> {
+    return (await this.prisma.capabilityHealthBucket.deleteMany({ where: { hour: { lt: cutoff } } })).count;
+  }
 }
