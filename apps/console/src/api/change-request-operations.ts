@@ -22,6 +22,11 @@ export const ChangeRequestsQuery = graphql(`
           deprecated
           removed
         }
+        settings {
+          fields
+          before
+          after
+        }
         breakGlass
         breakGlassReason
         decidedBy

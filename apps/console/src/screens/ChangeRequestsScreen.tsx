@@ -6,6 +6,7 @@ import { LoadState } from '../components/LoadState';
 import { useConsole, useLoad } from '../context';
 import { readParam, useTitle, writeParam } from '../url';
 import type { ChangeRequestsQuery as ChangeRequestsData } from '../gql/graphql';
+import { Table } from '../components/Table';
 
 type Request = ChangeRequestsData['changeRequests']['nodes'][number];
 const STATUSES = ['pending', 'applied', 'rejected', 'stale'] as const;
@@ -120,12 +121,16 @@ function RequestCard({ request: r, onDecided }: { request: Request; onDecided: (
           </li>
         ))}
       </ul>
-      <p>
-        Plan: {summary('added', r.plan.added)}
-        {summary('changed', r.plan.changed)}
-        {summary('deprecated', r.plan.deprecated)}
-        {summary('removed', r.plan.removed)}
-      </p>
+      {r.settings ? (
+        <SettingsChange settings={r.settings} />
+      ) : (
+        <p>
+          Plan: {summary('added', r.plan.added)}
+          {summary('changed', r.plan.changed)}
+          {summary('deprecated', r.plan.deprecated)}
+          {summary('removed', r.plan.removed)}
+        </p>
+      )}
       {r.decidedBy && (
         <p>
           Decided by {r.decidedBy}
@@ -165,3 +170,25 @@ function RequestCard({ request: r, onDecided }: { request: Request; onDecided: (
 }
 
 const summary = (label: string, ids: readonly string[]) => (ids.length ? `${label} ${ids.join(', ')}. ` : '');
+
+/** The value at a dotted path of a card base (e.g. "protocol.webhookAllow"), as the API stored it. */
+const at = (doc: unknown, path: string): unknown =>
+  path.split('.').reduce<unknown>((v, k) => (v && typeof v === 'object' ? (v as Record<string, unknown>)[k] : undefined), doc);
+const shown = (v: unknown) => (Array.isArray(v) ? (v.length ? v.join(', ') : 'none') : v === undefined ? 'none' : JSON.stringify(v));
+
+/** A settings change (kind allowlist, ADR 0325): each changed field, its value now and after approval. */
+export function SettingsChange({ settings }: { settings: { fields: string[]; before: unknown; after: unknown } }) {
+  return (
+    <Table caption="Agent settings this request changes" visibleCaption columns={['Field', 'Now', 'After approval']}>
+      {settings.fields.map((f) => (
+        <tr key={f}>
+          <th scope="row">
+            <code>{f}</code>
+          </th>
+          <td>{shown(at(settings.before, f))}</td>
+          <td>{shown(at(settings.after, f))}</td>
+        </tr>
+      ))}
+    </Table>
+  );
+}
