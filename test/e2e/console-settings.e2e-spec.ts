@@ -33,16 +33,6 @@ describe('settings, sunset dates, cost budgets and routing clarifications in the
   const prisma = () => stack.cp.get(PrismaService);
   const revision = async () => (await prisma().agent.findUniqueOrThrow({ where: { id: AGENT } })).revision;
 
-  /** A page signed in as `subject` with `roles` (the session the console keeps in sessionStorage, one per tab). */
-  const signedIn = async (subject: string, roles: ('platform-admin' | 'team-admin' | 'viewer')[], teams: string[] = []) => {
-    const token = mintAdminToken(stack.config, subject, roles, teams);
-    const page = await stack.page();
-    await page.addInitScript(
-      (session: string) => sessionStorage.setItem('cp-console-session', session),
-      JSON.stringify({ token, via: 'dev', expiresAt: Date.now() + 3_600_000 }),
-    );
-    return page;
-  };
   const go = (page: Page, path: string) => openScreen(page, stack.url, path);
   const shot = async (page: Page, name: string) => {
     expect(await seriousA11yViolations(page)).toEqual([]);
@@ -64,9 +54,9 @@ describe('settings, sunset dates, cost budgets and routing clarifications in the
       overrides: { DEPRECATION_NOTICE_ALLOW: '127.0.0.1' },
       viewport: { width: 1280, height: 900 },
     });
-    admin = await signedIn('root', ['platform-admin']);
-    viewer = await signedIn('vera', ['viewer']);
-    teamAdmin = await signedIn('tom', ['team-admin'], [team]);
+    admin = await stack.signedIn('root', ['platform-admin']);
+    viewer = await stack.signedIn('vera', ['viewer']);
+    teamAdmin = await stack.signedIn('tom', ['team-admin'], [team]);
   }, 600_000);
 
   afterEach(() => stack?.reportPageErrors());
