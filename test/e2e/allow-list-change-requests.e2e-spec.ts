@@ -7,17 +7,12 @@
  * recorded apply; hostile values are refused by name and change nothing. cpctl's `agent allow-list`
  * exits 20 for a held widening, as `cpctl apply` does.
  */
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { mintAdminToken } from '@cp/auth';
 import { financeAgentExample, toManifestDocument } from '@cp/capabilities';
-import type { AppConfig } from '@cp/common';
-import { AppModule } from '../../apps/control-plane/src/app.module';
 import { run } from '../../apps/cpctl/src/cli';
-import { bootApp } from '../support/boot';
-import { testConfig } from '../support/config';
-import { givenDb, type GivenDb } from '../support/given-db';
+import { startChangeRequestApp, type ChangeRequestApp } from '../support/change-request-app';
+import type { GivenDb } from '../support/given-db';
 import { codeOf, gql, gqlOk, type GqlResponse } from '../support/graphql-client';
-import { createTestDatabase, type TestDatabase } from '../support/test-database';
 
 const CR_FIELDS =
   'id agentId baseRevision status author kinds changes { kind capabilityId detail } settings { fields before after } documents breakGlass breakGlassReason decidedBy appliedRevision canApprove cannotApproveReason';
@@ -33,15 +28,13 @@ const APPLY = `mutation($input: ApplyManifestsInput!) { applyManifests(input: $i
 const reasonOf = (res: GqlResponse) => res.errors?.[0]?.extensions.reason;
 
 describe('change requests for allow lists (HTTP)', () => {
-  let db: TestDatabase;
-  let app: NestFastifyApplication;
+  let stack: ChangeRequestApp;
   let url: string;
-  let config: AppConfig;
   let given: GivenDb;
+  let tokens: Record<string, string>;
   const example = financeAgentExample();
   const team = example.manifests[0].owner;
   const agentId = 'finance-agent';
-  const tokens: Record<string, string> = {};
 
   const settings = async () => {
     const row = await given.prisma.agent.findUniqueOrThrow({
@@ -68,32 +61,16 @@ describe('change requests for allow lists (HTTP)', () => {
   };
 
   beforeAll(async () => {
-    db = await createTestDatabase('allow_list_requests');
-    config = testConfig({
-      DATABASE_URL: db.url,
-      REDIS_KEY_PREFIX: `test:allow-list-requests:${process.pid}:`,
+    stack = await startChangeRequestApp('allow-list-requests', agentId, {
       // Unset (an empty variable reads as unset): the default policy, which gates allow lists.
       APPROVAL_DEFAULT_KINDS: '',
-      CHANGE_REQUEST_NOTICE_TENANTS: 'platform-ops',
-      DEPRECATION_NOTICE_SCHEDULE_ENABLED: 'false',
     });
-    ({ app, url } = await bootApp(AppModule, config));
-    given = givenDb(db.url);
-    await given.financeExample(agentId);
-    await given.prisma.team.create({ data: { id: 'other-team', name: 'Other' } });
+    ({ url, given, tokens } = stack);
     await given.agent({ id: 'other-agent', teamId: 'other-team' });
-    tokens.alice = mintAdminToken(config, 'alice', ['team-admin'], [team]);
-    // The same subject with another token and more rights: still the author.
-    tokens.aliceAgain = mintAdminToken(config, 'alice', ['platform-admin'], []);
-    tokens.bob = mintAdminToken(config, 'bob', ['team-admin'], [team]);
-    tokens.carol = mintAdminToken(config, 'carol', ['team-admin'], ['other-team']);
-    tokens.root = mintAdminToken(config, 'root', ['platform-admin'], []);
-    tokens.ops = mintAdminToken(config, 'ops', ['platform-admin'], []);
+    tokens.ops = mintAdminToken(stack.config, 'ops', ['platform-admin'], []);
   }, 120_000);
   afterAll(async () => {
-    await given?.close();
-    await app?.close();
-    await db?.drop();
+    await stack?.close();
   });
 
   it('the default policy gates allow lists; a widening files a request holding the whole update and changes nothing', async () => {

@@ -3,16 +3,11 @@
  * applied; a second admin with rights on the agent applies it at its base revision; the author
  * never approves their own (by subject, whatever the token); everything is audited and announced.
  */
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { mintAdminToken } from '@cp/auth';
 import { financeAgentExample, toManifestDocument } from '@cp/capabilities';
-import type { AppConfig } from '@cp/common';
-import { AppModule } from '../../apps/control-plane/src/app.module';
-import { bootApp } from '../support/boot';
-import { testConfig } from '../support/config';
-import { givenDb, type GivenDb } from '../support/given-db';
+import { startChangeRequestApp, type ChangeRequestApp } from '../support/change-request-app';
+import type { GivenDb } from '../support/given-db';
 import { codeOf, gql, gqlOk, type GqlResponse } from '../support/graphql-client';
-import { createTestDatabase, type TestDatabase } from '../support/test-database';
 
 const CR_FIELDS =
   'id agentId baseRevision status author kinds changes { kind capabilityId detail } plan { added changed removed } breakGlass breakGlassReason decidedBy decisionComment appliedRevision canApprove cannotApproveReason';
@@ -29,16 +24,13 @@ const PROMOTE_VIA_UPDATE = 'mutation($input: ManifestDocumentInput!) { updateMan
 const reasonOf = (res: GqlResponse) => res.errors?.[0]?.extensions.reason;
 
 describe('change requests (HTTP)', () => {
-  let db: TestDatabase;
-  let app: NestFastifyApplication;
+  let stack: ChangeRequestApp;
   let url: string;
-  let config: AppConfig;
   let given: GivenDb;
+  let tokens: Record<string, string>;
   const example = financeAgentExample();
-  const team = example.manifests[0].owner;
   const docs = example.manifests.map(toManifestDocument);
   const agentId = 'finance-agent';
-  const tokens: Record<string, string> = {};
 
   /** The whole set with reconcile-invoice made public, open to every caller (gated: `public`, `access`). */
   const publicRecon = () => docs.map((d) => (d.id === 'reconcile-invoice' ? { ...d, visibility: 'public', requires_scopes: [] } : d));
@@ -56,30 +48,14 @@ describe('change requests (HTTP)', () => {
   const noticesOf = (eventKey: string) => given.prisma.deprecationNotice.findMany({ where: { eventKey }, orderBy: { event: 'asc' } });
 
   beforeAll(async () => {
-    db = await createTestDatabase('change_requests');
-    config = testConfig({
-      DATABASE_URL: db.url,
-      REDIS_KEY_PREFIX: `test:change-requests:${process.pid}:`,
+    stack = await startChangeRequestApp('change-requests', agentId, {
       APPROVAL_DEFAULT_KINDS: 'public,access,upstream,undeprecate,remove',
-      CHANGE_REQUEST_NOTICE_TENANTS: 'platform-ops',
-      DEPRECATION_NOTICE_SCHEDULE_ENABLED: 'false',
     });
-    ({ app, url } = await bootApp(AppModule, config));
-    given = givenDb(db.url);
-    await given.financeExample(agentId);
-    await given.prisma.team.create({ data: { id: 'other-team', name: 'Other' } });
-    tokens.alice = mintAdminToken(config, 'alice', ['team-admin'], [team]);
-    // The same subject with another token and more rights: still the author.
-    tokens.aliceAgain = mintAdminToken(config, 'alice', ['platform-admin'], []);
-    tokens.bob = mintAdminToken(config, 'bob', ['team-admin'], [team]);
-    tokens.carol = mintAdminToken(config, 'carol', ['team-admin'], ['other-team']);
-    tokens.vera = mintAdminToken(config, 'vera', ['viewer'], []);
-    tokens.root = mintAdminToken(config, 'root', ['platform-admin'], []);
+    ({ url, given, tokens } = stack);
+    tokens.vera = mintAdminToken(stack.config, 'vera', ['viewer'], []);
   }, 120_000);
   afterAll(async () => {
-    await given?.close();
-    await app?.close();
-    await db?.drop();
+    await stack?.close();
   });
 
   it('a dry run names the gated changes; applying holds the plan as a change request and writes nothing', async () => {

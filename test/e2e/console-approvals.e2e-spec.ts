@@ -25,16 +25,6 @@ describe('change requests in the console (Chromium)', () => {
   const root = () => mintAdminToken(stack.config, 'root', ['platform-admin']);
   const revision = async () => (await stack.cp.get(PrismaService).agent.findUniqueOrThrow({ where: { id: AGENT } })).revision;
 
-  /** A page signed in as `subject` (the session the console keeps in sessionStorage, one per tab). */
-  const signedIn = async (subject: string) => {
-    const token = mintAdminToken(stack.config, subject, ['team-admin'], [team]);
-    const page = await stack.page();
-    await page.addInitScript(
-      (session: string) => sessionStorage.setItem('cp-console-session', session),
-      JSON.stringify({ token, via: 'dev', expiresAt: Date.now() + 3_600_000 }),
-    );
-    return page;
-  };
   const go = (page: Page, path: string) => openScreen(page, stack.url, path);
   const shot = async (page: Page, name: string) => {
     expect(await seriousA11yViolations(page)).toEqual([]);
@@ -45,8 +35,8 @@ describe('change requests in the console (Chromium)', () => {
     stack = await startConsoleStack('console-approvals', {
       overrides: { APPROVAL_DEFAULT_KINDS: 'public,access,upstream,undeprecate,remove' },
     });
-    author = await signedIn('alice');
-    approver = await signedIn('bob');
+    author = await stack.signedIn('alice', ['team-admin'], [team]);
+    approver = await stack.signedIn('bob', ['team-admin'], [team]);
   }, 600_000);
 
   afterEach(() => stack?.reportPageErrors());

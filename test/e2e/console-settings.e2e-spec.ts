@@ -9,68 +9,31 @@
  * CONSOLE_SCREENSHOTS=docs).
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { Locator, Page } from 'playwright-core';
 import { mintAdminToken } from '@cp/auth';
 import { financeAgentExample } from '@cp/capabilities';
-import type { AppConfig } from '@cp/common';
-import { PrismaService, seedWhenEmpty } from '@cp/db';
-import { AppModule } from '../../apps/control-plane/src/app.module';
-import { bootApp } from '../support/boot';
-import { buildConsole, launchChromium, screenshot, seriousA11yViolations, type Browser } from '../support/browser';
-import { testConfig } from '../support/config';
+import { PrismaService } from '@cp/db';
+import { screenshot, seriousA11yViolations } from '../support/browser';
+import { openScreen, SHOTS, startConsoleStack, UI_MS, type ConsoleStack } from '../support/console-stack';
 import { gqlOk } from '../support/graphql-client';
-import { createTestDatabase, type TestDatabase } from '../support/test-database';
 import { until } from '../support/until';
 
 const AGENT = 'finance-agent';
-const ROOT = join(__dirname, '..', '..');
-const SHOTS = [
-  join(ROOT, 'test-artifacts', 'console'),
-  ...(process.env.CONSOLE_SCREENSHOTS === 'docs' ? [join(ROOT, 'docs', 'console')] : []),
-];
-const UI_MS = 60_000;
 jest.setTimeout(300_000);
 
 describe('settings, sunset dates, cost budgets and routing clarifications in the console (Chromium)', () => {
-  let db: TestDatabase;
-  let dir: string;
-  let config: AppConfig;
-  let cp: NestFastifyApplication;
-  let url: string;
-  let browser: Browser;
+  let stack: ConsoleStack;
   let admin: Page;
   let viewer: Page;
   let teamAdmin: Page;
-  const pageErrors: string[] = [];
   const team = financeAgentExample().manifests[0].owner;
   /** The revision before a clarification was promoted into reconcile-invoice's examples (what the rollback goes back to). */
   let beforePromotion = 0;
-  const root = () => mintAdminToken(config, 'root', ['platform-admin']);
-  const prisma = () => cp.get(PrismaService);
+  const root = () => mintAdminToken(stack.config, 'root', ['platform-admin']);
+  const prisma = () => stack.cp.get(PrismaService);
   const revision = async () => (await prisma().agent.findUniqueOrThrow({ where: { id: AGENT } })).revision;
 
-  /** A page signed in as `subject` with `roles` (the session the console keeps in sessionStorage, one per tab). */
-  const signedIn = async (subject: string, roles: ('platform-admin' | 'team-admin' | 'viewer')[], teams: string[] = []) => {
-    const token = mintAdminToken(config, subject, roles, teams);
-    const page = await browser.context.newPage();
-    page.setDefaultTimeout(UI_MS);
-    page.setDefaultNavigationTimeout(UI_MS);
-    page.on('pageerror', (e) => pageErrors.push(`pageerror: ${e.message}`));
-    page.on('console', (m) => m.type() === 'error' && pageErrors.push(`console: ${m.text()}`));
-    await page.addInitScript(
-      (session: string) => sessionStorage.setItem('cp-console-session', session),
-      JSON.stringify({ token, via: 'dev', expiresAt: Date.now() + 3_600_000 }),
-    );
-    return page;
-  };
-  const go = async (page: Page, path: string) => {
-    await page.goto(`${url}/console${path}`);
-    await page.locator('main h1').first().waitFor();
-  };
+  const go = (page: Page, path: string) => openScreen(page, stack.url, path);
   const shot = async (page: Page, name: string) => {
     expect(await seriousA11yViolations(page)).toEqual([]);
     await screenshot(page, name, SHOTS);
@@ -86,35 +49,20 @@ describe('settings, sunset dates, cost budgets and routing clarifications in the
     prisma().capabilityManifest.findUniqueOrThrow({ where: { agentId_capabilityId: { agentId: AGENT, capabilityId } } });
 
   beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'console-settings-'));
-    const consoleDir = join(dir, 'console');
-    const built = buildConsole(consoleDir);
-    db = await createTestDatabase('console_settings');
-    await built;
-    config = testConfig({
-      DATABASE_URL: db.url,
-      REDIS_KEY_PREFIX: `test:console-settings:${process.pid}:`,
-      CONSOLE_DIR: consoleDir,
+    stack = await startConsoleStack('console-settings', {
       // Loopback endpoints are allowed here (a receiver on this machine); every other private address stays refused.
-      DEPRECATION_NOTICE_ALLOW: '127.0.0.1',
+      overrides: { DEPRECATION_NOTICE_ALLOW: '127.0.0.1' },
+      viewport: { width: 1280, height: 900 },
     });
-    ({ app: cp, url } = await bootApp(AppModule, config));
-    await seedWhenEmpty(prisma());
-    browser = await launchChromium({ width: 1280, height: 900 });
-    admin = await signedIn('root', ['platform-admin']);
-    viewer = await signedIn('vera', ['viewer']);
-    teamAdmin = await signedIn('tom', ['team-admin'], [team]);
+    admin = await stack.signedIn('root', ['platform-admin']);
+    viewer = await stack.signedIn('vera', ['viewer']);
+    teamAdmin = await stack.signedIn('tom', ['team-admin'], [team]);
   }, 600_000);
 
-  afterEach(() => {
-    if (pageErrors.length) process.stderr.write(`browser errors:\n${pageErrors.splice(0).join('\n')}\n`);
-  });
+  afterEach(() => stack?.reportPageErrors());
 
   afterAll(async () => {
-    await browser?.close();
-    await cp?.close();
-    await db?.drop();
-    if (dir) await rm(dir, { recursive: true, force: true });
+    await stack?.close();
   });
 
   it('the settings screen at 1280 and 768 px: its title, no serious axe violation, nothing wider than the window, the header on one row at 1280', async () => {
@@ -146,7 +94,7 @@ describe('settings, sunset dates, cost budgets and routing clarifications in the
     await field(form, 'public: a capability becomes public').check();
     await form.getByRole('button', { name: 'Save the approval policy' }).click();
     await admin.getByText(/Set by root on /).waitFor();
-    const policy = await gqlOk(url, root(), '{ approvalPolicy { kinds isDefault updatedBy } }');
+    const policy = await gqlOk(stack.url, root(), '{ approvalPolicy { kinds isDefault updatedBy } }');
     expect(policy.approvalPolicy).toEqual({ kinds: expect.arrayContaining(['public', 'remove']), isDefault: false, updatedBy: 'root' });
     expect((policy.approvalPolicy as { kinds: string[] }).kinds).toHaveLength(2);
     await shot(admin, 'settings');
@@ -166,7 +114,7 @@ describe('settings, sunset dates, cost budgets and routing clarifications in the
     await form.getByRole('button', { name: 'Save the approval policy' }).click();
     await until(
       'the policy emptied',
-      async () => ((await gqlOk(url, root(), '{ approvalPolicy { kinds } }')).approvalPolicy.kinds.length === 0 ? true : undefined),
+      async () => ((await gqlOk(stack.url, root(), '{ approvalPolicy { kinds } }')).approvalPolicy.kinds.length === 0 ? true : undefined),
       UI_MS,
     );
   });
@@ -227,7 +175,7 @@ describe('settings, sunset dates, cost budgets and routing clarifications in the
     await admin.getByRole('dialog').getByRole('button', { name: 'Run retirement' }).click();
     const queued = admin.getByRole('status').filter({ hasText: /^Queued retirement run / });
     await queued.waitFor();
-    const runs = (await gqlOk(url, root(), '{ retirementRuns { id trigger requestedBy } }')).retirementRuns as {
+    const runs = (await gqlOk(stack.url, root(), '{ retirementRuns { id trigger requestedBy } }')).retirementRuns as {
       id: string;
       trigger: string;
     }[];
@@ -237,7 +185,7 @@ describe('settings, sunset dates, cost budgets and routing clarifications in the
   });
 
   it("an agent's sunset date: a value the API refuses shows under its field and changes nothing; a valid one is announced, then withdrawn", async () => {
-    await gqlOk(url, root(), 'mutation($input: DeprecateInput!) { deprecateManifest(input: $input) { revision } }', {
+    await gqlOk(stack.url, root(), 'mutation($input: DeprecateInput!) { deprecateManifest(input: $input) { revision } }', {
       input: { agentId: AGENT, capabilityId: 'invoice-lookup', expectedRevision: await revision(), reason: 'replaced by the v2 lookup' },
     });
     const before = await revision();
@@ -282,7 +230,7 @@ describe('settings, sunset dates, cost budgets and routing clarifications in the
     expect(await form.getByRole('list', { name: 'Problems with Calls per window (high)' }).count()).toBe(0);
     expect(await revision()).toBe(before);
     const budgets = async () =>
-      (await gqlOk(url, root(), `{ costBudgets(agentId: "${AGENT}") { budgets { costClass calls windowS } } }`)).costBudgets.budgets;
+      (await gqlOk(stack.url, root(), `{ costBudgets(agentId: "${AGENT}") { budgets { costClass calls windowS } } }`)).costBudgets.budgets;
     expect(await budgets()).toEqual([]);
     await admin.getByRole('heading', { name: 'Cost budgets' }).scrollIntoViewIfNeeded();
     await shot(admin, 'cost-budgets-error');
@@ -338,7 +286,7 @@ describe('settings, sunset dates, cost budgets and routing clarifications in the
       .first()
       .waitFor();
     await card.waitFor({ state: 'detached' });
-    const document = await gqlOk(url, root(), `{ manifest(agentId: "${AGENT}", capabilityId: "reconcile-invoice") { document } }`);
+    const document = await gqlOk(stack.url, root(), `{ manifest(agentId: "${AGENT}", capabilityId: "reconcile-invoice") { document } }`);
     expect(document.manifest.document.skill.examples).toContain('match an invoice against its purchase order');
 
     await admin.locator(`article[data-clarification="${dismissed.id}"]`).getByRole('button', { name: 'Dismiss' }).click();
@@ -360,14 +308,14 @@ describe('settings, sunset dates, cost budgets and routing clarifications in the
     await shot(admin, 'revision-history');
     // Revision 1 had invoice-lookup in ga: deprecated → ga is no allowed transition, and the plan says so.
     await history.getByRole('button', { name: 'Plan a rollback to revision 1' }).click();
-    await admin.waitForURL(`${url}/console/plan?agent=${AGENT}&rollback=1`);
+    await admin.waitForURL(`${stack.url}/console/plan?agent=${AGENT}&rollback=1`);
     const refusal = admin.getByRole('alert').filter({ hasText: 'invoice-lookup: transition deprecated → ga is not allowed' });
     await refusal.first().waitFor();
     expect(await admin.getByRole('region', { name: 'Plan', exact: true }).count()).toBe(0);
 
     await go(admin, `/agents/${AGENT}`);
     await history.getByRole('button', { name: `Plan a rollback to revision ${beforePromotion}` }).click();
-    await admin.waitForURL(`${url}/console/plan?agent=${AGENT}&rollback=${beforePromotion}`);
+    await admin.waitForURL(`${stack.url}/console/plan?agent=${AGENT}&rollback=${beforePromotion}`);
     const plan = admin.getByRole('region', { name: 'Plan', exact: true });
     await Promise.race([plan.waitFor(), admin.getByRole('alert').first().waitFor()]);
     expect(await admin.getByRole('alert').allTextContents()).toEqual([]);

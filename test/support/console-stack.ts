@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { Page } from 'playwright-core';
+import { mintAdminToken } from '@cp/auth';
 import type { AppConfig } from '@cp/common';
 import { PrismaService, seedWhenEmpty } from '@cp/db';
 import { AppModule } from '../../apps/control-plane/src/app.module';
@@ -44,6 +45,11 @@ export interface ConsoleStack {
   pageErrors: string[];
   /** A new page (tab) with the suite's timeouts, its errors kept in `pageErrors`. */
   page(): Promise<Page>;
+  /**
+   * A new page signed in as `subject` with `roles` over `teams`: the session the console keeps in
+   * sessionStorage (one per tab), so that suites need not click through a sign-in per page.
+   */
+  signedIn(subject: string, roles: ('platform-admin' | 'team-admin' | 'viewer')[], teams?: string[]): Promise<Page>;
   /** Writes the page errors seen since the last call to stderr (for an afterEach). */
   reportPageErrors(): void;
   close(): Promise<void>;
@@ -90,6 +96,14 @@ export async function startConsoleStack(
   }
   const pageErrors: string[] = [];
   const chromium = browser;
+  const page = async () => {
+    const opened = await chromium.context.newPage();
+    opened.setDefaultTimeout(UI_MS);
+    opened.setDefaultNavigationTimeout(UI_MS);
+    opened.on('pageerror', (e) => pageErrors.push(`pageerror: ${e.message}`));
+    opened.on('console', (m) => m.type() === 'error' && pageErrors.push(`console: ${m.text()}`));
+    return opened;
+  };
   return {
     dir,
     db,
@@ -99,13 +113,15 @@ export async function startConsoleStack(
     url,
     browser,
     pageErrors,
-    async page() {
-      const page = await chromium.context.newPage();
-      page.setDefaultTimeout(UI_MS);
-      page.setDefaultNavigationTimeout(UI_MS);
-      page.on('pageerror', (e) => pageErrors.push(`pageerror: ${e.message}`));
-      page.on('console', (m) => m.type() === 'error' && pageErrors.push(`console: ${m.text()}`));
-      return page;
+    page,
+    async signedIn(subject, roles, teams = []) {
+      const token = mintAdminToken(config, subject, roles, teams);
+      const signed = await page();
+      await signed.addInitScript(
+        (session: string) => sessionStorage.setItem('cp-console-session', session),
+        JSON.stringify({ token, via: 'dev', expiresAt: Date.now() + 3_600_000 }),
+      );
+      return signed;
     },
     reportPageErrors() {
       if (pageErrors.length) process.stderr.write(`browser errors:\n${pageErrors.splice(0).join('\n')}\n`);

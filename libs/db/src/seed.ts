@@ -3,16 +3,40 @@ import {
   GATEWAY_DEMO_AGENT_ID,
   gatewayDemoExample,
   toManifestDocument,
+  type AgentBase,
+  type CapabilityManifest,
   type GatewayDemoOptions,
   type ProtocolSettings,
 } from '@cp/capabilities';
-import type { PrismaClient } from '../../../prisma/generated/client';
+import type { Prisma, PrismaClient } from '../../../prisma/generated/client';
 import { agentColumns, manifestColumns } from './registry-mapping';
 
 export const SEED_ACTOR = 'system:seed';
 
 /** A loaded machine (CI running suites side by side) can take longer than Prisma's 5 s default. */
 const SEED_TRANSACTION = { maxWait: 15_000, timeout: 60_000 };
+
+/** Writes a seeded agent at revision 1 with its manifests, and its revision and audit event, like any other change. */
+async function writeSeededAgent(
+  tx: Prisma.TransactionClient,
+  seeded: { agentId: string; teamId: string; agent: AgentBase; manifests: CapabilityManifest[]; summary: string },
+): Promise<void> {
+  const { agentId, teamId, agent, manifests, summary } = seeded;
+  await tx.agent.create({ data: { id: agentId, teamId, ...agentColumns(agent), revision: 1 } });
+  await tx.capabilityManifest.createMany({ data: manifests.map((m) => ({ agentId, ...manifestColumns(m) })) });
+  await tx.registryRevision.create({ data: { agentId, revision: 1, actor: SEED_ACTOR, summary } });
+  await tx.auditEvent.create({
+    data: {
+      actor: SEED_ACTOR,
+      action: 'registry.seed',
+      targetType: 'agent',
+      targetId: agentId,
+      agentId,
+      revision: 1,
+      after: { agent: agentId, manifests: manifests.map((m) => toManifestDocument(m)) } as never,
+    },
+  });
+}
 
 /**
  * Seeds the design's worked example when the registry is empty: the finance agent with
@@ -39,22 +63,15 @@ export async function seedWhenEmpty(
     await tx.scope.createMany({
       data: [{ name: example.scopes.reconRun, description: 'Run invoice reconciliation against purchase orders.' }],
     });
-    await tx.agent.create({ data: { id: agentId, teamId, ...agentColumns(example.agent), revision: 1 } });
-    await tx.capabilityManifest.createMany({ data: example.manifests.map((m) => ({ agentId, ...manifestColumns(m) })) });
+    await writeSeededAgent(tx, {
+      agentId,
+      teamId,
+      agent: example.agent,
+      manifests: example.manifests,
+      summary: 'seed: the worked example',
+    });
     // The ERP tool reconcile-invoice calls through the node's tool gateway (token exchange).
     await tx.tool.create({ data: { agentId, name: 'erp', scopes: ['recon.run', 'invoices.read'], audience: 'tool:erp' } });
-    await tx.registryRevision.create({ data: { agentId, revision: 1, actor: SEED_ACTOR, summary: 'seed: the worked example' } });
-    await tx.auditEvent.create({
-      data: {
-        actor: SEED_ACTOR,
-        action: 'registry.seed',
-        targetType: 'agent',
-        targetId: agentId,
-        agentId,
-        revision: 1,
-        after: { agent: agentId, manifests: example.manifests.map((m) => toManifestDocument(m)) } as never,
-      },
-    });
   }, SEED_TRANSACTION);
   return true;
 }
@@ -77,20 +94,7 @@ export async function seedGatewayDemoWhenAbsent(prisma: PrismaClient, options: G
       create: { name: 'recon.run', description: 'Run invoice reconciliation against purchase orders.' },
       update: {},
     });
-    await tx.agent.create({ data: { id: agentId, teamId, ...agentColumns(agent), revision: 1 } });
-    await tx.capabilityManifest.createMany({ data: manifests.map((m) => ({ agentId, ...manifestColumns(m) })) });
-    await tx.registryRevision.create({ data: { agentId, revision: 1, actor: SEED_ACTOR, summary: 'seed: the gateway demo' } });
-    await tx.auditEvent.create({
-      data: {
-        actor: SEED_ACTOR,
-        action: 'registry.seed',
-        targetType: 'agent',
-        targetId: agentId,
-        agentId,
-        revision: 1,
-        after: { agent: agentId, manifests: manifests.map((m) => toManifestDocument(m)) } as never,
-      },
-    });
+    await writeSeededAgent(tx, { agentId, teamId, agent, manifests, summary: 'seed: the gateway demo' });
   }, SEED_TRANSACTION);
   return true;
 }
