@@ -56,6 +56,21 @@ describe('AgentsService (service tier)', () => {
     expect(await ctx.given.prisma.registryRevision.count({ where: { agentId: id } })).toBe(1);
   });
 
+  it('names every problem of a new agent at once, the id among them, and creates nothing', async () => {
+    const team = await ctx.given.team();
+    const bad = {
+      ...card('Bad Id!', team.id),
+      name: '',
+      supportedInterfaces: [{ url: 'not a url', protocolBinding: 'JSONRPC', protocolVersion: '1.0' }],
+    };
+    const error = await sut.create(admin, bad).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(InputValidationError);
+    const paths = (error as InputValidationError).validationErrors.map((i) => i.path);
+    expect(paths[0]).toBe('$.id');
+    expect(paths).toEqual(expect.arrayContaining(['$.name', expect.stringMatching(/^\$\.supportedInterfaces\[0\]\.url/)]));
+    expect(await ctx.given.prisma.agent.count({ where: { teamId: team.id } })).toBe(0);
+  });
+
   it('refuses a second agent with the same id and leaves the first unchanged', async () => {
     const team = await ctx.given.team();
     const id = slug('dup');

@@ -105,10 +105,15 @@ export class AgentsService {
   }
 
   async create(principal: AdminPrincipal, input: CreateAgentInput): Promise<AgentRecord> {
-    if (!SLUG.test(input.id)) throw new InputValidationError([{ path: '$.id', message: 'must be a slug like "finance-agent"' }]);
+    const candidate = merge({ extensions: [], protocol: DEFAULT_PROTOCOL }, input);
+    if (!SLUG.test(input.id)) {
+      // Every problem of the input in one answer, the id's first (before access, as the id's alone was).
+      const idIssue = { path: '$.id', message: 'must be a slug like "finance-agent"' };
+      throw new InputValidationError([idIssue, ...this.baseIssues(candidate)]);
+    }
     this.access.assertCanWrite(principal, input.teamId, { type: 'team', id: input.teamId });
     if (!(await this.agents.teamExists(input.teamId))) throw notFound('team', input.teamId);
-    const base = this.validBase(merge({ extensions: [], protocol: DEFAULT_PROTOCOL }, input));
+    const base = this.validBase(candidate);
     // A new agent has no settings a request could be held against (ADR 0325): its allow lists are
     // requested with updateAgent once it exists, like a single manifest mutation points at applyManifests.
     const gated = await this.gate.gatedAllowLists({}, listsOf(base));
@@ -306,6 +311,17 @@ export class AgentsService {
         `the public card would show text of non-public skills (${leaks.map((l) => `${l.skillId}.${l.field}`).join(', ')})`,
         { leaks },
       );
+  }
+
+  /** The problems validBase would name (none when the base is valid). */
+  private baseIssues(candidate: unknown): InputValidationError['validationErrors'] {
+    try {
+      this.validBase(candidate);
+      return [];
+    } catch (error) {
+      if (error instanceof InputValidationError) return error.validationErrors;
+      throw error;
+    }
   }
 
   /** Field rules (zod), then the A2A card conformance of what the base would publish. */
