@@ -14,6 +14,7 @@ import { ToolGateway } from '../../tools/tool-gateway';
 import { HandlerRegistry } from '../handler-registry';
 import { registerA2AServer } from '../a2a-server';
 import { InMemoryTaskEvents } from '../task-events';
+import { statusUpdate, TaskRun } from '../task-run';
 import { InMemoryTaskStore, ownerKey, type TaskRecord, type TaskStore } from '../task-store';
 import { UpstreamGateway } from './upstream-gateway';
 
@@ -197,6 +198,64 @@ describe('the node as a gateway to an upstream agent', () => {
       ['TASK_STATE_WORKING', true],
       ['TASK_STATE_INPUT_REQUIRED', true],
     ]);
+  });
+
+  it('a cancel another replica stored before the upstream named its task ends the upstream task once its link is kept (ADR 0320)', async () => {
+    const store = new InMemoryTaskStore();
+    let release = () => {};
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const held: http.ServerResponse[] = [];
+    const { up, gw } = await start(
+      (_req, res, body) => {
+        if (body.method === 'CancelTask') {
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.end(
+            JSON.stringify({
+              jsonrpc: '2.0',
+              id: body.id,
+              result: { id: 'up-c', contextId: 'up-ctx-c', status: { state: 'TASK_STATE_CANCELED' } },
+            }),
+          );
+          return;
+        }
+        // Names its task only once released, then works on silently (held open until the test ends).
+        sse(res);
+        held.push(res);
+        void released.then(() =>
+          send(res, body.id, { task: { id: 'up-c', contextId: 'up-ctx-c', status: { state: 'TASK_STATE_WORKING' } } }),
+        );
+      },
+      undefined,
+      store,
+    );
+    closers.push(async () => held.forEach((r) => r.end()));
+    const streamed = await fetch(`${gw.url}/a2a/jsonrpc`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'a2a-version': '1.0', authorization: `Bearer ${callerToken}` },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 's', method: 'SendStreamingMessage', params: reconcile }),
+    });
+    const reader = streamed.body!.getReader();
+    let text = '';
+    while (!/"task":\{"id":"[^"]+"/.test(text)) text += new TextDecoder().decode((await reader.read()).value);
+    const taskId = /"task":\{"id":"([^"]+)"/.exec(text)![1];
+    const waitFor = async (what: string, ok: () => boolean) => {
+      for (let i = 0; i < 500 && !ok(); i++) await new Promise((r) => setTimeout(r, 10));
+      if (!ok()) throw new Error(`timed out waiting for ${what}`);
+    };
+    await waitFor('the upstream call', () => up.received.length === 1);
+    // Another replica's CancelTask: the canceled state stored there, with no link yet to reach the upstream.
+    const owner = ownerKey({ tenant: 'acme-partner', principal: 'p@acme' });
+    await new TaskRun((await store.get(taskId, owner))!, store, new InMemoryTaskEvents()).apply((t) => {
+      const task = { ...t, status: { state: 'TASK_STATE_CANCELED' as const, timestamp: new Date().toISOString() } };
+      return { task, event: statusUpdate(task) };
+    });
+    release();
+    await waitFor('CancelTask at the upstream', () => up.received.some((r) => r.body.method === 'CancelTask'));
+    const cancel = up.received.find((r) => r.body.method === 'CancelTask')!;
+    expect(cancel.body.params).toEqual({ id: 'up-c' });
+    expect(cancel.authorization).toBe('Bearer exchanged-for-reconcile-invoice');
+    expect((await store.get(taskId, owner))?.task.status.state).toBe('TASK_STATE_CANCELED');
+    await reader.cancel();
   });
 
   it('never calls the upstream for a caller who is not entitled', async () => {

@@ -52,9 +52,11 @@ class Forwarded {
   private failure?: Error;
   readonly updates: TaskUpdates;
 
+  /** `onEnded`: the task ended elsewhere (a cancel on another replica), learnt when the link was kept. */
   constructor(
     private readonly record: TaskRecordAccess,
     updates: TaskUpdates,
+    private readonly onEnded: () => void,
   ) {
     this.updates = record.grouped ?? updates;
   }
@@ -123,7 +125,8 @@ class Forwarded {
       });
       this.saving = Promise.all([this.saving, settled]);
     };
-    if (this.link) track(this.record.keepUpstream(this.link));
+    // A save refused because the task ended meanwhile resolves; the record says so.
+    if (this.link) track(this.record.keepUpstream(this.link).then(() => this.record.ended() && this.onEnded()));
     this.link = undefined;
     for (const a of this.held) track(this.updates.artifact(a, { lastChunk: true }));
     this.held = [];
@@ -233,7 +236,14 @@ export class UpstreamGateway {
       let link = record.upstream;
       if (link) Object.assign(message, { taskId: link.taskId, contextId: link.contextId });
       let final: HandlerResult | undefined;
-      const forwarded = new Forwarded(record, ctx.updates);
+      // Canceled on another replica before the link was stored there: this replica ends the upstream task, once.
+      let endedUpstream = false;
+      const endUpstream = () => {
+        if (endedUpstream || !link) return;
+        endedUpstream = true;
+        void this.cancel(policy, nodeTaskId, callerToken, link);
+      };
+      const forwarded = new Forwarded(record, ctx.updates, endUpstream);
       this.running.add(nodeTaskId);
       const onAbort = () => {
         if (link) void this.cancel(policy, nodeTaskId, callerToken, link);
@@ -253,8 +263,7 @@ export class UpstreamGateway {
           });
           if (final) final = await forwarded.finish(final);
           if (record.ended()) {
-            // Canceled on another replica before the link was stored there: this replica ends the upstream task.
-            if (link) void this.cancel(policy, nodeTaskId, callerToken, link);
+            endUpstream();
             return { state: 'failed', text: 'the task ended while its upstream agent worked on it' };
           }
         }
