@@ -81,6 +81,7 @@ export {
   webhookAllowProblems,
   usableWebhookAllow,
   allowEntryCovers,
+  widenedAllowEntries,
   METADATA_ADDRESSES,
 } from './webhook-allow';
 export * from './upstream';

@@ -141,3 +141,13 @@ export const webhookAllowSchema = z
       if (reason) ctx.addIssue({ code: 'custom', path: [index], message: reason });
     });
   });
+
+/**
+ * Entries of `next` that no entry of `previous` covers (allowEntryCovers: the node's own
+ * matching): what a change of an allow list opens. Removing an entry, or replacing one with a
+ * narrower one it covered (`10.0.0.0/8` → `10.20.0.0/16`, `*.corp.example` →
+ * `hooks.corp.example`), opens nothing; a new entry, or a broader one, does.
+ */
+export function widenedAllowEntries(previous: readonly string[], next: readonly string[]): string[] {
+  return [...new Set(next.filter((entry) => !previous.some((held) => allowEntryCovers(held, entry))))];
+}

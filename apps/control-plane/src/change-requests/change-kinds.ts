@@ -4,7 +4,7 @@
  * manifest a single mutation writes) and names each change that widens exposure; and it says which
  * change of an agent's allow lists widens them. The one place that rule lives.
  */
-import { allowEntryCovers, canonicalJson, type CapabilityManifest, type Visibility } from '@cp/capabilities';
+import { canonicalJson, widenedAllowEntries, type CapabilityManifest, type Visibility } from '@cp/capabilities';
 
 export const CHANGE_KINDS = ['public', 'access', 'upstream', 'undeprecate', 'remove', 'allowlist'] as const;
 export type ChangeKind = (typeof CHANGE_KINDS)[number];
@@ -88,15 +88,8 @@ export type AllowLists = Partial<Record<AllowListName, readonly string[] | undef
 /** The capabilityId of a gated change of the agent's settings rather than of a capability. */
 export const AGENT_SETTINGS = '*';
 
-/**
- * Entries of `next` that no entry of `previous` covers (libs/capabilities' allowEntryCovers: the
- * node's own matching): what a change of an allow list opens. Removing an entry, or replacing one
- * with a narrower one it covered (`10.0.0.0/8` → `10.20.0.0/16`, `*.corp.example` →
- * `hooks.corp.example`), opens nothing; a new entry, or a broader one, does.
- */
-export function widenedAllowEntries(previous: readonly string[], next: readonly string[]): string[] {
-  return [...new Set(next.filter((entry) => !previous.some((held) => allowEntryCovers(held, entry))))];
-}
+/** What widens an allow list is the capabilities core's rule (libs/capabilities, webhook-allow.ts). */
+export { widenedAllowEntries };
 
 /** Each allow list the settings change widens, as a gated change of kind `allowlist` (whatever the policy). */
 export function classifyAllowLists(before: AllowLists, after: AllowLists): GatedChange[] {

@@ -292,6 +292,15 @@ describe('the node as a gateway to an upstream agent', () => {
       'another task',
     ],
     [
+      'task ids past their bound (a 201-character context id: kept with the task, it could steer nothing)',
+      (_q, res, b) => {
+        sse(res);
+        send(res, b.id, { task: { id: 'up-1', contextId: 'c'.repeat(201), status: { state: 'TASK_STATE_WORKING' } } });
+        res.end();
+      },
+      'without valid task ids',
+    ],
+    [
       'invalid JSON',
       (_q, res) => {
         sse(res);
