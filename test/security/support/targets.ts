@@ -24,16 +24,24 @@ export interface Target {
 /** The capability the gateway target serves through its upstream (the SDK upstream's one skill). */
 export const GATEWAY_CAPABILITY = UPSTREAM_CAPABILITY;
 
-/** Boots the stack for `kind`; the label is suffixed with the kind so both can run side by side. */
-export async function startTarget(kind: TargetKind, label: string, overrides: Record<string, string> = {}): Promise<Target> {
+/**
+ * Boots the stack for `kind`; the label is suffixed with the kind so both can run side by side.
+ * `seed`: the worked example's options, as for startSecurityStack.
+ */
+export async function startTarget(
+  kind: TargetKind,
+  label: string,
+  overrides: Record<string, string> = {},
+  seed: Parameters<typeof startSecurityStack>[2] = {},
+): Promise<Target> {
   const tag = `${label}_${kind === 'gateway' ? 'gw' : 'ip'}`;
   if (kind === 'in-process') {
-    const stack = await startSecurityStack(tag, overrides);
+    const stack = await startSecurityStack(tag, overrides, seed);
     return { kind, stack, close: () => stack.close() };
   }
   const upstream = await sdkUpstream();
   // Not about approvals: name one kind the setup never changes, so the upstream change lands at once.
-  const stack = await startSecurityStack(tag, { APPROVAL_DEFAULT_KINDS: 'undeprecate', ...overrides });
+  const stack = await startSecurityStack(tag, { APPROVAL_DEFAULT_KINDS: 'undeprecate', ...overrides }, seed);
   try {
     await allowLoopbackUpstreams(stack);
     await pointAtUpstream(stack, { url: upstream.jsonrpc, binding: 'jsonrpc', version: '1.0' });
