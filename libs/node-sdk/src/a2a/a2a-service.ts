@@ -170,7 +170,7 @@ export class A2AService {
     // Node, owner and anonymous-pool caps before anything is stored (the task cap once it exists).
     this.streams.check(ownerKey(rc.caller));
     const push = await this.pushConfigOf(rawParams, rc);
-    const prepared = await this.prepare(rawParams, rc, active);
+    const prepared = { ...(await this.prepare(rawParams, rc, active)), streamed: true };
     await this.attachPush(push, prepared, rc);
     let stream: TaskStream;
     try {

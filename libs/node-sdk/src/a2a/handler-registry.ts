@@ -34,6 +34,11 @@ export interface TaskRecordAccess {
   ended(): boolean;
   /** The task's updates, each saved at the end of its turn with those made meanwhile (one save for several). */
   grouped?: TaskUpdates;
+  /**
+   * True when the caller streams this message's updates (SendStreamingMessage); false when it waits
+   * for one answer (SendMessage): a gateway then asks its upstream for one answer too (ADR 0350).
+   */
+  readonly streamed?: boolean;
 }
 
 export interface HandlerRegistration {

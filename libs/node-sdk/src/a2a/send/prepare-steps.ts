@@ -44,6 +44,8 @@ export interface Prepared {
   /** The task as stored before the handler runs (the inbound message already in its history). */
   record: TaskRecord;
   inbound: WireMessage;
+  /** The caller streams this message's updates (SendStreamingMessage), rather than waiting for one answer. */
+  streamed?: boolean;
   /** undefined: the router asked the caller to clarify; the stored task is input-required. */
   execution?: {
     capabilityId: string;

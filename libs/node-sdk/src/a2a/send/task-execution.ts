@@ -149,6 +149,7 @@ export class TaskExecution {
           keepUpstream: async (upstream, alone = true) => (alone ? run.keep({ upstream }) : run.carry({ upstream })),
           ended: () => run.ended !== undefined,
           grouped: run.updates(true),
+          streamed: p.streamed === true,
         })
       : registration.handle;
     try {

@@ -1,10 +1,12 @@
 /**
- * A thin, bounded A2A 1.0 client for a gateway node's upstream agents (issue 28, ADR 0230): one
- * streamed SendStreamingMessage (JSON-RPC or HTTP+JSON) and CancelTask. Every connection goes to an
- * address checked with the webhook SSRF rules (resolveAndCheck, the socket's lookup pinned to it,
- * the agent's platform-admin upstreamAllow the only way to a private address), redirects are never
- * followed, each SSE event and the whole answer are bounded, a silent stream ends at the idle
- * timeout, and nothing of the upstream's headers is ever read beyond the status and content type.
+ * A thin, bounded A2A 1.0 client for a gateway node's upstream agents (issue 28, ADR 0230): a
+ * streamed SendStreamingMessage or SubscribeToTask, a SendMessage answered at once (ADR 0350), and
+ * CancelTask, on JSON-RPC or HTTP+JSON. Every connection goes to an address checked with the
+ * webhook SSRF rules (resolveAndCheck, the socket's lookup pinned to it, the agent's platform-admin
+ * upstreamAllow the only way to a private address), redirects are never followed, each SSE event
+ * and each answer are bounded in bytes, an answer (or a stream's first bytes) must come within the
+ * request timeout, a silent stream ends at the idle timeout, and nothing of the upstream's headers
+ * is ever read beyond the status and content type.
  */
 import http from 'node:http';
 import https from 'node:https';
@@ -13,7 +15,7 @@ import { randomUUID } from 'node:crypto';
 import { resolveAndCheck, type HostResolver } from '@cp/common/core';
 import { upstreamTimeouts, type UpstreamSpec } from '@cp/capabilities';
 import type { WireMessage } from '../wire-types';
-import { malformed, protocolOf } from './upstream-protocol';
+import { malformed, protocolOf, type UpstreamProtocol } from './upstream-protocol';
 
 export class UpstreamError extends Error {
   override readonly name = 'UpstreamError';
@@ -91,12 +93,18 @@ async function open(
       () => req.destroy(new UpstreamError('the upstream did not accept the connection in time')),
       timeouts.connect,
     );
+    // The answer's head (a stream's first bytes) must come within the request timeout.
+    const head = setTimeout(
+      () => req.destroy(new UpstreamError(`the upstream did not answer within ${timeouts.request} ms`)),
+      timeouts.request,
+    );
     // A pooled socket is connected already: no connect event will come.
     req.on('socket', (s) => (s.connecting ? s.once('connect', () => clearTimeout(connect)) : clearTimeout(connect)));
     const onAbort = () => req.destroy(new UpstreamError('the upstream call was canceled'));
     call.signal?.addEventListener('abort', onAbort, { once: true });
     req.on('error', (e) => {
       clearTimeout(connect);
+      clearTimeout(head);
       call.signal?.removeEventListener('abort', onAbort);
       reject(
         e instanceof UpstreamError
@@ -106,6 +114,7 @@ async function open(
     });
     req.on('response', (res) => {
       clearTimeout(connect);
+      clearTimeout(head);
       // A response read to its end leaves its socket to the pool; anything else closes it.
       resolve({
         res,
@@ -120,22 +129,54 @@ async function open(
 }
 
 /**
- * The 1.0 StreamResponse objects of a streamed send, one at a time, whatever the upstream speaks
- * (a 0.3 upstream's events are translated). JSON-RPC answers wrap each in `{ result }`; an upstream
- * error (either binding) is an UpstreamError with a bounded message.
+ * One upstream object (an SSE event's data, or a whole answer) as the 1.0 StreamResponse it means,
+ * whatever the upstream speaks (a 0.3 upstream's are translated). JSON-RPC wraps it in `{ result }`
+ * under the request's id; an upstream error (either binding) is an UpstreamError with a bounded
+ * message, never the upstream's own words.
  */
-export async function* streamMessage(
-  call: UpstreamCall,
-  message: WireMessage,
-  acceptedOutputModes: readonly string[],
-): AsyncGenerator<Record<string, unknown>> {
-  const rpc = call.spec.binding === 'jsonrpc';
+function translate(text: string, rpcId: string | undefined, protocol: UpstreamProtocol, noun: 'event' | 'answer'): Record<string, unknown> {
+  const what = `an ${noun}`;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new UpstreamError(`the upstream sent ${what} that is not JSON`);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw new UpstreamError(`the upstream sent ${what} that is not an object`);
+  const o = parsed as Record<string, unknown>;
+  let event: Record<string, unknown>;
+  if (rpcId !== undefined) {
+    if (o.id !== rpcId) throw new UpstreamError(`the upstream sent ${what} for another request`);
+    if (o.error !== undefined) throw new UpstreamError('the upstream refused the message');
+    if (typeof o.result !== 'object' || o.result === null || Array.isArray(o.result))
+      throw new UpstreamError(`the upstream sent a JSON-RPC ${noun} without a result`);
+    event = o.result as Record<string, unknown>;
+  } else {
+    // A 0.3 REST stream reports a failure as a bare `{code, message}` event.
+    if (o.error !== undefined || (typeof o.code === 'number' && typeof o.message === 'string'))
+      throw new UpstreamError('the upstream refused the message');
+    event = o;
+  }
+  try {
+    return protocol.event(event);
+  } catch (error) {
+    const reason = malformed(error);
+    throw reason ? new UpstreamError(reason) : error;
+  }
+}
+
+/** A JSON-RPC call to the upstream, or an HTTP+JSON POST to `path` below its URL: where and what to send. */
+function request(call: UpstreamCall, method: string, path: string, params: unknown): { url: string; body: unknown; rpcId?: string } {
+  if (call.spec.binding !== 'jsonrpc') return { url: joinPath(call.spec.url, path), body: params };
+  const rpcId = randomUUID();
+  return { url: call.spec.url, body: { jsonrpc: '2.0', id: rpcId, method, params }, rpcId };
+}
+
+/** The 1.0 StreamResponse objects of an upstream stream, one at a time. */
+async function* streamed(call: UpstreamCall, req: { url: string; body: unknown; rpcId?: string }): AsyncGenerator<Record<string, unknown>> {
   const protocol = protocolOf(call.spec);
-  const id = randomUUID();
-  const params = protocol.send(message, acceptedOutputModes);
-  const url = rpc ? call.spec.url : joinPath(call.spec.url, protocol.streamPath);
-  const body = rpc ? { jsonrpc: '2.0', id, method: protocol.streamMethod, params } : params;
-  const { res, abort } = await open(call, url, body, 'text/event-stream');
+  const { res, abort } = await open(call, req.url, req.body, 'text/event-stream');
   try {
     const type = String(res.headers['content-type'] ?? '');
     if (res.statusCode !== 200 || !type.startsWith('text/event-stream')) {
@@ -143,37 +184,48 @@ export async function* streamMessage(
       throw new UpstreamError(`the upstream answered HTTP ${res.statusCode ?? 0}`);
     }
     for await (const data of sseData(res, call.maxEventBytes, upstreamTimeouts(call.spec).idle)) {
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(data);
-      } catch {
-        throw new UpstreamError('the upstream sent an event that is not JSON');
-      }
-      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
-        throw new UpstreamError('the upstream sent an event that is not an object');
-      const o = parsed as Record<string, unknown>;
-      let event: Record<string, unknown>;
-      if (rpc) {
-        if (o.id !== id) throw new UpstreamError('the upstream sent an event for another request');
-        if (o.error !== undefined) throw new UpstreamError('the upstream refused the message');
-        if (typeof o.result !== 'object' || o.result === null || Array.isArray(o.result))
-          throw new UpstreamError('the upstream sent a JSON-RPC event without a result');
-        event = o.result as Record<string, unknown>;
-      } else {
-        // A 0.3 REST stream reports a failure as a bare `{code, message}` event.
-        if (o.error !== undefined || (typeof o.code === 'number' && typeof o.message === 'string'))
-          throw new UpstreamError('the upstream refused the message');
-        event = o;
-      }
-      let translated: Record<string, unknown>;
-      try {
-        translated = protocol.event(event);
-      } catch (error) {
-        const reason = malformed(error);
-        throw reason ? new UpstreamError(reason) : error;
-      }
-      yield translated;
+      yield translate(data, req.rpcId, protocol, 'event');
     }
+  } finally {
+    abort();
+  }
+}
+
+/** SendStreamingMessage on the upstream: its events as 1.0 StreamResponse objects. */
+export function streamMessage(
+  call: UpstreamCall,
+  message: WireMessage,
+  acceptedOutputModes: readonly string[],
+): AsyncGenerator<Record<string, unknown>> {
+  const protocol = protocolOf(call.spec);
+  return streamed(call, request(call, protocol.streamMethod, protocol.streamPath, protocol.send(message, acceptedOutputModes)));
+}
+
+/** SubscribeToTask on the upstream (a task its send answered before it ended): its events from now on. */
+export function subscribeUpstream(call: UpstreamCall, upstreamTaskId: string): AsyncGenerator<Record<string, unknown>> {
+  const protocol = protocolOf(call.spec);
+  return streamed(call, request(call, protocol.subscribeMethod, protocol.subscribePath(upstreamTaskId), { id: upstreamTaskId }));
+}
+
+/**
+ * SendMessage on the upstream, answered at once (ADR 0350): its one answer, a Task or a Message,
+ * as a 1.0 StreamResponse. Bounded like any answer: its bytes, and the request timeout.
+ */
+export async function sendMessage(
+  call: UpstreamCall,
+  message: WireMessage,
+  acceptedOutputModes: readonly string[],
+): Promise<Record<string, unknown>> {
+  const protocol = protocolOf(call.spec);
+  const req = request(call, protocol.sendMethod, protocol.sendPath, protocol.send(message, acceptedOutputModes));
+  const { res, abort } = await open(call, req.url, req.body, 'application/json');
+  try {
+    const type = String(res.headers['content-type'] ?? '');
+    if (res.statusCode !== 200) throw new UpstreamError(`the upstream answered HTTP ${res.statusCode ?? 0}`);
+    // Its content type is not repeated: nothing of the upstream's headers reaches the caller.
+    if (!/^application\/(?:[\w.+-]*\+)?json\b/.test(type)) throw new UpstreamError('the upstream answered without a JSON content type');
+    const text = await readBounded(res, call.maxEventBytes, upstreamTimeouts(call.spec).request);
+    return translate(text, req.rpcId, protocol, 'answer');
   } finally {
     abort();
   }
@@ -181,33 +233,41 @@ export async function* streamMessage(
 
 /** CancelTask on the upstream (best effort: the node's task is canceled whatever it answers). */
 export async function cancelUpstream(call: UpstreamCall, upstreamTaskId: string): Promise<void> {
-  const rpc = call.spec.binding === 'jsonrpc';
   const protocol = protocolOf(call.spec);
-  const url = rpc ? call.spec.url : joinPath(call.spec.url, protocol.cancelPath(upstreamTaskId));
-  const body = rpc
-    ? { jsonrpc: '2.0', id: randomUUID(), method: protocol.cancelMethod, params: { id: upstreamTaskId } }
-    : { id: upstreamTaskId };
-  const { res, abort } = await open(call, url, body, 'application/json');
+  const params = { id: upstreamTaskId };
+  const req = request(call, protocol.cancelMethod, protocol.cancelPath(upstreamTaskId), params);
+  const { res, abort } = await open(call, req.url, req.body, 'application/json');
   try {
-    await readBounded(res, call.maxEventBytes);
+    await readBounded(res, call.maxEventBytes, upstreamTimeouts(call.spec).request);
   } finally {
     abort();
   }
 }
 
-function readBounded(res: http.IncomingMessage, max: number): Promise<string> {
+/** A whole answer, at most `max` bytes, within `timeoutMs` of its head. */
+function readBounded(res: http.IncomingMessage, max: number, timeoutMs: number): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
+    const fail = (error: UpstreamError) => {
+      clearTimeout(timer);
+      res.destroy();
+      reject(error);
+    };
+    const timer = setTimeout(() => fail(new UpstreamError(`the upstream did not answer within ${timeoutMs} ms`)), timeoutMs);
     res.on('data', (c: Buffer) => {
       size += c.length;
-      if (size > max) {
-        res.destroy();
-        reject(new UpstreamError(`the upstream answer is larger than ${max} bytes`));
-      } else chunks.push(c);
+      if (size > max) fail(new UpstreamError(`the upstream answer is larger than ${max} bytes`));
+      else chunks.push(c);
     });
-    res.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    res.on('error', () => reject(new UpstreamError('the upstream connection was lost')));
+    res.on('end', () => {
+      clearTimeout(timer);
+      resolve(Buffer.concat(chunks).toString('utf8'));
+    });
+    res.on('error', () => fail(new UpstreamError('the upstream connection was lost')));
+    res.on('close', () => {
+      if (!res.complete) fail(new UpstreamError('the upstream connection was lost'));
+    });
   });
 }
 

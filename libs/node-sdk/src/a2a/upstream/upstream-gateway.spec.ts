@@ -32,8 +32,20 @@ const sse = (res: http.ServerResponse) =>
 const send = (res: http.ServerResponse, id: unknown, result: unknown) =>
   res.write(`data: ${JSON.stringify({ jsonrpc: '2.0', id, result })}\n\n`);
 
-/** A well-behaved 1.0 JSON-RPC upstream: task, progress, an artifact, completed. */
+const answer = (res: http.ServerResponse, id: unknown, result: unknown) => {
+  res.writeHead(200, { 'content-type': 'application/json', 'set-cookie': 'upstream-secret=1', 'x-upstream-secret': 'zebra' });
+  res.end(JSON.stringify({ jsonrpc: '2.0', id, result }));
+};
+
+/**
+ * A well-behaved 1.0 JSON-RPC upstream: to SendMessage one answer, the completed task with its
+ * artifact; to a stream the task, progress, the artifact, completed.
+ */
 const goodUpstream: Behaviour = (_req, res, body) => {
+  if (body.method === 'SendMessage') {
+    const artifacts = [{ artifactId: 'a1', name: 'diff', parts: [{ data: { differences: 0 } }] }];
+    return answer(res, body.id, { task: { id: 'up-1', contextId: 'up-ctx', status: { state: 'TASK_STATE_COMPLETED' }, artifacts } });
+  }
   sse(res);
   const t = { taskId: 'up-1', contextId: 'up-ctx' };
   send(res, body.id, { task: { id: 'up-1', contextId: 'up-ctx', status: { state: 'TASK_STATE_WORKING' } } });
@@ -117,6 +129,21 @@ const rpc = async (url: string, method: string, params: unknown, token = callerT
   });
   return { headers: res.headers, body: (await res.json()) as Record<string, any> }; // eslint-disable-line @typescript-eslint/no-explicit-any
 };
+/**
+ * SendStreamingMessage read to its end, then the task as stored (GetTask), in SendMessage's shape:
+ * the caller streams, so the gateway streams from its upstream too.
+ */
+const streamed = async (url: string, params: unknown) => {
+  const res = await fetch(`${url}/a2a/jsonrpc`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'a2a-version': '1.0', authorization: `Bearer ${callerToken}` },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 's', method: 'SendStreamingMessage', params }),
+  });
+  const text = await res.text();
+  const taskId = /"task":\{"id":"([^"]+)"/.exec(text)![1];
+  const got = await rpc(url, 'GetTask', { id: taskId });
+  return { headers: res.headers, text, body: { result: { task: got.body.result } } };
+};
 const reconcile = { message: { messageId: 'm1', role: 'ROLE_USER', parts: [{ text: 'reconcile invoice INV-1 against its PO' }] } };
 
 describe('the node as a gateway to an upstream agent', () => {
@@ -126,7 +153,7 @@ describe('the node as a gateway to an upstream agent', () => {
   });
   const start = async (behaviour: Behaviour, allow?: string[], tasks?: TaskStore) => {
     const up = await upstream(behaviour);
-    const gw = await gateway({ url: up.url, binding: 'jsonrpc', version: '1.0', timeouts: { idle: 2000 } }, allow, tasks);
+    const gw = await gateway({ url: up.url, binding: 'jsonrpc', version: '1.0', timeouts: { idle: 2000, request: 1500 } }, allow, tasks);
     closers.push(
       () => gw.app.close(),
       () => new Promise((r) => up.server.close(r)),
@@ -148,12 +175,25 @@ describe('the node as a gateway to an upstream agent', () => {
     expect(up.received).toHaveLength(1);
     expect(up.received[0].authorization).toBe('Bearer exchanged-for-reconcile-invoice');
     expect(JSON.stringify(up.received[0])).not.toContain(callerToken);
-    expect(up.received[0].body.method).toBe('SendStreamingMessage');
+    // The caller waits for one answer: so does the node (ADR 0350).
+    expect(up.received[0].body.method).toBe('SendMessage');
     expect(up.received[0].body.params.message).toEqual({ messageId: 'm1', role: 'ROLE_USER', parts: reconcile.message.parts });
     expect(exchanged.at(-1)).toEqual({ callerToken, capabilityId: 'reconcile-invoice' });
   });
 
-  it('an upstream answering in one read costs one save besides the working state; the link is saved with an input-required result, never alone (ADR 0320)', async () => {
+  it('streams from the upstream when the caller streams: its progress, artifact and end reach the caller as they come', async () => {
+    const { up, gw } = await start(goodUpstream);
+    const { text, headers, body } = await streamed(gw.url, reconcile);
+    expect(up.received.map((r) => r.body.method)).toEqual(['SendStreamingMessage']);
+    expect(up.received[0].authorization).toBe('Bearer exchanged-for-reconcile-invoice');
+    expect(text).toContain('matching lines');
+    expect(text.indexOf('"artifactUpdate"')).toBeLessThan(text.indexOf('TASK_STATE_COMPLETED'));
+    expect(body.result.task.status.state).toBe('TASK_STATE_COMPLETED');
+    expect(body.result.task.artifacts).toEqual([expect.objectContaining({ artifactId: 'a1' })]);
+    expect(headers.get('x-upstream-secret')).toBeNull();
+  });
+
+  it('an upstream answering at once costs one save besides the working state; the link is saved with an input-required result, never alone (ADR 0320)', async () => {
     const saved: TaskRecord[] = [];
     const store = new InMemoryTaskStore();
     const counting: TaskStore = {
@@ -164,6 +204,11 @@ describe('the node as a gateway to an upstream agent', () => {
     const oneRead =
       (state: string): Behaviour =>
       (_req, res, body) => {
+        if (body.method === 'SendMessage') {
+          const status = { state, message: { messageId: 'q', role: 'ROLE_AGENT', parts: [{ text: 'which PO?' }] } };
+          const artifacts = [{ artifactId: 'a9', parts: [{ text: 'matched' }] }];
+          return answer(res, body.id, { task: { id: 'up-9', contextId: 'up-ctx-9', status, artifacts } });
+        }
         sse(res);
         const t = { taskId: 'up-9', contextId: 'up-ctx-9' };
         const frame = (result: unknown) => `data: ${JSON.stringify({ jsonrpc: '2.0', id: body.id, result })}\n\n`;
@@ -362,14 +407,130 @@ describe('the node as a gateway to an upstream agent', () => {
       },
       'HTTP 500',
     ],
-  ])('ends the task with a clear error on %s, leaking nothing', async (_name, behaviour, words) => {
+  ])('ends a streamed task with a clear error on %s, leaking nothing', async (_name, behaviour, words) => {
     const { gw } = await start(behaviour);
-    const { body } = await rpc(gw.url, 'SendMessage', reconcile);
+    const { body } = await streamed(gw.url, reconcile);
     const task = body.result.task;
     expect(task.status.state).toBe('TASK_STATE_FAILED');
     const text = JSON.stringify(task);
     expect(text).toContain(words);
     expect(text).not.toContain('hunter2');
     expect(text).not.toContain('zebra');
+  });
+
+  it('follows an answer about a task still working with a subscription to that task (ADR 0350)', async () => {
+    const { up, gw } = await start((_q, res, b) => {
+      if (b.method === 'SendMessage')
+        return answer(res, b.id, { task: { id: 'up-1', contextId: 'c', status: { state: 'TASK_STATE_WORKING' } } });
+      sse(res);
+      send(res, b.id, { task: { id: 'up-1', contextId: 'c', status: { state: 'TASK_STATE_WORKING' } } });
+      send(res, b.id, {
+        artifactUpdate: { taskId: 'up-1', contextId: 'c', artifact: { artifactId: 'late', parts: [{ text: 'done' }] }, lastChunk: true },
+      });
+      send(res, b.id, { statusUpdate: { taskId: 'up-1', contextId: 'c', status: { state: 'TASK_STATE_COMPLETED' } } });
+      res.end();
+    });
+    const { body } = await rpc(gw.url, 'SendMessage', reconcile);
+    expect(body.result.task.status.state).toBe('TASK_STATE_COMPLETED');
+    expect(body.result.task.artifacts).toEqual([expect.objectContaining({ artifactId: 'late', parts: [{ text: 'done' }] })]);
+    expect(up.received.map((r) => [r.body.method, r.body.params.id])).toEqual([
+      ['SendMessage', undefined],
+      ['SubscribeToTask', 'up-1'],
+    ]);
+    expect(up.received[1].authorization).toBe('Bearer exchanged-for-reconcile-invoice');
+  });
+
+  it.each<[string, Behaviour, string]>([
+    [
+      'an answer for another request',
+      (_q, res) => answer(res, 'not-the-id', { task: { id: 'up-1', contextId: 'c', status: { state: 'TASK_STATE_COMPLETED' } } }),
+      'for another request',
+    ],
+    [
+      'invalid JSON',
+      (_q, res) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end('{"jsonrpc": "2.0", hunter2');
+      },
+      'not JSON',
+    ],
+    ['an answer without a result', (_q, res, b) => answer(res, b.id, 'hunter2'), 'JSON-RPC answer without a result'],
+    [
+      'an oversized answer',
+      (_q, res, b) =>
+        answer(res, b.id, {
+          task: {
+            id: 'up-1',
+            contextId: 'c',
+            status: { state: 'TASK_STATE_COMPLETED', message: { parts: [{ text: 'x'.repeat(10_000) }] } },
+          },
+        }),
+      'larger than 4096',
+    ],
+    [
+      'a connection lost in the middle of the answer',
+      (_q, res) => {
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': '500' });
+        res.write('{"jsonrpc":"2.0",');
+        setTimeout(() => res.socket?.destroy(), 20);
+      },
+      'lost',
+    ],
+    ['no answer within the request timeout', () => undefined, 'did not answer within 1500 ms'],
+    [
+      'an answer begun but not finished within the request timeout',
+      (_q, res) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.write('{"jsonrpc":"2.0",');
+      },
+      'did not answer within 1500 ms',
+    ],
+    [
+      'an answer that is not JSON',
+      (_q, res) => {
+        res.writeHead(200, { 'content-type': 'text/html; hunter2' });
+        res.end('<html>hunter2</html>');
+      },
+      'without a JSON content type',
+    ],
+    [
+      'a JSON-RPC error with internal details',
+      (_q, res, b) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ jsonrpc: '2.0', id: b.id, error: { code: -32603, message: 'db password hunter2 at 10.0.0.5' } }));
+      },
+      'refused the message',
+    ],
+    ['an answer of an unknown kind', (_q, res, b) => answer(res, b.id, { hunter2: { id: 'up-1' } }), 'unknown kind'],
+    [
+      'an answer about a task still working whose subscription is refused',
+      (_q, res, b) => {
+        if (b.method === 'SendMessage')
+          return answer(res, b.id, { task: { id: 'up-1', contextId: 'c', status: { state: 'TASK_STATE_WORKING' } } });
+        res.writeHead(404, { 'content-type': 'application/json' });
+        res.end('{"error":"hunter2"}');
+      },
+      'HTTP 404',
+    ],
+    [
+      'a redirect',
+      (_q, res) => {
+        res.writeHead(307, { location: 'http://169.254.169.254/' });
+        res.end();
+      },
+      'HTTP 307',
+    ],
+  ])('ends a task whose caller waits with a clear error on %s, leaking nothing', async (_name, behaviour, words) => {
+    const { up, gw } = await start(behaviour);
+    const { body, headers } = await rpc(gw.url, 'SendMessage', reconcile);
+    expect(up.received[0].body.method).toBe('SendMessage');
+    const task = body.result.task;
+    expect(task.status.state).toBe('TASK_STATE_FAILED');
+    const text = JSON.stringify(task);
+    expect(text).toContain('the upstream agent did not complete this task');
+    expect(text).toContain(words);
+    expect(text).not.toContain('hunter2');
+    expect(text).not.toContain('zebra');
+    expect(headers.get('x-upstream-secret')).toBeNull();
   });
 });

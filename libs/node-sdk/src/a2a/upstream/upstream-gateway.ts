@@ -12,7 +12,7 @@ import type { HostResolver } from '@cp/common/core';
 import type { Handler, HandlerResult, TaskUpdates } from '../handler';
 import type { HandlerRegistration, TaskRecordAccess } from '../handler-registry';
 import type { WireArtifact, WireMessage } from '../wire-types';
-import { cancelUpstream, streamMessage, UpstreamError, type UpstreamCall } from './upstream-client';
+import { cancelUpstream, sendMessage, streamMessage, subscribeUpstream, UpstreamError, type UpstreamCall } from './upstream-client';
 import { UpstreamTokenCache, type ExchangedUpstreamToken } from './upstream-tokens';
 
 export interface UpstreamGatewayDeps {
@@ -169,6 +169,20 @@ function artifactOf(v: unknown): WireArtifact {
   return a;
 }
 
+/**
+ * A message whose caller waits for one answer goes to the upstream as SendMessage, and its answer
+ * is the one event (ADR 0350): an upstream answers it when its task ended or needs input, as the
+ * node does. An answer about a task still working is followed by a subscription to that task.
+ */
+async function* answered(call: UpstreamCall, message: WireMessage, modes: readonly string[]): AsyncGenerator<Json> {
+  const answer = await sendMessage(call, message, modes);
+  yield answer;
+  const task = isObject(answer.task) ? answer.task : undefined;
+  const state = task && isObject(task.status) ? task.status.state : undefined;
+  if (typeof task?.id === 'string' && (state === 'TASK_STATE_WORKING' || state === 'TASK_STATE_SUBMITTED'))
+    yield* subscribeUpstream(call, task.id);
+}
+
 export class UpstreamGateway {
   /** Node tasks whose forwarding runs here; a cancel that finds no link yet is remembered for them. */
   private readonly running = new Set<string>();
@@ -250,7 +264,11 @@ export class UpstreamGateway {
       };
       ctx.signal.addEventListener('abort', onAbort, { once: true });
       try {
-        for await (const event of streamMessage(call, message, ctx.acceptedOutputModes)) {
+        const events =
+          record.streamed === false
+            ? answered(call, message, ctx.acceptedOutputModes)
+            : streamMessage(call, message, ctx.acceptedOutputModes);
+        for await (const event of events) {
           if (final) throw new UpstreamError('the upstream sent an event after the task ended');
           final = await this.apply(event, forwarded, (id, contextId) => {
             if (link !== undefined && link.taskId !== id) throw new UpstreamError('the upstream sent an event for another task');

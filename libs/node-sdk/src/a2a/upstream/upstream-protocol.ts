@@ -13,21 +13,32 @@ type Json = Record<string, unknown>;
 
 export interface UpstreamProtocol {
   /** JSON-RPC method names (unused for HTTP+JSON). */
+  sendMethod: string;
   streamMethod: string;
+  subscribeMethod: string;
   cancelMethod: string;
   /** HTTP+JSON paths below the upstream's URL (unused for JSON-RPC). */
+  sendPath: string;
   streamPath: string;
+  subscribePath(upstreamTaskId: string): string;
   cancelPath(upstreamTaskId: string): string;
   /** The forwarded message and accepted output modes → the upstream's send params. */
   send(message: WireMessage, acceptedOutputModes: readonly string[]): Json;
-  /** One upstream event (a JSON-RPC `result`, or an HTTP+JSON stream object) → the 1.0 StreamResponse. */
+  /**
+   * One upstream event (a JSON-RPC `result`, or an HTTP+JSON stream object), or the one answer to a
+   * send (a Task or a Message, which a StreamResponse can also carry) → the 1.0 StreamResponse.
+   */
   event(e: Json): Json;
 }
 
 const V10: UpstreamProtocol = {
+  sendMethod: 'SendMessage',
   streamMethod: 'SendStreamingMessage',
+  subscribeMethod: 'SubscribeToTask',
   cancelMethod: 'CancelTask',
+  sendPath: '/message:send',
   streamPath: '/message:stream',
+  subscribePath: (id) => `/tasks/${encodeURIComponent(id)}:subscribe`,
   cancelPath: (id) => `/tasks/${encodeURIComponent(id)}:cancel`,
   send: (message, modes) => ({ message, configuration: { acceptedOutputModes: [...modes] } }),
   event: (e) => e,
@@ -35,9 +46,13 @@ const V10: UpstreamProtocol = {
 
 /** 0.3: slash-separated method names, REST paths under `/v1`. */
 const v03 = (send: UpstreamProtocol['send'], event: (e: unknown) => Json): UpstreamProtocol => ({
+  sendMethod: 'message/send',
   streamMethod: 'message/stream',
+  subscribeMethod: 'tasks/resubscribe',
   cancelMethod: 'tasks/cancel',
+  sendPath: '/v1/message:send',
   streamPath: '/v1/message:stream',
+  subscribePath: (id) => `/v1/tasks/${encodeURIComponent(id)}:subscribe`,
   cancelPath: (id) => `/v1/tasks/${encodeURIComponent(id)}:cancel`,
   send,
   event,
