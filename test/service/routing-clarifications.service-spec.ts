@@ -38,7 +38,7 @@ describe('RoutingClarificationsService (service tier)', () => {
     const agent = await ctx.given.agent();
     const cap = await ctx.given.manifest(agent);
     const choice = { text: 'book the refund', capabilityId: cap.id, tenant: 'acme' };
-    expect(await sut.ingest(nodeOf(agent), { choices: [choice] })).toEqual({ accepted: 1 });
+    expect(await sut.ingest(nodeOf(agent), { choices: [choice] })).toEqual({ accepted: 1, autoPromoted: [], notPromoted: [] });
     await sut.ingest(nodeOf(agent), { choices: [choice, { ...choice, tenant: 'globex' }] });
     const listed = await sut.list(ownerOf(agent), agent.id, 'pending');
     expect(listed.map((r) => [r.tenant, r.count])).toEqual([
