@@ -19,6 +19,10 @@
  * The in-process replay (test/support/routing-eval/learning.ts: the same edit applied to the
  * fixture's manifests) is scored beside it at each step; the two must agree.
  *
+ * BENCH_AUTO_AFTER=N: automatic promotion instead (ADR 0336): the control plane runs with
+ * CLARIFICATION_AUTO_PROMOTE_AFTER=N, no admin promotes anything, and the caller answers each
+ * clarification N times (N reports by the node); its N-th answer is promoted by the control plane.
+ *
  * The labelled messages carry no caller: as in every routing figure, each is routed with every
  * capability of the bundle open to it (routingTestIndex), so the figures measure the evidence the
  * promotions add, not entitlement.
@@ -49,6 +53,7 @@ import {
 } from '../support/routing-eval/routing-eval';
 
 const TENANT = 'bench-tenant';
+const AUTO_AFTER = Number(process.env.BENCH_AUTO_AFTER ?? 0);
 const progress = (message: string) => process.stderr.write(`[routing-learning bench] ${message}\n`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const pct = (n: number, d: number) => `${((100 * n) / Math.max(d, 1)).toFixed(1)}%`;
@@ -90,7 +95,14 @@ async function main(): Promise<void> {
     await prisma.capabilityManifest.createMany({ data: manifests.map((m) => ({ agentId, ...manifestColumns(m) })) });
 
     const { url } = await startBuiltControlPlane(
-      { NODE_ENV: 'test', LOG_LEVEL: 'warn', DATABASE_URL: db.url, REDIS_URL: redisServer.url, REDIS_KEY_PREFIX: prefix },
+      {
+        NODE_ENV: 'test',
+        LOG_LEVEL: 'warn',
+        DATABASE_URL: db.url,
+        REDIS_URL: redisServer.url,
+        REDIS_KEY_PREFIX: prefix,
+        CLARIFICATION_AUTO_PROMOTE_AFTER: String(AUTO_AFTER),
+      },
       children,
     );
     const nodeToken = mintNodeToken(config, agentId);
@@ -121,6 +133,7 @@ async function main(): Promise<void> {
     const start = await served(1);
     const clarifications = tuningClarifications({ ...set, snapshot: start }, classifier);
     const clearTuning = half(set, 'tuning').suite.tests.filter((t) => t.expect !== CLARIFY).length;
+    if (AUTO_AFTER === 1) throw new Error('BENCH_AUTO_AFTER must be 0 (admin promotes) or at least 2');
     const sink = new HttpClarificationSink(url, () => nodeToken, {
       warn: (fields, message) => {
         throw new Error(`${message}: ${JSON.stringify(fields)}`);
@@ -149,6 +162,16 @@ async function main(): Promise<void> {
     const promoteMs: number[] = [];
     const promote = async (c: ReplayedClarification) => {
       const t0 = performance.now();
+      if (AUTO_AFTER > 0) {
+        // The caller answers the same way N times in all (once above): the N-th report is promoted by the control plane.
+        for (let i = 1; i < AUTO_AFTER; i++) sink.record({ text: c.text, capabilityId: c.capabilityId, tenant: TENANT });
+        await sink.flush();
+        promoteMs.push(performance.now() - t0);
+        const now = (await prisma.agent.findUniqueOrThrow({ where: { id: agentId } })).revision;
+        if (now !== revision + 1) throw new Error(`automatic promotion: revision ${now} after ${AUTO_AFTER} answers, not ${revision + 1}`);
+        revision = now;
+        return;
+      }
       const done = await graphql<{ promoteRoutingClarification: { revision: number } }>(url, admin, PROMOTE, {
         input: { id: idOf.get(`${c.capabilityId}\u0000${c.text}`), as: 'EXAMPLE', expectedRevision: revision },
       });
@@ -167,9 +190,8 @@ async function main(): Promise<void> {
       progress(`${n} promoted: the node serves revision ${revision}`);
     }
 
-    console.log(
-      `\n${clarifications.length} clarifications answered on the tuning half (of ${clearTuning} clear messages), promoted through the admin API`,
-    );
+    const how = AUTO_AFTER > 0 ? `promoted automatically after ${AUTO_AFTER} identical answers` : 'promoted through the admin API';
+    console.log(`\n${clarifications.length} clarifications answered on the tuning half (of ${clearTuning} clear messages), ${how}`);
     console.log(
       '| set | promotions | routed right | resolved in one turn | wrong routes (all) | best guess right | in-process replay agrees |',
     );
@@ -185,7 +207,9 @@ async function main(): Promise<void> {
       }
     const sorted = [...promoteMs].sort((a, b) => a - b);
     const q = (p: number) => sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)]?.toFixed(0);
-    console.log(`\npromote mutation: p50 ${q(0.5)} ms, p90 ${q(0.9)} ms over ${promoteMs.length}; final revision ${revision}`);
+    console.log(
+      `\n${AUTO_AFTER > 0 ? 'the N-th report, promoted' : 'promote mutation'}: p50 ${q(0.5)} ms, p90 ${q(0.9)} ms over ${promoteMs.length}; final revision ${revision}`,
+    );
     console.log(`load average before/after: ${loadBefore} / ${readFileSync('/proc/loadavg', 'utf8').trim()}`);
   } finally {
     await node?.stop().catch(() => undefined);
