@@ -109,7 +109,7 @@ export class RoutingClarificationsService {
       } catch (error) {
         const reason = error instanceof Error ? error.message : String(error);
         const stale = (error as { code?: string }).code === RegistryErrorCode.StaleRevision;
-        this.log.warn({ clarification: row.id, agentId, reason }, 'automatic promotion held');
+        this.log.warn(`automatic promotion of clarification ${row.id} (agent ${agentId}) held: ${reason}`);
         held(stale ? `the agent changed meanwhile (${reason}); promoted on the next identical answer` : reason);
       }
     }
