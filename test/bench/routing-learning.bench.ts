@@ -1,39 +1,230 @@
 /**
- * Learning from clarifications, measured (issue 31 §3). Run: npx tsx test/bench/routing-learning.bench.ts
- * Replays the tuning half's clarifications: every clear tuning message the router asked about whose
- * label was among the ≤ 3 offered (the caller picks it; the node reports it, ADR 0094) becomes a
- * promoted example of that capability, in the tuning file's order, applied the way
- * RoutingClarificationsService.promote edits a manifest (appended to skill.examples, deduplicated)
- * and re-validated (test/support/routing-eval/learning.ts). Then the held-out half and the second
- * and third held-out sets are measured before, after 10, after 50 and after all promotions.
- * In-process, not through the control plane: on this fixture the real promote mutation is refused
- * by the agent-wide leak check (public skills share tags such as "travel" with extended ones), so
- * the real-path replay (node report → GraphQL promote → bundle → node) is not measured yet.
+ * Learning from clarifications, measured through the real path (issue 31 §3). Run after
+ * `npm run build` (the control plane is dist/apps/control-plane):
+ *   npx tsx test/bench/routing-learning.bench.ts
+ *
+ * The built control plane on a private redis-server and a fresh database; the back-office agent of
+ * test/fixtures/routing-eval seeded directly in the database (its public card already shows tags
+ * of extended skills, so no admin mutation would create it: a registry from before the rule, ADR
+ * 0335); one real NodeSync that registers, fetches and applies every revision the control plane
+ * announces. Then:
+ *   1. the node's router (the lexical classifier over the synced bundle's registry) routes the
+ *      tuning half; every clear message it asked about whose label was among the ≤ 3 offered is a
+ *      clarification the caller answers with that label, reported the way a node reports it
+ *      (HttpClarificationSink → POST /node/v1/clarifications, the node's token);
+ *   2. an admin lists them (`routingClarifications`) and promotes each as an example
+ *      (`promoteRoutingClarification`, one GraphQL mutation each, in the tuning file's order);
+ *   3. before, after 10, after 50 and after all promotions, once the node serves that revision, the
+ *      held-out sets are routed from the node's synced bundle and scored.
+ * The in-process replay (test/support/routing-eval/learning.ts: the same edit applied to the
+ * fixture's manifests) is scored beside it at each step; the two must agree.
+ *
+ * BENCH_AUTO_AFTER=N: automatic promotion instead (ADR 0336): the control plane runs with
+ * CLARIFICATION_AUTO_PROMOTE_AFTER=N, no admin promotes anything, and the caller answers each
+ * clarification N times (N reports by the node); its N-th answer is promoted by the control plane.
+ *
+ * The labelled messages carry no caller: as in every routing figure, each is routed with every
+ * capability of the bundle open to it (routingTestIndex), so the figures measure the evidence the
+ * promotions add, not entitlement.
  */
-import { CLARIFY, LexicalClassifier } from '@cp/capabilities';
-import { tuningClarifications, withPromoted } from '../support/routing-eval/learning';
-import { evaluate, half, loadEvalSet, loadSecondHeldOut, loadThirdHeldOut, type EvalSet } from '../support/routing-eval/routing-eval';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PrismaPg } from '@prisma/adapter-pg';
+import { mintAdminToken, mintNodeToken } from '@cp/auth';
+import { CLARIFY, LexicalClassifier, type RegistrySnapshot } from '@cp/capabilities';
+import { loadConfig } from '@cp/common';
+import { agentColumns, manifestColumns } from '@cp/db';
+import { HttpClarificationSink, NodeSync } from '@cp/node-sdk';
+import { PrismaClient } from '../../prisma/generated/client';
+import { startBuiltControlPlane } from '../support/bench-control-plane';
+import { startPrivateRedis } from '../support/redis-server';
+import { createTestDatabase } from '../support/test-database';
+import { tuningClarifications, withPromoted, type ReplayedClarification } from '../support/routing-eval/learning';
+import {
+  evaluate,
+  half,
+  loadEvalSet,
+  loadSecondHeldOut,
+  loadThirdHeldOut,
+  type EvalFigures,
+  type EvalSet,
+} from '../support/routing-eval/routing-eval';
 
-const set = loadEvalSet();
-const classifier = new LexicalClassifier();
-const clarifications = tuningClarifications(set, classifier);
-const clearTuning = half(set, 'tuning').suite.tests.filter((t) => t.expect !== CLARIFY).length;
-
-const steps = [0, 10, 50, clarifications.length].filter((n, i, a) => n <= clarifications.length && a.indexOf(n) === i);
-const targets: [string, EvalSet][] = [
-  ['held-out half', half(set, 'held-out')],
-  ['second held-out set', loadSecondHeldOut()],
-  ['third held-out set (blind)', loadThirdHeldOut()],
-];
+const TENANT = 'bench-tenant';
+const AUTO_AFTER = Number(process.env.BENCH_AUTO_AFTER ?? 0);
+const progress = (message: string) => process.stderr.write(`[routing-learning bench] ${message}\n`);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const pct = (n: number, d: number) => `${((100 * n) / Math.max(d, 1)).toFixed(1)}%`;
-console.log(`${clarifications.length} clarifications answered on the tuning half (of ${clearTuning} clear messages)\n`);
-console.log('| set | promotions | routed right | resolved in one turn | wrong routes (all) | best guess right |');
-console.log('|---|--:|--:|--:|--:|--:|');
-for (const [name, target] of targets)
-  for (const n of steps) {
-    const f = evaluate(withPromoted(target, clarifications, n), classifier);
-    const total = f.clear + f.ambiguous + f.outOfScope;
-    console.log(
-      `| ${name} | ${n} | ${pct(f.clearCorrect, f.clear)} | ${pct(f.oneTurn, f.clear)} | ${pct(f.wrongRoutes, total)} | ${pct(f.bestGuessRight, f.clear)} |`,
+
+async function graphql<T>(url: string, token: string, query: string, variables: Record<string, unknown>): Promise<T> {
+  const res = await fetch(`${url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: JSON.stringify({ query, variables }),
+  });
+  const body = (await res.json()) as { data?: T; errors?: unknown };
+  if (!body.data || body.errors) throw new Error(`GraphQL refused: ${JSON.stringify(body.errors).slice(0, 600)}`);
+  return body.data;
+}
+
+const LIST = `query($agentId: String!) { routingClarifications(agentId: $agentId, status: "pending") { id capabilityId text } }`;
+const PROMOTE = `mutation($input: PromoteClarificationInput!) { promoteRoutingClarification(input: $input) { revision } }`;
+
+async function main(): Promise<void> {
+  const set = loadEvalSet();
+  const agentId = set.snapshot.agentId;
+  const redisServer = await startPrivateRedis();
+  const db = await createTestDatabase('bench_routing_learning');
+  const prefix = 'bench:learning:';
+  const config = loadConfig({ NODE_ENV: 'test', DATABASE_URL: db.url, REDIS_URL: redisServer.url, REDIS_KEY_PREFIX: prefix });
+  const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: db.url }) });
+  const dir = mkdtempSync(join(tmpdir(), 'bench-learning-'));
+  const children: ChildProcess[] = [];
+  const loadBefore = readFileSync('/proc/loadavg', 'utf8').trim();
+  let node: NodeSync | undefined;
+  try {
+    // The fixture's registry, as stored: its team, the scopes its manifests require, the agent at revision 1.
+    const manifests = set.snapshot.manifests;
+    for (const owner of new Set(manifests.map((m) => m.owner))) await prisma.team.create({ data: { id: owner, name: owner } });
+    await prisma.scope.createMany({
+      data: [...new Set(manifests.flatMap((m) => m.requiresScopes))].map((name) => ({ name, description: name })),
+    });
+    await prisma.agent.create({ data: { id: agentId, teamId: manifests[0].owner, revision: 1, ...agentColumns(set.snapshot.agent) } });
+    await prisma.capabilityManifest.createMany({ data: manifests.map((m) => ({ agentId, ...manifestColumns(m) })) });
+
+    const { url } = await startBuiltControlPlane(
+      {
+        NODE_ENV: 'test',
+        LOG_LEVEL: 'warn',
+        DATABASE_URL: db.url,
+        REDIS_URL: redisServer.url,
+        REDIS_KEY_PREFIX: prefix,
+        CLARIFICATION_AUTO_PROMOTE_AFTER: String(AUTO_AFTER),
+      },
+      children,
     );
+    const nodeToken = mintNodeToken(config, agentId);
+    const admin = mintAdminToken(config, 'bench', ['team-admin'], [manifests[0].owner]);
+    node = new NodeSync({
+      controlPlaneUrl: url,
+      nodeToken,
+      agentId,
+      nodeId: 'learning-node',
+      cacheDir: join(dir, 'node'),
+      redisUrl: redisServer.url,
+      redisKeyPrefix: prefix,
+      pollIntervalMs: 120_000,
+      heartbeatIntervalMs: 120_000,
+      requestTimeoutMs: 60_000,
+    });
+    await node.start();
+    await node.whenReady(120_000);
+    const served = async (revision: number): Promise<RegistrySnapshot> => {
+      for (let i = 0; i < 6000 && node!.current()?.revision !== revision; i++) await sleep(5);
+      const bundle = node!.current()!.bundle;
+      if (bundle.revision !== revision) throw new Error(`the node serves revision ${bundle.revision}, not ${revision}`);
+      return bundle.snapshot;
+    };
+
+    // 1. What the node's router asks about on the tuning half, answered and reported as the node reports it.
+    const classifier = new LexicalClassifier();
+    const start = await served(1);
+    const clarifications = tuningClarifications({ ...set, snapshot: start }, classifier);
+    const clearTuning = half(set, 'tuning').suite.tests.filter((t) => t.expect !== CLARIFY).length;
+    if (AUTO_AFTER === 1) throw new Error('BENCH_AUTO_AFTER must be 0 (admin promotes) or at least 2');
+    const sink = new HttpClarificationSink(url, () => nodeToken, {
+      warn: (fields, message) => {
+        throw new Error(`${message}: ${JSON.stringify(fields)}`);
+      },
+    });
+    for (const c of clarifications) sink.record({ text: c.text, capabilityId: c.capabilityId, tenant: TENANT });
+    await sink.flush();
+    const pending = (
+      await graphql<{ routingClarifications: { id: string; capabilityId: string; text: string }[] }>(url, admin, LIST, { agentId })
+    ).routingClarifications;
+    const idOf = new Map(pending.map((r) => [`${r.capabilityId}\u0000${r.text}`, r.id]));
+    if (pending.length !== clarifications.length || clarifications.some((c) => !idOf.has(`${c.capabilityId}\u0000${c.text}`)))
+      throw new Error(`reported ${clarifications.length} clarifications, the control plane lists ${pending.length}`);
+    progress(`${clarifications.length} clarifications reported (of ${clearTuning} clear tuning messages)`);
+
+    // 2 and 3. Promote in order; measure at each step from the bundle the node serves.
+    const steps = [0, 10, 50, clarifications.length].filter((n, i, a) => n <= clarifications.length && a.indexOf(n) === i);
+    const targets: [string, EvalSet][] = [
+      ['held-out half', half(set, 'held-out')],
+      ['second held-out set', loadSecondHeldOut()],
+      ['third held-out set (blind)', loadThirdHeldOut()],
+    ];
+    const rows = new Map<string, { n: number; real: EvalFigures; inProcess: EvalFigures }[]>(targets.map(([name]) => [name, []]));
+    let revision = 1;
+    let promoted = 0;
+    const promoteMs: number[] = [];
+    const promote = async (c: ReplayedClarification) => {
+      const t0 = performance.now();
+      if (AUTO_AFTER > 0) {
+        // The caller answers the same way N times in all (once above): the N-th report is promoted by the control plane.
+        for (let i = 1; i < AUTO_AFTER; i++) sink.record({ text: c.text, capabilityId: c.capabilityId, tenant: TENANT });
+        await sink.flush();
+        promoteMs.push(performance.now() - t0);
+        const now = (await prisma.agent.findUniqueOrThrow({ where: { id: agentId } })).revision;
+        if (now !== revision + 1) throw new Error(`automatic promotion: revision ${now} after ${AUTO_AFTER} answers, not ${revision + 1}`);
+        revision = now;
+        return;
+      }
+      const done = await graphql<{ promoteRoutingClarification: { revision: number } }>(url, admin, PROMOTE, {
+        input: { id: idOf.get(`${c.capabilityId}\u0000${c.text}`), as: 'EXAMPLE', expectedRevision: revision },
+      });
+      promoteMs.push(performance.now() - t0);
+      revision = done.promoteRoutingClarification.revision;
+    };
+    for (const n of steps) {
+      while (promoted < n) await promote(clarifications[promoted++]);
+      const snapshot = await served(revision);
+      for (const [name, target] of targets)
+        rows.get(name)!.push({
+          n,
+          real: evaluate({ ...target, snapshot }, classifier),
+          inProcess: evaluate(withPromoted(target, clarifications, n), classifier),
+        });
+      progress(`${n} promoted: the node serves revision ${revision}`);
+    }
+
+    const how = AUTO_AFTER > 0 ? `promoted automatically after ${AUTO_AFTER} identical answers` : 'promoted through the admin API';
+    console.log(`\n${clarifications.length} clarifications answered on the tuning half (of ${clearTuning} clear messages), ${how}`);
+    console.log(
+      '| set | promotions | routed right | resolved in one turn | wrong routes (all) | best guess right | in-process replay agrees |',
+    );
+    console.log('|---|--:|--:|--:|--:|--:|:-:|');
+    for (const [name] of targets)
+      for (const { n, real: f, inProcess } of rows.get(name)!) {
+        const total = f.clear + f.ambiguous + f.outOfScope;
+        const agrees =
+          JSON.stringify(f) === JSON.stringify(inProcess) ? 'yes' : `no (${pct(inProcess.clearCorrect, inProcess.clear)} routed)`;
+        console.log(
+          `| ${name} | ${n} | ${pct(f.clearCorrect, f.clear)} | ${pct(f.oneTurn, f.clear)} | ${pct(f.wrongRoutes, total)} | ${pct(f.bestGuessRight, f.clear)} | ${agrees} |`,
+        );
+      }
+    const sorted = [...promoteMs].sort((a, b) => a - b);
+    const q = (p: number) => sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)]?.toFixed(0);
+    console.log(
+      `\n${AUTO_AFTER > 0 ? 'the N-th report, promoted' : 'promote mutation'}: p50 ${q(0.5)} ms, p90 ${q(0.9)} ms over ${promoteMs.length}; final revision ${revision}`,
+    );
+    console.log(`load average before/after: ${loadBefore} / ${readFileSync('/proc/loadavg', 'utf8').trim()}`);
+  } finally {
+    await node?.stop().catch(() => undefined);
+    for (const c of children) c.kill('SIGKILL');
+    await prisma.$disconnect();
+    await redisServer.stop();
+    rmSync(dir, { recursive: true, force: true });
+    await db.drop();
   }
+}
+
+main().then(
+  () => process.exit(0),
+  (error) => {
+    console.error(error);
+    process.exit(1);
+  },
+);

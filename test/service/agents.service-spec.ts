@@ -126,6 +126,22 @@ describe('AgentsService (service tier)', () => {
     expect((await auditOf(id)).map((a) => a.action)).toEqual(['agent.create', 'agent.update']);
   });
 
+  it('refuses an update for the public-card leaks it adds, not for one the registry already had (ADR 0335)', async () => {
+    // Seeded directly: the agent's description already shows the tag of an extended skill.
+    const agent = await ctx.given.agent({ base: { description: 'Answers procurement questions.' } });
+    const hidden = await ctx.given.manifest(agent, {
+      skill: { name: 'Raise a purchase requisition', description: 'Files a requisition.', tags: ['procurement'] },
+    });
+    expect(await sut.update(admin, { id: agent.id, expectedRevision: 1, name: 'Back office' })).toMatchObject({ revision: 2 });
+    const error = await sut
+      .update(admin, { id: agent.id, expectedRevision: 2, description: 'Answers procurement questions; can raise a purchase requisition.' })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(AgentError);
+    expect(error).toMatchObject({ code: AgentErrorCode.PublicCardLeak });
+    expect((error as AgentError).message).toBe(`the public card would show text of non-public skills (${hidden.id}.name)`);
+    expect(await ctx.given.revisionOf(agent.id)).toBe(2);
+  });
+
   it('lets a viewer read but not change, and hides other teams from a team admin', async () => {
     const team = await ctx.given.team();
     const id = slug('ro');

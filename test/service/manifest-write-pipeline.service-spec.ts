@@ -121,6 +121,27 @@ describe('one manifest write pipeline (service tier)', () => {
     expect(plan.leaks).toEqual(errors[2].extensions.leaks);
   });
 
+  it('judges a change on the leaks it adds (ADR 0335): removing one of two existing leaks is written, a plan lists only what it adds', async () => {
+    // Seeded directly: the agent's description already shows the tags of two extended skills.
+    const agent = await ctx.given.agent({ base: { description: 'Answers procurement and travel questions.' } });
+    const buying = await ctx.given.manifest(agent, {
+      skill: { name: 'Raise a requisition', description: 'Files it.', tags: ['procurement'] },
+    });
+    const trips = await ctx.given.manifest(agent, { skill: { name: 'Book a business trip', description: 'Books it.', tags: ['travel'] } });
+    const docs = [buying, trips].map(toManifestDocument);
+    const fixed = { ...docs[1], skill: { ...docs[1].skill, tags: ['trips'] } };
+    expect(await changes.update(admin, { agentId: agent.id, expectedRevision: 1, manifest: fixed })).toMatchObject({ revision: 2 });
+
+    const copying = manifestDoc(
+      'copy-cat',
+      { owner: agent.teamId, visibility: 'public' },
+      { description: 'Will raise a requisition for you.' },
+    );
+    const plan = await applier.apply(admin, { agentId: agent.id, manifests: [docs[0], fixed, copying], dryRun: true });
+    expect(plan.leaks.map((l) => `${l.skillId}.${l.field}`)).toEqual([`${buying.id}.name`]);
+    expect((await applier.apply(admin, { agentId: agent.id, manifests: [docs[0], fixed], dryRun: true })).leaks).toEqual([]);
+  });
+
   it('refuses rule violations with the same error shape from every mutation: BAD_USER_INPUT, paths into what was sent, a message naming each', async () => {
     const rev = await revision();
     const ghost = manifestDoc('ghost-owned', { owner: 'ghost-team' });

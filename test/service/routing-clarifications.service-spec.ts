@@ -38,7 +38,7 @@ describe('RoutingClarificationsService (service tier)', () => {
     const agent = await ctx.given.agent();
     const cap = await ctx.given.manifest(agent);
     const choice = { text: 'book the refund', capabilityId: cap.id, tenant: 'acme' };
-    expect(await sut.ingest(nodeOf(agent), { choices: [choice] })).toEqual({ accepted: 1 });
+    expect(await sut.ingest(nodeOf(agent), { choices: [choice] })).toEqual({ accepted: 1, autoPromoted: [], notPromoted: [] });
     await sut.ingest(nodeOf(agent), { choices: [choice, { ...choice, tenant: 'globex' }] });
     const listed = await sut.list(ownerOf(agent), agent.id, 'pending');
     expect(listed.map((r) => [r.tenant, r.count])).toEqual([
@@ -125,6 +125,49 @@ describe('RoutingClarificationsService (service tier)', () => {
       message: 'routing clarification "no-such-id" not found',
     });
     expect(await sut.dismiss(ownerOf(agent), row.id)).toMatchObject({ status: 'dismissed' });
+  });
+
+  describe('promotion is judged on what it adds to the public card (ADR 0335)', () => {
+    /** A registry whose public card already shows a tag of an extended skill: seeded directly, as a registry from before a stricter leak rule. */
+    async function leakyRegistry() {
+      const agent = await ctx.given.agent();
+      const open = await ctx.given.manifest(agent, {
+        visibility: 'public',
+        skill: { name: 'Procurement help desk', description: 'Answers procurement questions.', tags: ['help'] },
+      });
+      const hidden = await ctx.given.manifest(agent, {
+        skill: { name: 'Raise a purchase requisition', description: 'Files a requisition for approval.', tags: ['procurement'] },
+      });
+      return { agent, open, hidden };
+    }
+    const promoteFirst = async (agent: GivenAgent, capabilityId: string, text: string) => {
+      await sut.ingest(nodeOf(agent), { choices: [{ text, capabilityId, tenant: 'acme' }] });
+      const [row] = (await rowsOf(agent.id)).filter((r) => r.status === 'pending' && r.text === text);
+      const revision = await ctx.given.revisionOf(agent.id);
+      return { row, revision, run: () => sut.promote(ownerOf(agent), { id: row.id, as: PromoteAs.EXAMPLE, expectedRevision: revision }) };
+    };
+
+    it('promotes an example that adds no leak although the registry already had one', async () => {
+      const { agent, hidden } = await leakyRegistry();
+      const { row, revision, run } = await promoteFirst(agent, hidden.id, 'I need a new laptop for the design team');
+      expect(await run()).toMatchObject({ clarification: { id: row.id, status: 'promoted' }, revision: revision + 1 });
+      const stored = await ctx.given.prisma.capabilityManifest.findFirstOrThrow({ where: { agentId: agent.id, capabilityId: hidden.id } });
+      expect((stored.skill as { examples?: string[] }).examples).toEqual(['I need a new laptop for the design team']);
+    });
+
+    it.each([
+      ['a public example naming the extended skill', 'open', 'please raise a purchase requisition for me', 'hidden.name'],
+      ['an extended example the public card already shows', 'hidden', 'Answers procurement questions', 'hidden.examples[0]'],
+    ] as const)('still refuses %s, naming the leak, and changes nothing', async (_what, target, text, named) => {
+      const { agent, open, hidden } = await leakyRegistry();
+      const { row, revision, run } = await promoteFirst(agent, target === 'open' ? open.id : hidden.id, text);
+      const error = await run().catch((e: unknown) => e);
+      expect(error).toMatchObject({ code: 'PUBLIC_CARD_LEAK' });
+      const leak = named.replace('hidden', hidden.id);
+      expect((error as Error).message).toBe(`the public card would show text of non-public skills (${leak})`);
+      expect(await ctx.given.revisionOf(agent.id)).toBe(revision);
+      expect((await rowsOf(agent.id)).find((r) => r.id === row.id)).toMatchObject({ status: 'pending' });
+    });
   });
 
   it('refuses to promote a blank reviewed text, naming it, and changes nothing', async () => {

@@ -1,6 +1,6 @@
 import type { AgentCard } from './card-types';
 import { buildPublicCard } from './cards';
-import { findLeaks } from './find-leaks';
+import { addedLeaks, findLeaks } from './find-leaks';
 import { financeAgentExample } from './fixtures/finance-agent';
 import { given } from './testing/given';
 
@@ -73,5 +73,27 @@ describe('findLeaks', () => {
   it("checks the agent's own text: name and description are public text too", () => {
     expect(findLeaks({ ...card(), description: 'We also Reconcile an invoice.' }, f.manifests).map((l) => l.field)).toEqual(['name']);
     expect(findLeaks({ ...card(), name: 'Finance (recon.run)' }, f.manifests).map((l) => l.field)).toEqual(['requires_scopes[0]']);
+  });
+});
+
+describe('addedLeaks (ADR 0335)', () => {
+  const leak = (skillId: string, field: string, text: string) => ({ skillId, field, text });
+
+  it('keeps only the leaks the card before did not show: same skill, field kind and folded text is the same leak', () => {
+    const before = [leak('a', 'tags[0]', 'travel'), leak('a', 'examples[1]', 'Book a flight')];
+    const after = [
+      leak('a', 'tags[0]', 'Travel'),
+      leak('a', 'examples[0]', 'book a \u200bflight'),
+      leak('a', 'examples[1]', 'Book a hotel'),
+      leak('b', 'tags[0]', 'travel'),
+      leak('a', 'name', 'travel'),
+    ];
+    expect(addedLeaks(before, after)).toEqual([after[2], after[3], after[4]]);
+  });
+
+  it('answers every leak when the card before had none, and none when the change only removes some', () => {
+    const after = [leak('a', 'description', 'Secret text')];
+    expect(addedLeaks([], after)).toEqual(after);
+    expect(addedLeaks([...after, leak('b', 'name', 'Other')], after)).toEqual([]);
   });
 });

@@ -154,3 +154,17 @@ export function findLeaks(publicCard: AgentCard, manifests: readonly CapabilityM
   for (const t of new Set(context.tenants ?? [])) if (!named.has(foldLeakText(t))) tokenLeaks('*', 'tenant', t);
   return leaks;
 }
+
+/** What identifies a leak across two registries: the skill, the field without its index (an example list may shift), the folded text. */
+const leakKey = (l: Leak) => `${l.skillId}\u0000${l.field.replace(/\[\d+\]$/, '')}\u0000${foldLeakText(l.text).trim()}`;
+
+/**
+ * The leaks of `after` that `before` did not have: what a change would newly show (ADR 0335). A
+ * change is judged on what it adds to the public card: text already shown before it is not shown
+ * by it, and refusing every change while any leak remains would refuse the changes that remove
+ * leaks one at a time as much as unrelated ones.
+ */
+export function addedLeaks(before: readonly Leak[], after: readonly Leak[]): Leak[] {
+  const had = new Set(before.map(leakKey));
+  return after.filter((l) => !had.has(leakKey(l)));
+}

@@ -12,7 +12,9 @@ export const clarificationBatchSchema = z.strictObject({
           .string()
           .trim()
           .min(1, 'must not be empty')
-          .max(MAX_CLARIFICATION_TEXT, `must be at most ${MAX_CLARIFICATION_TEXT} characters`),
+          .max(MAX_CLARIFICATION_TEXT, `must be at most ${MAX_CLARIFICATION_TEXT} characters`)
+          // PostgreSQL text cannot hold NUL: refused here, not a database error (issue 31).
+          .refine((t) => !t.includes('\u0000'), 'must not contain NUL characters'),
         capabilityId: z.string().min(1).max(200),
         tenant: z.string().min(1).max(200),
       }),

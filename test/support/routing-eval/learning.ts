@@ -2,7 +2,8 @@
  * Learning from clarifications, replayed (issue 31 §3): which clarifications the tuning half
  * produces, and the manifests after promoting the first n of them as examples, edited the way
  * RoutingClarificationsService.promote edits a manifest. Shared by the bench
- * (test/bench/routing-learning.bench.ts) and the real-path e2e (test/e2e/routing-learning.e2e-spec.ts).
+ * (test/bench/routing-learning.bench.ts), which replays the same clarifications through the admin API
+ * beside this in-process edit.
  */
 import {
   CLARIFY,

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { buildPublicCard, canonicalJson, checkAgentCard, findLeaks, type AgentBase } from '@cp/capabilities';
+import { addedLeaks, buildPublicCard, canonicalJson, checkAgentCard, findLeaks, type AgentBase } from '@cp/capabilities';
 import type { AdminPrincipal } from '@cp/auth';
 import {
   Prisma,
@@ -304,7 +304,12 @@ export class AgentsService {
   private async assertNoLeak(agentId: string, base: AgentBase): Promise<void> {
     const snapshot = await this.snapshots.snapshot(agentId);
     if (!snapshot) return;
-    const leaks = findLeaks(buildPublicCard({ ...snapshot, agent: base }), snapshot.manifests, { tenants: snapshot.previewTenants });
+    const context = { tenants: snapshot.previewTenants };
+    // Refused for the leaks the new base adds, not those the registry already had (ADR 0335).
+    const leaks = addedLeaks(
+      findLeaks(buildPublicCard(snapshot), snapshot.manifests, context),
+      findLeaks(buildPublicCard({ ...snapshot, agent: base }), snapshot.manifests, context),
+    );
     if (leaks.length)
       throw new AgentError(
         AgentErrorCode.PublicCardLeak,

@@ -1,4 +1,5 @@
 import {
+  addedLeaks,
   buildPublicCard,
   checkManifestChange,
   diffCards,
@@ -71,5 +72,8 @@ export function publicCardImpact(snapshot: RegistrySnapshot, resulting: Capabili
   const before = buildPublicCard(snapshot);
   const after = buildPublicCard({ ...snapshot, manifests: resulting });
   const diff = diffCards(before, after);
-  return { diff, breaking: hasBreakingChange(diff), leaks: findLeaks(after, resulting, { tenants: snapshot.previewTenants }) };
+  const context = { tenants: snapshot.previewTenants };
+  // A change is refused for the leaks it adds, not for those the registry already had (ADR 0335).
+  const leaks = addedLeaks(findLeaks(before, snapshot.manifests, context), findLeaks(after, resulting, context));
+  return { diff, breaking: hasBreakingChange(diff), leaks };
 }

@@ -2,7 +2,7 @@ import { Body, Controller, HttpCode, Post, UseFilters, UseGuards } from '@nestjs
 import type { NodePrincipal } from '@cp/auth';
 import { NodeApiFilter } from '../node-auth/node-api.filter';
 import { CurrentNode, NodeTokenGuard } from '../node-auth/node-token.guard';
-import { RoutingClarificationsService } from './routing-clarifications.service';
+import { RoutingClarificationsService, type IngestOutcome } from './routing-clarifications.service';
 
 /** Agent nodes report resolved clarifications here (node JWT; the token names the agent). */
 @Controller('node/v1')
@@ -13,7 +13,7 @@ export class ClarificationIngestController {
 
   @Post('clarifications')
   @HttpCode(202)
-  report(@CurrentNode() principal: NodePrincipal, @Body() body: unknown): Promise<{ accepted: number }> {
+  report(@CurrentNode() principal: NodePrincipal, @Body() body: unknown): Promise<IngestOutcome> {
     return this.clarifications.ingest(principal, body);
   }
 }

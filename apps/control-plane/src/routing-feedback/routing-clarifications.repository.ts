@@ -20,9 +20,13 @@ const hash = (text: string) => createHash('sha256').update(text, 'utf8').digest(
 export class RoutingClarificationsRepository {
   constructor(private readonly prisma: PrismaService) {}
 
-  /** One row per (agent, tenant, capability, text); a repeat counts up. */
-  async record(agentId: string, choices: readonly { text: string; capabilityId: string; tenant: string }[], now: Date): Promise<void> {
-    await this.prisma.$transaction(
+  /** One row per (agent, tenant, capability, text); a repeat counts up. Answers each choice's row as it is now. */
+  async record(
+    agentId: string,
+    choices: readonly { text: string; capabilityId: string; tenant: string }[],
+    now: Date,
+  ): Promise<ClarificationRecord[]> {
+    return this.prisma.$transaction(
       choices.map((c) =>
         this.prisma.routingClarification.upsert({
           where: {
@@ -39,9 +43,18 @@ export class RoutingClarificationsRepository {
             lastSeenAt: now,
           },
           update: { count: { increment: 1 }, lastSeenAt: now },
+          omit: { textHash: true },
         }),
       ),
     );
+  }
+
+  /** The agent's revision and the tenants opted in to its previews (what automatic promotion reads, ADR 0336). */
+  async agentState(agentId: string): Promise<{ revision: number; previewTenants: string[] } | null> {
+    const row = await this.prisma.agent.findUnique({ where: { id: agentId }, select: { revision: true } });
+    if (!row) return null;
+    const optIns = await this.prisma.previewOptIn.findMany({ where: { agentId }, select: { tenantId: true } });
+    return { revision: row.revision, previewTenants: optIns.map((o) => o.tenantId) };
   }
 
   async knownCapabilities(agentId: string, ids: readonly string[]): Promise<Set<string>> {

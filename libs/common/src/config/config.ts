@@ -307,6 +307,11 @@ const configFields = z.object({
    * is the longest range the capabilityHealth query accepts.
    */
   HEALTH_RETENTION_DAYS: z.coerce.number().int().min(1).default(93),
+  /**
+   * Issue 31 (ADR 0336): a clarification the same tenant answered the same way this many times is
+   * promoted as an example automatically (audited as system:auto-promotion). 0, the default: never.
+   */
+  CLARIFICATION_AUTO_PROMOTE_AFTER: z.coerce.number().int().min(0).max(1000).default(0),
   /** Issue 21: a sunset date set or moved must be at least this many days ahead. */
   DEPRECATION_SUNSET_MIN_NOTICE_DAYS: z.coerce.number().int().min(0).default(7),
   /** Issue 21: how often the worker looks for deprecation notices to send (cron, default every 10 minutes). */

@@ -27,6 +27,9 @@ describe('HttpClarificationSink', () => {
     expect(bodies.map((b) => b.choices.length)).toEqual([1, 2]);
     expect(bodies[0].auth).toBe('Bearer node-jwt');
     expect((bodies[0].choices[0] as { text: string }).text).toHaveLength(2000);
+    sink.record({ text: 'pay\u0000 the bill', capabilityId: 'invoice-lookup', tenant: 'acme' });
+    await sink.flush();
+    expect(bodies.at(-1)!.choices).toEqual([{ text: 'pay the bill', capabilityId: 'invoice-lookup', tenant: 'acme' }]);
     status = 400;
     sink.record(choice(4));
     await sink.flush();

@@ -23,7 +23,8 @@ export class HttpClarificationSink implements ClarificationSink {
 
   record(choice: ClarificationChoice): void {
     if (this.buffer.length >= (this.options.maxBuffered ?? 1000)) this.buffer.shift();
-    this.buffer.push({ ...choice, text: choice.text.slice(0, MAX_CLARIFICATION_TEXT) });
+    // NUL is refused by the control plane (it cannot store it): removed here, so one message does not drop its batch.
+    this.buffer.push({ ...choice, text: choice.text.replaceAll('\u0000', '').slice(0, MAX_CLARIFICATION_TEXT) });
     this.sending ??= this.drain().finally(() => (this.sending = undefined));
   }
 
