@@ -86,7 +86,8 @@ describe('the node as a gateway in front of an @a2a-js/sdk upstream (issue 28)',
     expect(wire.status.state).toBe('TASK_STATE_COMPLETED');
     expect(wire.artifacts[0].parts[0].data).toEqual(RESULT);
     const calls = upstream.seen.slice(before);
-    expect(calls.map((c) => c.method)).toEqual(['SendStreamingMessage']);
+    // The caller waited for one answer: so did the node (ADR 0350).
+    expect(calls.map((c) => c.method)).toEqual(['SendMessage']);
     const claims = await verified(calls[0].authorization);
     expect(claims).toMatchObject({
       token_use: 'upstream',

@@ -71,8 +71,9 @@ describe('a gateway node translates A2A 0.3 ⇄ 1.0 (issue 28 item 5)', () => {
 
   describe.each(['jsonrpc', 'http+json'] as const)('a 0.3-only upstream over %s behind the 1.0 front', (binding) => {
     const rpc = binding === 'jsonrpc';
-    const sendPath = rpc ? '/a2a/jsonrpc/' : '/a2a/rest/v1/message:stream';
-    const sends = () => upstream.seen.filter((s) => (rpc ? s.method === 'message/stream' : s.path === sendPath));
+    // A caller's SendMessage reaches the upstream as its one-answer send (ADR 0350).
+    const sendPath = rpc ? '/a2a/jsonrpc/' : '/a2a/rest/v1/message:send';
+    const sends = () => upstream.seen.filter((s) => (rpc ? s.method === 'message/send' : s.path === sendPath));
 
     beforeAll(() => pointAt({ url: rpc ? upstream.jsonrpc : upstream.rest, binding, version: '0.3' }));
 
@@ -90,7 +91,7 @@ describe('a gateway node translates A2A 0.3 ⇄ 1.0 (issue 28 item 5)', () => {
       const [call] = calls;
       expect(call.version).toBe('0.3');
       if (rpc) {
-        expect(call.method).toBe('message/stream');
+        expect(call.method).toBe('message/send');
         expect((call.body as Json).params.message).toMatchObject({ kind: 'message', role: 'user', parts: [{ kind: 'text' }] });
       } else {
         expect(call.path).toBe(sendPath);

@@ -62,7 +62,7 @@ function poolFor(target: URL, address: string): http.Agent {
 
 const joinPath = (base: string, path: string) => `${base.replace(/\/+$/, '')}${path}`;
 
-/** One request to the checked address; resolves with the response once its head arrived. */
+/** One request to the checked address (`body` undefined: a GET); resolves with the response once its head arrived. */
 async function open(
   call: UpstreamCall,
   url: string,
@@ -73,17 +73,16 @@ async function open(
   const checked = await resolveAndCheck(target, { allow: call.allow, resolve: call.resolve, purpose: 'upstream' });
   if (!checked.ok) throw new UpstreamError(`the upstream address is not allowed: ${checked.reason}`);
   const timeouts = upstreamTimeouts(call.spec);
-  const payload = JSON.stringify(body);
+  const payload = body === undefined ? undefined : JSON.stringify(body);
   const client = target.protocol === 'https:' ? https : http;
   return new Promise((resolve, reject) => {
     const req = client.request(target, {
-      method: 'POST',
+      method: payload === undefined ? 'GET' : 'POST',
       headers: {
-        'content-type': 'application/json',
+        ...(payload === undefined ? {} : { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(payload)) }),
         accept,
         ...(call.token ? { authorization: `Bearer ${call.token}` } : {}),
         'a2a-version': call.spec.version,
-        'content-length': String(Buffer.byteLength(payload)),
       },
       lookup: pinned(checked.address, checked.family),
       // Pooled per checked address: every call is checked on its own (DNS rebinding), sockets are reused.
@@ -218,14 +217,35 @@ export async function sendMessage(
 ): Promise<Record<string, unknown>> {
   const protocol = protocolOf(call.spec);
   const req = request(call, protocol.sendMethod, protocol.sendPath, protocol.send(message, acceptedOutputModes));
+  return translate(await answerOf(call, req), req.rpcId, protocol, 'answer');
+}
+
+/**
+ * GetTask on the upstream: the task as it stands, as a 1.0 StreamResponse `{ task }` (a task that
+ * ended before the node could subscribe to it).
+ */
+export async function getUpstreamTask(call: UpstreamCall, upstreamTaskId: string): Promise<Record<string, unknown>> {
+  const protocol = protocolOf(call.spec);
+  const rpc = call.spec.binding === 'jsonrpc';
+  const req = rpc
+    ? request(call, protocol.getMethod, '', { id: upstreamTaskId })
+    : { url: joinPath(call.spec.url, protocol.getPath(upstreamTaskId)), body: undefined };
+  // The answer is the Task itself: wrapped as the StreamResponse that carries one (a 0.3 JSON-RPC task says so by its kind).
+  const kinds = rpc && call.spec.version === '0.3';
+  const wrapping: UpstreamProtocol = { ...protocol, event: (e) => protocol.event(kinds ? e : { task: e }) };
+  return translate(await answerOf(call, req), req.rpcId, wrapping, 'answer');
+}
+
+/** The whole text of one JSON answer: HTTP 200, a JSON content type, bounded in bytes and time. */
+async function answerOf(call: UpstreamCall, req: { url: string; body: unknown }): Promise<string> {
   const { res, abort } = await open(call, req.url, req.body, 'application/json');
   try {
     const type = String(res.headers['content-type'] ?? '');
-    if (res.statusCode !== 200) throw new UpstreamError(`the upstream answered HTTP ${res.statusCode ?? 0}`);
+    // 201: an HTTP+JSON send that created a task (the SDK's 0.3 REST server answers so).
+    if (res.statusCode !== 200 && res.statusCode !== 201) throw new UpstreamError(`the upstream answered HTTP ${res.statusCode ?? 0}`);
     // Its content type is not repeated: nothing of the upstream's headers reaches the caller.
     if (!/^application\/(?:[\w.+-]*\+)?json\b/.test(type)) throw new UpstreamError('the upstream answered without a JSON content type');
-    const text = await readBounded(res, call.maxEventBytes, upstreamTimeouts(call.spec).request);
-    return translate(text, req.rpcId, protocol, 'answer');
+    return await readBounded(res, call.maxEventBytes, upstreamTimeouts(call.spec).request);
   } finally {
     abort();
   }

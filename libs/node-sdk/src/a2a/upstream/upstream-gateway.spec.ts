@@ -440,6 +440,24 @@ describe('the node as a gateway to an upstream agent', () => {
     expect(up.received[1].authorization).toBe('Bearer exchanged-for-reconcile-invoice');
   });
 
+  it('reads the task as it stands when it ended before the subscription (GetTask), and completes with it', async () => {
+    const { up, gw } = await start((_q, res, b) => {
+      if (b.method === 'SendMessage')
+        return answer(res, b.id, { task: { id: 'up-2', contextId: 'c', status: { state: 'TASK_STATE_WORKING' } } });
+      if (b.method === 'GetTask') {
+        const artifacts = [{ artifactId: 'g1', parts: [{ text: 'read back' }] }];
+        return answer(res, b.id, { id: 'up-2', contextId: 'c', status: { state: 'TASK_STATE_COMPLETED' }, artifacts });
+      }
+      // SubscribeToTask on a task that ended: refused, as the SDK does.
+      answer(res, b.id, undefined);
+    });
+    const { body } = await rpc(gw.url, 'SendMessage', reconcile);
+    expect(body.result.task.status.state).toBe('TASK_STATE_COMPLETED');
+    expect(body.result.task.artifacts).toEqual([expect.objectContaining({ artifactId: 'g1', parts: [{ text: 'read back' }] })]);
+    expect(up.received.map((r) => r.body.method)).toEqual(['SendMessage', 'SubscribeToTask', 'GetTask']);
+    expect(up.received[2].body.params).toEqual({ id: 'up-2' });
+  });
+
   it.each<[string, Behaviour, string]>([
     [
       'an answer for another request',

@@ -12,7 +12,15 @@ import type { HostResolver } from '@cp/common/core';
 import type { Handler, HandlerResult, TaskUpdates } from '../handler';
 import type { HandlerRegistration, TaskRecordAccess } from '../handler-registry';
 import type { WireArtifact, WireMessage } from '../wire-types';
-import { cancelUpstream, sendMessage, streamMessage, subscribeUpstream, UpstreamError, type UpstreamCall } from './upstream-client';
+import {
+  cancelUpstream,
+  getUpstreamTask,
+  sendMessage,
+  streamMessage,
+  subscribeUpstream,
+  UpstreamError,
+  type UpstreamCall,
+} from './upstream-client';
 import { UpstreamTokenCache, type ExchangedUpstreamToken } from './upstream-tokens';
 
 export interface UpstreamGatewayDeps {
@@ -172,15 +180,25 @@ function artifactOf(v: unknown): WireArtifact {
 /**
  * A message whose caller waits for one answer goes to the upstream as SendMessage, and its answer
  * is the one event (ADR 0350): an upstream answers it when its task ended or needs input, as the
- * node does. An answer about a task still working is followed by a subscription to that task.
+ * node does. An answer about a task still working is followed by a subscription to that task; if
+ * that is refused at once (the task ended meanwhile), by the task as it stands (GetTask).
  */
 async function* answered(call: UpstreamCall, message: WireMessage, modes: readonly string[]): AsyncGenerator<Json> {
   const answer = await sendMessage(call, message, modes);
   yield answer;
   const task = isObject(answer.task) ? answer.task : undefined;
   const state = task && isObject(task.status) ? task.status.state : undefined;
-  if (typeof task?.id === 'string' && (state === 'TASK_STATE_WORKING' || state === 'TASK_STATE_SUBMITTED'))
-    yield* subscribeUpstream(call, task.id);
+  if (typeof task?.id !== 'string' || (state !== 'TASK_STATE_WORKING' && state !== 'TASK_STATE_SUBMITTED')) return;
+  let heard = false;
+  try {
+    for await (const event of subscribeUpstream(call, task.id)) {
+      heard = true;
+      yield event;
+    }
+  } catch (error) {
+    if (heard || !(error instanceof UpstreamError)) throw error;
+    yield await getUpstreamTask(call, task.id);
+  }
 }
 
 export class UpstreamGateway {

@@ -16,11 +16,14 @@ export interface UpstreamProtocol {
   sendMethod: string;
   streamMethod: string;
   subscribeMethod: string;
+  getMethod: string;
   cancelMethod: string;
   /** HTTP+JSON paths below the upstream's URL (unused for JSON-RPC). */
   sendPath: string;
   streamPath: string;
   subscribePath(upstreamTaskId: string): string;
+  /** GET, answered with the Task itself. */
+  getPath(upstreamTaskId: string): string;
   cancelPath(upstreamTaskId: string): string;
   /** The forwarded message and accepted output modes → the upstream's send params. */
   send(message: WireMessage, acceptedOutputModes: readonly string[]): Json;
@@ -35,10 +38,12 @@ const V10: UpstreamProtocol = {
   sendMethod: 'SendMessage',
   streamMethod: 'SendStreamingMessage',
   subscribeMethod: 'SubscribeToTask',
+  getMethod: 'GetTask',
   cancelMethod: 'CancelTask',
   sendPath: '/message:send',
   streamPath: '/message:stream',
   subscribePath: (id) => `/tasks/${encodeURIComponent(id)}:subscribe`,
+  getPath: (id) => `/tasks/${encodeURIComponent(id)}`,
   cancelPath: (id) => `/tasks/${encodeURIComponent(id)}:cancel`,
   send: (message, modes) => ({ message, configuration: { acceptedOutputModes: [...modes] } }),
   event: (e) => e,
@@ -49,10 +54,12 @@ const v03 = (send: UpstreamProtocol['send'], event: (e: unknown) => Json): Upstr
   sendMethod: 'message/send',
   streamMethod: 'message/stream',
   subscribeMethod: 'tasks/resubscribe',
+  getMethod: 'tasks/get',
   cancelMethod: 'tasks/cancel',
   sendPath: '/v1/message:send',
   streamPath: '/v1/message:stream',
   subscribePath: (id) => `/v1/tasks/${encodeURIComponent(id)}:subscribe`,
+  getPath: (id) => `/v1/tasks/${encodeURIComponent(id)}`,
   cancelPath: (id) => `/v1/tasks/${encodeURIComponent(id)}:cancel`,
   send,
   event,

@@ -22,7 +22,8 @@ describe('the 0.3 translation read the other way (a gateway in front of a 0.3 up
           { kind: 'file', file: { uri: 'https://x/y', mimeType: 'text/plain' } },
         ],
       },
-      configuration: { acceptedOutputModes: ['application/json'] },
+      // Asked to block: a 0.3 server may otherwise answer a send before its task ends (ADR 0350).
+      configuration: { acceptedOutputModes: ['application/json'], blocking: true },
     });
     expect(sendToV03Proto(message, []).message).toEqual({
       messageId: 'm1',

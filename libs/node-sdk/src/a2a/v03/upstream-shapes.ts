@@ -116,7 +116,8 @@ function eventFrom(d: Dialect, e: unknown): Json {
 function sendTo(d: Dialect, message: WireMessage, acceptedOutputModes: readonly string[]): Json {
   return {
     message: messageTo(d, { ...message, role: 'ROLE_USER' }),
-    configuration: { acceptedOutputModes: [...acceptedOutputModes] },
+    // 0.3 servers may answer a send at once unless asked to block (a stream ignores it; ADR 0350).
+    configuration: { acceptedOutputModes: [...acceptedOutputModes], blocking: true },
   };
 }
 
