@@ -220,6 +220,8 @@ async function main(): Promise<void> {
       LOG_LEVEL: 'warn',
       DATABASE_URL: databaseUrl,
       CONTROL_PLANE_PORT: String(port),
+      // A free metrics port too: the default (9300) may be another process's on a shared machine.
+      CONTROL_PLANE_METRICS_PORT: String(await freePort()),
       HOST: '127.0.0.1',
       JWT_SECRET: randomBytes(32).toString('hex'),
       // Production refuses a generated development key (ADR 0130): a key ring of its own.

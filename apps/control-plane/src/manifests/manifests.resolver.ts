@@ -57,15 +57,14 @@ export class ManifestsResolver {
     @Args('page', { type: () => PageInput, nullable: true }) page?: PageInput,
   ) {
     const projection = manifestListProjection(selectedFields(info, ['nodes']));
-    const list = await this.reads.list(principal, filter ?? {}, page, projection.columns);
+    // `usage` without a window: summed in the page's own statement (ADR 0340), read synchronously by its field.
+    const usage = selectedFieldNodes(info, ['nodes']).some((field) => field.name.value === 'usage' && !field.arguments?.length);
+    const list = await this.reads.list(principal, filter ?? {}, page, projection.columns, usage);
     const nodes = list.nodes.map(projection.toModel);
-    // `usage` without a window, for the whole page in one statement, read synchronously by its field.
-    if (selectedFieldNodes(info, ['nodes']).some((field) => field.name.value === 'usage' && !field.arguments?.length)) {
-      const totals = await this.usage.pageTotals(
-        loaders,
-        nodes.map((node) => ({ agentId: node.agentId!, capabilityId: node.id! })),
-      );
-      if (totals) nodes.forEach((node, i) => setPrefetched(node, 'usage', totals[i]));
+    if (usage) {
+      const totals = list.nodes.map((row) => row.usage!);
+      this.usage.primeTotals(loaders, list.nodes, totals);
+      nodes.forEach((node, i) => setPrefetched(node, 'usage', totals[i]));
     }
     return { ...list, nodes };
   }

@@ -48,24 +48,12 @@ export class UsageService {
   }
 
   /**
-   * Totals without a window of a whole page at once, through the same loader as `total` (one
-   * statement; a field asking again finds them cached). Undefined when the batch failed: the
-   * fields then resolve one by one and each reports the error, as without the prefetch.
+   * Totals without a window that a list read with its page (ADR 0340), given to the request's
+   * loader so that a `usage` field asking again for one of these keys finds it cached.
    */
-  async pageTotals(loaders: RequestLoaders, keys: UsageKey[]): Promise<UsageTotal[] | undefined> {
-    // The repository directly, then prime: loadMany would cost a promise and a cache lookup per key.
-    let found: Map<string, UsageTotal>;
-    try {
-      found = await this.usage.totals(keys, NO_WINDOW);
-    } catch {
-      return undefined;
-    }
+  primeTotals(loaders: RequestLoaders, keys: readonly UsageKey[], totals: readonly UsageTotal[]): void {
     const loader = this.loader(loaders, NO_WINDOW);
-    return keys.map((key) => {
-      const total = totalOf(found, key);
-      loader.prime(key, total);
-      return total;
-    });
+    keys.forEach((key, i) => loader.prime(key, totals[i]));
   }
 
   private loader(loaders: RequestLoaders, window: UsageWindow) {
