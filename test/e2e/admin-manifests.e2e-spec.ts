@@ -297,7 +297,7 @@ describe('admin API manifests (HTTP)', () => {
       allTenants tenants handler limits owner replacedBy deprecationReason sunsetAt routing { terms negativeTerms } document
       createdAt updatedAt deprecatedAt removedAt usage { calls lastCallAt }`;
     const list = (await gqlOk(url, admin, `query($a: String!) { manifests(filter: {agentId: $a}) { nodes { ${fields} } } }`, { a: agentId }))
-      .manifests.nodes as { id: string }[];
+      .manifests.nodes as { id: string; removedAt: string | null }[];
     expect(list.length).toBeGreaterThanOrEqual(3);
     for (const node of list) {
       const one = await gqlOk(url, admin, `query($a: String!, $c: String!) { manifest(agentId: $a, capabilityId: $c) { ${fields} } }`, {
@@ -307,6 +307,6 @@ describe('admin API manifests (HTTP)', () => {
       expect(node).toEqual(one.manifest);
     }
     // The lifecycle stamps set above are among them, so the timestamps were compared, not only nulls.
-    expect(list.some((n) => (n as { removedAt: string | null }).removedAt !== null)).toBe(true);
+    expect(list.some((n) => n.removedAt !== null)).toBe(true);
   });
 });

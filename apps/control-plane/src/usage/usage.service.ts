@@ -47,15 +47,6 @@ export class UsageService {
     return this.loader(loaders, window).load(key);
   }
 
-  /**
-   * Totals without a window that a list read with its page (ADR 0340), given to the request's
-   * loader so that a `usage` field asking again for one of these keys finds it cached.
-   */
-  primeTotals(loaders: RequestLoaders, keys: readonly UsageKey[], totals: readonly UsageTotal[]): void {
-    const loader = this.loader(loaders, NO_WINDOW);
-    keys.forEach((key, i) => loader.prime(key, totals[i]));
-  }
-
   private loader(loaders: RequestLoaders, window: UsageWindow) {
     return loaders.get<UsageKey, UsageTotal, string>(
       `usage-totals:${window.from ?? ''}:${window.to ?? ''}`,
