@@ -7,6 +7,8 @@
  *   BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the control plane under the load.
  *   BENCH_VARIANT_ENV="NAME=value ..." also starts a control plane with those settings and measures
  *   it in the same rounds (baseline, product, variant), for an experiment behind a switch.
+ *   BENCH_VARIANT_MAIN=/path/to/dist/apps/control-plane/src/main.js: the variant runs that build
+ *   instead (e.g. the commit before a change, built elsewhere), for a before/after in one run.
  *
  * It creates its own database (dropped at the end): 1 agent × 1,000 manifests, 30 days of usage
  * for every manifest (30,000 buckets). It starts `node dist/apps/control-plane/src/main.js` on a
@@ -246,11 +248,12 @@ async function main(): Promise<void> {
         .filter(Boolean)
         .map((pair) => pair.split('=') as [string, string]),
     );
-    const variantName = `admin GraphQL (${process.env.BENCH_VARIANT_ENV})`;
+    const variantMain = process.env.BENCH_VARIANT_MAIN;
+    const variantName = `admin GraphQL (${[process.env.BENCH_VARIANT_ENV, variantMain].filter(Boolean).join(', ')})`;
     let variant: { port: number; pid: number } | undefined;
-    if (Object.keys(variantEnv).length) {
+    if (Object.keys(variantEnv).length || variantMain) {
       const variantPort = await freePort();
-      const child = spawn(process.execPath, [join('dist', 'apps', 'control-plane', 'src', 'main.js')], {
+      const child = spawn(process.execPath, [variantMain ?? join('dist', 'apps', 'control-plane', 'src', 'main.js')], {
         env: {
           ...env,
           ...variantEnv,

@@ -79,7 +79,9 @@ describe('admin API access rules (HTTP)', () => {
     ]);
     expect(await listed(redAdmin, { agentId: blue.id })).toEqual([['blue-agent', 'blue-agent-red-owned', 0]]);
     expect(await listed(redAdmin, { owner: 'blue' })).toEqual([]);
-    expect(await listed(redAdmin, { agentId: blue.id, state: 'ga', visibility: 'extended' })).toEqual([['blue-agent', 'blue-agent-red-owned', 0]]);
+    expect(await listed(redAdmin, { agentId: blue.id, state: 'ga', visibility: 'extended' })).toEqual([
+      ['blue-agent', 'blue-agent-red-owned', 0],
+    ]);
     expect(await listed(token(['team-admin'], ['blue']), { agentId: blue.id })).toEqual([
       ['blue-agent', 'blue-agent-red-owned', 0],
       ['blue-agent', 'blue-cap', 7],
@@ -87,7 +89,7 @@ describe('admin API access rules (HTTP)', () => {
     // A team admin of no team, or of a team that does not exist, sees nothing; a filter value is data, not SQL.
     expect(await listed(token(['team-admin'], []))).toEqual([]);
     expect(await listed(token(['team-admin'], ["red' OR 1=1 --"]))).toEqual([]);
-    expect(await listed(redAdmin, { agentId: "blue-agent' OR '1'='1", tag: "x'); DROP TABLE \"Agent\"; --" })).toEqual([]);
+    expect(await listed(redAdmin, { agentId: "blue-agent' OR '1'='1", tag: 'x\'); DROP TABLE "Agent"; --' })).toEqual([]);
     expect((await gqlOk(url, token(['viewer']), LIST, { f: {} })).manifests.nodes).toHaveLength(3);
   });
 

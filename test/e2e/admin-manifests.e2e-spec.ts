@@ -296,8 +296,9 @@ describe('admin API manifests (HTTP)', () => {
     const fields = `agentId id state visibility skill { name description tags examples inputModes outputModes } requiresScopes
       allTenants tenants handler limits owner replacedBy deprecationReason sunsetAt routing { terms negativeTerms } document
       createdAt updatedAt deprecatedAt removedAt usage { calls lastCallAt }`;
-    const list = (await gqlOk(url, admin, `query($a: String!) { manifests(filter: {agentId: $a}) { nodes { ${fields} } } }`, { a: agentId }))
-      .manifests.nodes as { id: string; removedAt: string | null }[];
+    const list = (
+      await gqlOk(url, admin, `query($a: String!) { manifests(filter: {agentId: $a}) { nodes { ${fields} } } }`, { a: agentId })
+    ).manifests.nodes as { id: string; removedAt: string | null }[];
     expect(list.length).toBeGreaterThanOrEqual(3);
     for (const node of list) {
       const one = await gqlOk(url, admin, `query($a: String!, $c: String!) { manifest(agentId: $a, capabilityId: $c) { ${fields} } }`, {
