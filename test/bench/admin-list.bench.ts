@@ -345,7 +345,7 @@ async function main(): Promise<void> {
     console.log(`| | p50 ms | p99 ms | req/s | server CPU ms/req |\n|---|---:|---:|---:|---:|`);
     const row = (s: typeof b) => `${s.p50.toFixed(1)} | ${s.p99.toFixed(1)} | ${s.rps.toFixed(0)} | ${s.cpu.toFixed(2)}`;
     console.log(`| baseline: pg, same 2 statements, JSON.stringify | ${row(b)} |`);
-    console.log(`| admin GraphQL (Nest + Apollo + auth + Prisma + DataLoader) | ${row(p)} |`);
+    console.log(`| admin GraphQL (Nest + Apollo + auth; the page in SQL on Prisma's pool, ADR 0340) | ${row(p)} |`);
     console.log(
       `| ratio product / baseline | ${(p.p50 / b.p50).toFixed(2)}× | ${(p.p99 / b.p99).toFixed(2)}× | ${(p.rps / b.rps).toFixed(2)}× | ${(p.cpu / b.cpu).toFixed(2)}× |`,
     );
