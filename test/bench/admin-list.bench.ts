@@ -7,6 +7,8 @@
  *   BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the control plane under the load.
  *   BENCH_VARIANT_ENV="NAME=value ..." also starts a control plane with those settings and measures
  *   it in the same rounds (baseline, product, variant), for an experiment behind a switch.
+ *   BENCH_VARIANT_MAIN=/path/to/dist/apps/control-plane/src/main.js: the variant runs that build
+ *   instead (e.g. the commit before a change, built elsewhere), for a before/after in one run.
  *
  * It creates its own database (dropped at the end): 1 agent × 1,000 manifests, 30 days of usage
  * for every manifest (30,000 buckets). It starts `node dist/apps/control-plane/src/main.js` on a
@@ -220,6 +222,8 @@ async function main(): Promise<void> {
       LOG_LEVEL: 'warn',
       DATABASE_URL: databaseUrl,
       CONTROL_PLANE_PORT: String(port),
+      // A free metrics port too: the default (9300) may be another process's on a shared machine.
+      CONTROL_PLANE_METRICS_PORT: String(await freePort()),
       HOST: '127.0.0.1',
       JWT_SECRET: randomBytes(32).toString('hex'),
       // Production refuses a generated development key (ADR 0130): a key ring of its own.
@@ -244,11 +248,12 @@ async function main(): Promise<void> {
         .filter(Boolean)
         .map((pair) => pair.split('=') as [string, string]),
     );
-    const variantName = `admin GraphQL (${process.env.BENCH_VARIANT_ENV})`;
+    const variantMain = process.env.BENCH_VARIANT_MAIN;
+    const variantName = `admin GraphQL (${[process.env.BENCH_VARIANT_ENV, variantMain].filter(Boolean).join(', ')})`;
     let variant: { port: number; pid: number } | undefined;
-    if (Object.keys(variantEnv).length) {
+    if (Object.keys(variantEnv).length || variantMain) {
       const variantPort = await freePort();
-      const child = spawn(process.execPath, [join('dist', 'apps', 'control-plane', 'src', 'main.js')], {
+      const child = spawn(process.execPath, [variantMain ?? join('dist', 'apps', 'control-plane', 'src', 'main.js')], {
         env: {
           ...env,
           ...variantEnv,
@@ -340,7 +345,7 @@ async function main(): Promise<void> {
     console.log(`| | p50 ms | p99 ms | req/s | server CPU ms/req |\n|---|---:|---:|---:|---:|`);
     const row = (s: typeof b) => `${s.p50.toFixed(1)} | ${s.p99.toFixed(1)} | ${s.rps.toFixed(0)} | ${s.cpu.toFixed(2)}`;
     console.log(`| baseline: pg, same 2 statements, JSON.stringify | ${row(b)} |`);
-    console.log(`| admin GraphQL (Nest + Apollo + auth + Prisma + DataLoader) | ${row(p)} |`);
+    console.log(`| admin GraphQL (Nest + Apollo + auth; the page in SQL on Prisma's pool, ADR 0340) | ${row(p)} |`);
     console.log(
       `| ratio product / baseline | ${(p.p50 / b.p50).toFixed(2)}× | ${(p.p99 / b.p99).toFixed(2)}× | ${(p.rps / b.rps).toFixed(2)}× | ${(p.cpu / b.cpu).toFixed(2)}× |`,
     );

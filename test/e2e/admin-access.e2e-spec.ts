@@ -58,6 +58,41 @@ describe('admin API access rules (HTTP)', () => {
     );
   });
 
+  it("lists only the manifests of the caller's teams, with their usage, whatever the filter names (ADR 0340)", async () => {
+    await given.manifest(red, { id: 'red-cap' });
+    await given.manifest(blue, { id: 'blue-cap' });
+    // On blue's agent but owned by red: red reads it (owner team), and blue reads it (agent team).
+    await given.manifest(blue, { id: 'blue-agent-red-owned', owner: 'red' });
+    const node = await given.node(blue.id);
+    await given.usage({ agentId: blue.id, capabilityId: 'blue-cap', tenantId: 't', nodeId: node.id, day: '2026-11-01', count: 7 });
+    const LIST = 'query($f: ManifestFilter) { manifests(filter: $f) { nodes { agentId id usage { calls } } } }';
+    const listed = async (jwt: string, f: object = {}) =>
+      (await gqlOk(url, jwt, LIST, { f })).manifests.nodes.map((n: { agentId: string; id: string; usage: { calls: number } }) => [
+        n.agentId,
+        n.id,
+        n.usage.calls,
+      ]);
+    const redAdmin = token(['team-admin'], ['red']);
+    expect(await listed(redAdmin)).toEqual([
+      ['blue-agent', 'blue-agent-red-owned', 0],
+      ['red-agent', 'red-cap', 0],
+    ]);
+    expect(await listed(redAdmin, { agentId: blue.id })).toEqual([['blue-agent', 'blue-agent-red-owned', 0]]);
+    expect(await listed(redAdmin, { owner: 'blue' })).toEqual([]);
+    expect(await listed(redAdmin, { agentId: blue.id, state: 'ga', visibility: 'extended' })).toEqual([
+      ['blue-agent', 'blue-agent-red-owned', 0],
+    ]);
+    expect(await listed(token(['team-admin'], ['blue']), { agentId: blue.id })).toEqual([
+      ['blue-agent', 'blue-agent-red-owned', 0],
+      ['blue-agent', 'blue-cap', 7],
+    ]);
+    // A team admin of no team, or of a team that does not exist, sees nothing; a filter value is data, not SQL.
+    expect(await listed(token(['team-admin'], []))).toEqual([]);
+    expect(await listed(token(['team-admin'], ["red' OR 1=1 --"]))).toEqual([]);
+    expect(await listed(redAdmin, { agentId: "blue-agent' OR '1'='1", tag: 'x\'); DROP TABLE "Agent"; --' })).toEqual([]);
+    expect((await gqlOk(url, token(['viewer']), LIST, { f: {} })).manifests.nodes).toHaveLength(3);
+  });
+
   it('a platform admin and a viewer see every team', async () => {
     for (const roles of [['platform-admin'], ['viewer']]) {
       expect((await gqlOk(url, token(roles), AGENTS)).agents.nodes.map((n: { id: string }) => n.id)).toEqual(['blue-agent', 'red-agent']);

@@ -60,6 +60,24 @@ describe('admin API authentication (HTTP, passport admin-jwt)', () => {
     expect(res.data).toBeNull();
   });
 
+  it('remembers a verified token (ADR 0342) but refuses one differing in any byte, and a token past its exp', async () => {
+    const token = sign({ roles: ['team-admin'], teams: ['finance'] }, { expiresIn: 1 });
+    for (let i = 0; i < 3; i++)
+      expect((await gql(url, token, ME)).data).toEqual({ me: { subject: 'alice', roles: ['team-admin'], teams: ['finance'] } });
+    // The same claims, another signature: a miss, verified in full, refused.
+    const [head, body, signature] = token.split('.');
+    const tampered = `${head}.${body}.${signature.startsWith('A') ? 'B' : 'A'}${signature.slice(1)}`;
+    expect((await gql(url, tampered, ME)).errors![0].extensions.reason).toBe('TOKEN_BAD_SIGNATURE');
+    // Another payload under the remembered signature (a claim changed): refused.
+    const forged = `${head}.${Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(body, 'base64url').toString()), roles: ['platform-admin'] })).toString('base64url')}.${signature}`;
+    expect(codeOf(await gql(url, forged, ME))).toBe('UNAUTHENTICATED');
+    // Remembered only until its exp: past it and the verifier's 5 s of clock tolerance, refused as expired.
+    await new Promise((resolve) => setTimeout(resolve, 6_200));
+    const late = await gql(url, token, ME);
+    expect(codeOf(late)).toBe('UNAUTHENTICATED');
+    expect(late.errors![0].extensions.reason).toBe('TOKEN_EXPIRED');
+  }, 20_000);
+
   it('refuses an oversized body with 413 and a clear message', async () => {
     const res = await fetch(`${url}/graphql`, {
       method: 'POST',

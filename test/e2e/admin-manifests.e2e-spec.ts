@@ -292,4 +292,22 @@ describe('admin API manifests (HTTP)', () => {
     expect([...p1.nodes, ...p2.nodes].map((n: { id: string }) => n.id)).toEqual(['invoice-lookup', 'invoice-search', 'reconcile-invoice']);
     expect(p2.pageInfo.hasNextPage).toBe(false);
   });
+  it('lists every field as the single read answers it (the list reads its page in SQL of its own, ADR 0340)', async () => {
+    const fields = `agentId id state visibility skill { name description tags examples inputModes outputModes } requiresScopes
+      allTenants tenants handler limits owner replacedBy deprecationReason sunsetAt routing { terms negativeTerms } document
+      createdAt updatedAt deprecatedAt removedAt usage { calls lastCallAt }`;
+    const list = (
+      await gqlOk(url, admin, `query($a: String!) { manifests(filter: {agentId: $a}) { nodes { ${fields} } } }`, { a: agentId })
+    ).manifests.nodes as { id: string; removedAt: string | null }[];
+    expect(list.length).toBeGreaterThanOrEqual(3);
+    for (const node of list) {
+      const one = await gqlOk(url, admin, `query($a: String!, $c: String!) { manifest(agentId: $a, capabilityId: $c) { ${fields} } }`, {
+        a: agentId,
+        c: node.id,
+      });
+      expect(node).toEqual(one.manifest);
+    }
+    // The lifecycle stamps set above are among them, so the timestamps were compared, not only nulls.
+    expect(list.some((n) => n.removedAt !== null)).toBe(true);
+  });
 });

@@ -29,3 +29,4 @@ export {
   type SigningKey,
 } from './key-ring';
 export { bearerToken } from './bearer';
+export { VerifiedTokens, DEFAULT_VERIFIED_TOKENS, type VerifiedTokensOptions } from './verified-tokens';

@@ -1,11 +1,12 @@
 import type { IncomingMessage } from 'node:http';
-import { Injectable, type ExecutionContext } from '@nestjs/common';
+import { Inject, Injectable, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { GqlExecutionContext, type GqlContextType } from '@nestjs/graphql';
 import { AuthGuard } from '@nestjs/passport';
-import { AuthError, AuthErrorCode, toAuthError, type AdminPrincipal, type AdminRole } from '@cp/auth';
+import { AuthError, AuthErrorCode, bearerToken, toAuthError, type AdminPrincipal, type AdminRole, type VerifiedTokens } from '@cp/auth';
 import { recordPrincipal } from '@cp/common';
 import { CommonError, CommonErrorCode } from '../common/errors';
+import { ADMIN_VERIFIED_TOKENS } from './admin-auth.tokens';
 import { ADMIN_JWT_STRATEGY } from './admin-jwt.strategy';
 import { READ_ROLES, ROLES_KEY, WRITE_ROLES } from './roles.decorator';
 
@@ -14,12 +15,16 @@ type GuardedRequest = { headers: Record<string, unknown>; raw: IncomingMessage; 
 /**
  * Guards every admin GraphQL entry point (queries, mutations and field resolvers): verifies the
  * bearer token with the 'admin-jwt' passport strategy once per request (field resolvers reuse the
- * verification's promise kept on the request), then checks @Roles, or the default: any admin role reads, viewers
+ * verification's promise kept on the request; a token the strategy verified lately is taken from
+ * the verified-token cache instead, ADR 0342), then checks @Roles, or the default: any admin role reads, viewers
  * never mutate. Per-object rules (team admins and their teams) are AccessPolicy's.
  */
 @Injectable()
 export class AdminGuard extends AuthGuard(ADMIN_JWT_STRATEGY) {
-  constructor(private readonly reflector: Reflector) {
+  constructor(
+    private readonly reflector: Reflector,
+    @Inject(ADMIN_VERIFIED_TOKENS) private readonly verified: VerifiedTokens<AdminPrincipal>,
+  ) {
     super();
   }
 
@@ -54,7 +59,11 @@ export class AdminGuard extends AuthGuard(ADMIN_JWT_STRATEGY) {
    */
   private authenticateOnce(request: GuardedRequest, context: ExecutionContext): Promise<void> {
     request.authentication ??= (async () => {
-      await super.canActivate(context);
+      // A token verified in full lately, not past its exp, is not verified again (ADR 0342).
+      const header = request.headers.authorization;
+      const known = typeof header === 'string' ? this.verified.get(bearerToken(header) ?? '') : undefined;
+      if (known) request.user = known;
+      else await super.canActivate(context);
       recordPrincipal(request.raw, 'admin', request.user!.subject);
     })();
     return request.authentication;

@@ -14,10 +14,8 @@ import {
   ManifestFilter,
   SetSunsetInput,
 } from './dto/manifest.input';
-import { Loaders, type RequestLoaders } from '../common/graphql/request-loaders';
 import { setPrefetched } from '../graphql/prefetched-fields';
 import { selectedFieldNodes, selectedFields } from '../graphql/selected-fields';
-import { UsageService } from '../usage/usage.service';
 import { manifestListProjection, toManifestModel } from './dto/manifest.mapper';
 import { ApplyPlanModel, ManifestChangeResult, ManifestConnection, ManifestModel } from './dto/manifest.model';
 import { ManifestChangesService } from './manifest-changes.service';
@@ -36,7 +34,6 @@ export class ManifestsResolver {
     private readonly reads: ManifestsService,
     private readonly changes: ManifestChangesService,
     private readonly applier: ApplyManifestsService,
-    private readonly usage: UsageService,
   ) {}
 
   @Query(() => ManifestModel)
@@ -52,21 +49,15 @@ export class ManifestsResolver {
   async manifests(
     @CurrentPrincipal() principal: AdminPrincipal,
     @Info() info: GraphQLResolveInfo,
-    @Loaders() loaders: RequestLoaders,
     @Args('filter', { type: () => ManifestFilter, nullable: true }) filter?: ManifestFilter,
     @Args('page', { type: () => PageInput, nullable: true }) page?: PageInput,
   ) {
     const projection = manifestListProjection(selectedFields(info, ['nodes']));
-    const list = await this.reads.list(principal, filter ?? {}, page, projection.columns);
+    // `usage` without a window: summed in the page's own statement (ADR 0340), read synchronously by its field.
+    const usage = selectedFieldNodes(info, ['nodes']).some((field) => field.name.value === 'usage' && !field.arguments?.length);
+    const list = await this.reads.list(principal, filter ?? {}, page, projection.columns, usage);
     const nodes = list.nodes.map(projection.toModel);
-    // `usage` without a window, for the whole page in one statement, read synchronously by its field.
-    if (selectedFieldNodes(info, ['nodes']).some((field) => field.name.value === 'usage' && !field.arguments?.length)) {
-      const totals = await this.usage.pageTotals(
-        loaders,
-        nodes.map((node) => ({ agentId: node.agentId!, capabilityId: node.id! })),
-      );
-      if (totals) nodes.forEach((node, i) => setPrefetched(node, 'usage', totals[i]));
-    }
+    if (usage) nodes.forEach((node, i) => setPrefetched(node, 'usage', list.nodes[i].usage));
     return { ...list, nodes };
   }
 

@@ -22,12 +22,13 @@ export class ManifestsService {
     return record;
   }
 
-  /** A page of the manifests the principal may read, with the key columns and `columns`. */
+  /** A page of the manifests the principal may read, with the key columns and `columns` (and each one's usage totals). */
   async list(
     principal: AdminPrincipal,
     filter: ManifestFilter,
     page: PageInput | undefined,
     columns: ReadonlySet<ManifestColumn>,
+    usage = false,
   ): Promise<Page<ManifestListRow>> {
     const size = pageSize(page);
     const cursor = decodeCursor(page?.after);
@@ -44,6 +45,7 @@ export class ManifestsService {
       after,
       size + 1,
       columns,
+      usage,
     );
     return toPage(rows, size, (r) => [r.agentId, r.capabilityId]);
   }

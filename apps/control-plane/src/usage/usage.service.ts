@@ -47,27 +47,6 @@ export class UsageService {
     return this.loader(loaders, window).load(key);
   }
 
-  /**
-   * Totals without a window of a whole page at once, through the same loader as `total` (one
-   * statement; a field asking again finds them cached). Undefined when the batch failed: the
-   * fields then resolve one by one and each reports the error, as without the prefetch.
-   */
-  async pageTotals(loaders: RequestLoaders, keys: UsageKey[]): Promise<UsageTotal[] | undefined> {
-    // The repository directly, then prime: loadMany would cost a promise and a cache lookup per key.
-    let found: Map<string, UsageTotal>;
-    try {
-      found = await this.usage.totals(keys, NO_WINDOW);
-    } catch {
-      return undefined;
-    }
-    const loader = this.loader(loaders, NO_WINDOW);
-    return keys.map((key) => {
-      const total = totalOf(found, key);
-      loader.prime(key, total);
-      return total;
-    });
-  }
-
   private loader(loaders: RequestLoaders, window: UsageWindow) {
     return loaders.get<UsageKey, UsageTotal, string>(
       `usage-totals:${window.from ?? ''}:${window.to ?? ''}`,
