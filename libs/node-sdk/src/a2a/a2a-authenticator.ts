@@ -5,10 +5,9 @@
  * pipeline (the A2A routes are raw Fastify routes), through a small promise adapter.
  */
 import { Strategy as JwtStrategy } from 'passport-jwt';
-import { AuthError, AuthErrorCode, bearerToken, toAuthError, type A2APrincipal, type JwtVerifier } from '@cp/auth';
+import { AuthError, AuthErrorCode, bearerToken, toAuthError, VerifiedTokens, type A2APrincipal, type JwtVerifier } from '@cp/auth';
 import type { Caller } from '@cp/capabilities';
 import { A2AError, A2AErrorName } from './a2a-errors';
-import { VerifiedTokens } from './verified-tokens';
 
 export interface Authenticated {
   caller: Caller;
@@ -24,7 +23,7 @@ export class A2AAuthenticator {
   /** `verified`: tokens verified before (ADR 0241); pass one with maxEntries 0 to verify every time. */
   constructor(
     private readonly verifier: JwtVerifier,
-    private readonly verified = new VerifiedTokens(),
+    private readonly verified = new VerifiedTokens<A2APrincipal>(),
   ) {
     this.strategy = new JwtStrategy(
       {
@@ -61,7 +60,7 @@ export class A2AAuthenticator {
     let principal = this.verified.get(token);
     if (!principal) {
       principal = await this.run({ headers });
-      this.verified.remember(token, principal);
+      this.verified.remember(token, principal, principal.expiresAt);
     }
     return { caller: { principal: principal.subject, tenant: principal.tenant, scopes: principal.scopes }, token };
   }

@@ -1,7 +1,6 @@
-import { a2aVerifier, mintA2AToken } from '@cp/auth';
+import { a2aVerifier, mintA2AToken, VerifiedTokens, type A2APrincipal } from '@cp/auth';
 import { loadConfig } from '@cp/common';
 import { A2AAuthenticator } from './a2a-authenticator';
-import { VerifiedTokens } from './verified-tokens';
 
 const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent' });
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
@@ -32,7 +31,7 @@ describe('verified a2a tokens are remembered, never past their expiry, never whe
   });
 
   it('never remembers a failure: a bad token fails every time, and the cache stays empty', async () => {
-    const verified = new VerifiedTokens();
+    const verified = new VerifiedTokens<A2APrincipal>();
     const auth = new A2AAuthenticator(a2aVerifier(config), verified);
     const wrongAudience = mintA2AToken(config, 'p@acme', 'acme-partner', [], 3600, 'another-agent');
     for (let i = 0; i < 3; i++) await expect(auth.authenticate(bearer(wrongAudience))).rejects.toMatchObject({ kind: 'Unauthenticated' });
@@ -41,7 +40,7 @@ describe('verified a2a tokens are remembered, never past their expiry, never whe
 
   it('refuses a remembered token once its exp has passed (checked at use, no clock tolerance)', async () => {
     let now = Date.now();
-    const verified = new VerifiedTokens({ maxEntries: 10, maxAgeMs: 3_600_000, now: () => now });
+    const verified = new VerifiedTokens<A2APrincipal>({ maxEntries: 10, maxAgeMs: 3_600_000, now: () => now });
     const auth = new A2AAuthenticator(a2aVerifier(config), verified);
     const token = mintA2AToken(config, 'p@acme', 'acme-partner', [], 60);
     await auth.authenticate(bearer(token));
@@ -54,17 +53,17 @@ describe('verified a2a tokens are remembered, never past their expiry, never whe
 
   it('keeps an entry at most maxAgeMs, and at most maxEntries entries (oldest first)', () => {
     let now = 1_000_000;
-    const verified = new VerifiedTokens({ maxEntries: 2, maxAgeMs: 1000, now: () => now });
+    const verified = new VerifiedTokens<A2APrincipal>({ maxEntries: 2, maxAgeMs: 1000, now: () => now });
     const p = { kind: 'a2a' as const, subject: 's', tenant: 't', scopes: [], expiresAt: now / 1000 + 3600 };
-    verified.remember('a', p);
-    verified.remember('b', p);
-    verified.remember('c', p);
+    verified.remember('a', p, p.expiresAt);
+    verified.remember('b', p, p.expiresAt);
+    verified.remember('c', p, p.expiresAt);
     expect([verified.get('a'), verified.size]).toEqual([undefined, 2]);
     expect(verified.get('c')).toBe(p);
     now += 1000;
     expect(verified.get('c')).toBeUndefined();
     // An already expired token is never remembered.
-    verified.remember('d', { ...p, expiresAt: now / 1000 - 1 });
+    verified.remember('d', p, now / 1000 - 1);
     expect(verified.get('d')).toBeUndefined();
   });
 });
