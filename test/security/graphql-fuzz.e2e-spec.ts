@@ -3,7 +3,7 @@
  * documents and variables (deep nesting, huge alias lists, malformed syntax, wrong variable
  * types, huge strings, unicode), sent without a token, with bad tokens and with tokens that may
  * read but not change the finance agent. Properties, for every input:
- *   - never a 5xx;
+ *   - never a 5xx, and never INTERNAL_SERVER_ERROR inside an answer (execution errors answer 200);
  *   - the registry is unchanged (agents and revisions, manifests, tenants, scopes, opt-ins,
  *     revision and audit rows compared before and after the run);
  *   - no answer to a caller without a valid token, or to another team's admin, contains a string
@@ -33,6 +33,9 @@ const SEEDS = [
   '{ manifests(filter: {agentId: "finance-agent"}) { nodes { id state visibility skill { name description tags } usage { calls } } } }',
   '{ manifest(agentId: "finance-agent", id: "reconcile-invoice") { id skill { name description } } }',
   'query($id: String!) { agent(id: $id) { id } }',
+  // NUL (GraphQL escape) in a lookup and a filter: PostgreSQL refuses it; the API must answer BAD_USER_INPUT.
+  '{ agent(id: "finance-agent\\u0000") { id } }',
+  '{ manifests(filter: {agentId: "a\\u0000b"}, page: {first: 10}) { nodes { id } } }',
   'query($as: CallerInput) { routerIndex(agentId: "finance-agent", as: $as) { value } }',
   'query($as: CallerInput!) { extendedCard(agentId: "finance-agent", as: $as) { body } }',
   '{ publicCard(agentId: "finance-agent") { body } }',
@@ -52,6 +55,8 @@ const weird = fc.constantFrom(
   '\u202e',
   '\u200b',
   '\u0000',
+  // The GraphQL escape: a NUL that parses and would reach PostgreSQL (which refuses it).
+  '\\u0000',
   '\ud83d\ude00',
   'е',
   '"',
@@ -115,6 +120,7 @@ const document = fc.oneof(
 const variables = fc.oneof(
   fc.constant({}),
   fc.record({ id: fc.oneof(fc.string(), fc.integer(), fc.constant(null), fc.object(), fc.array(fc.string())) }),
+  fc.record({ id: fc.constantFrom('finance-agent\u0000', '\u0000x') }),
   fc.record({ as: fc.oneof(fc.constant({ tenant: 'acme-partner', scopes: ['recon.run'] }), fc.object(), fc.string(), fc.constant(null)) }),
   fc.record({ input: fc.oneof(fc.object(), fc.constant({ id: 'evil-agent', teamId: 'finance' }), fc.string()) }),
   fc.anything(),
@@ -182,6 +188,11 @@ describe('GraphQL fuzz: never a 5xx, never a changed registry, never a leaked ex
         const text = await res.text();
         statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
         if (res.status >= 500) throw new Error(`HTTP ${res.status} for ${JSON.stringify(query).slice(0, 300)}: ${text.slice(0, 500)}`);
+        // A server fault inside a GraphQL answer travels with HTTP 200: it is refused as well.
+        if (text.includes('INTERNAL_SERVER_ERROR'))
+          throw new Error(
+            `server fault for ${JSON.stringify(query).slice(0, 300)} ${JSON.stringify(vars).slice(0, 300)}: ${text.slice(0, 500)}`,
+          );
         if (caller !== 'viewer')
           for (const secret of EXTENDED_ONLY) if (text.includes(secret)) throw new Error(`leaked "${secret}" to ${caller}`);
       }),

@@ -12,6 +12,7 @@ import { createErrorFormatter } from '../common/errors';
 import { ApiExceptionFilter } from '../common/http/api-exception.filter';
 import { complexityLimitPlugin } from '../common/graphql/complexity.plugin';
 import { depthLimitRule } from '../common/graphql/depth-limit.rule';
+import { nulCharacterPlugin } from '../common/graphql/nul-character.plugin';
 import { operationShapeRule } from '../common/graphql/operation-shape.rule';
 import { unavailableStatusPlugin } from '../common/graphql/unavailable-status.plugin';
 import { RequestLoaders } from '../common/graphql/request-loaders';
@@ -64,6 +65,8 @@ export function schemaFileFor(config: Pick<AppConfig, 'GRAPHQL_SCHEMA_FILE'>): s
         ],
         // @apollo/server ships ESM and CJS typings; Nest's config names the ESM ones.
         plugins: [
+          // PostgreSQL cannot store NUL: refused for every argument here, named by its path (docs/security.md).
+          nulCharacterPlugin() as NonNullable<ApolloDriverConfig['plugins']>[number],
           complexityLimitPlugin(config.GRAPHQL_MAX_COMPLEXITY) as NonNullable<ApolloDriverConfig['plugins']>[number],
           unavailableStatusPlugin() as NonNullable<ApolloDriverConfig['plugins']>[number],
           graphqlMetricsPlugin(registry) as NonNullable<ApolloDriverConfig['plugins']>[number],

@@ -76,6 +76,29 @@ describe('GraphQL error formatter', () => {
     expect(run(error).extensions).toMatchObject({ code: 'INTERNAL_SERVER_ERROR' });
   });
 
+  it.each([
+    [
+      'NUL in text, as @prisma/adapter-pg reports it (22021)',
+      prismaError('P2010', {
+        driverAdapterError: {
+          cause: { originalCode: '22021', originalMessage: 'invalid byte sequence for encoding "UTF8": 0x00', kind: 'postgres' },
+        },
+      }),
+    ],
+    [
+      'NUL in jsonb, as pg reports it (22P05)',
+      Object.assign(new Error('unsupported Unicode escape sequence'), { code: '22P05', severity: 'ERROR' }),
+    ],
+    ['NUL under a wrapper', new Error('SELECT * FROM "Agent" failed', { cause: Object.assign(new Error('x'), { code: '22021' }) })],
+  ])('answers %s BAD_USER_INPUT without the database text, unlogged', (_name, error) => {
+    const before = logged.length;
+    const out = run(error);
+    expect(out.extensions).toEqual({ code: 'BAD_USER_INPUT', reason: 'UNSTORABLE_TEXT' });
+    expect(out.message).toMatch(/NUL/);
+    expect(out.message).not.toMatch(/UTF8|0x00|SELECT|escape/);
+    expect(logged).toHaveLength(before);
+  });
+
   it('keeps every validation error with its path', () => {
     const issues = [
       { path: '$.id', message: 'bad' },

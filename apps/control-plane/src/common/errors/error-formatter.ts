@@ -57,6 +57,14 @@ export function mapKnownError(error: unknown): Mapped {
   if (error instanceof AuthError) {
     return { message: error.message, extensions: { code: ApiErrorCode.Unauthenticated, reason: error.code } };
   }
+  if (isUnstorableText(error)) {
+    // Text PostgreSQL cannot hold (NUL) that got past nulCharacterPlugin: the caller's input, not a
+    // fault. The SQL and the driver's message stay out of the answer.
+    return {
+      message: 'invalid input: a string holds a character the registry cannot store (NUL, U+0000)',
+      extensions: { code: ApiErrorCode.BadUserInput, reason: 'UNSTORABLE_TEXT' },
+    };
+  }
   if (error instanceof Prisma.PrismaClientKnownRequestError) {
     if (error.code === 'P2002') {
       return {
@@ -78,6 +86,22 @@ export function mapKnownError(error: unknown): Mapped {
     return { message: error.message, extensions: { code: HTTP_CODES[error.getStatus()] } };
   }
   return undefined;
+}
+
+/**
+ * SQLSTATE 22021 (invalid byte sequence: NUL in text) or 22P05 (untranslatable character: \u0000
+ * in jsonb), as pg reports it, as @prisma/adapter-pg wraps it (meta.driverAdapterError.cause), or
+ * under an Error's cause.
+ */
+const UNSTORABLE_SQLSTATES = new Set(['22021', '22P05']);
+export function isUnstorableText(error: unknown, depth = 0): boolean {
+  if (!error || typeof error !== 'object' || depth > 5) return false;
+  const { code, cause, meta, originalCode } = error as { code?: unknown; cause?: unknown; meta?: unknown; originalCode?: unknown };
+  if (typeof originalCode === 'string' && UNSTORABLE_SQLSTATES.has(originalCode)) return true;
+  // pg's DatabaseError, or the adapter's cause of kind `postgres` (Prisma's own codes are P-codes: no clash).
+  if (typeof code === 'string' && UNSTORABLE_SQLSTATES.has(code)) return true;
+  const adapter = (meta as { driverAdapterError?: unknown } | undefined)?.driverAdapterError;
+  return isUnstorableText(adapter, depth + 1) || isUnstorableText(cause, depth + 1);
 }
 
 function uniqueTarget(error: Prisma.PrismaClientKnownRequestError): string {
