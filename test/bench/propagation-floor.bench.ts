@@ -4,6 +4,7 @@
  * Env: BENCH_NODES (50,200,1000), BENCH_PROCS (4), BENCH_CHANGES (20), BENCH_MANIFESTS
  * (100,1000,10000), BENCH_GROWTH_NODES (5), BENCH_GROWTH_CHANGES (3), BENCH_OUT (JSON results),
  * BENCH_CP_PROFILE_DIR (the control plane writes a CPU profile there when the bench ends),
+ * BENCH_NODE_PROFILE_DIR (each node host process writes a CPU profile there when its nodes stop),
  * BENCH_ACK_SPREADS (e.g. `0,500`: the product measured once per NodeSync `ackSpreadMs`, in the
  * same run, nodes restarted for each; default: one product run with NodeSync's default).
  *
@@ -109,7 +110,9 @@ async function nodeHost(a: NodeHostArgs): Promise<void> {
   for (let i = 0; i < nodes.length; i += 25) await Promise.all(nodes.slice(i, i + 25).map((n) => n.start()));
   await Promise.all(nodes.map((n) => n.whenReady(120_000)));
   send({ ready: true, revision: nodes[0].current()!.revision });
-  process.on('message', (m: { stats?: boolean }) => {
+  process.on('message', (m: { stats?: boolean; exit?: boolean }) => {
+    // A normal exit, so that --cpu-prof (BENCH_NODE_PROFILE_DIR) writes its file.
+    if (m.exit) process.exit(0);
     if (!m.stats) return;
     const f = nodes.map((n) => n.status().fetches);
     send({
@@ -176,8 +179,11 @@ const quantile = (xs: number[], q: number) => {
 const progress = (message: string) => process.stderr.write(`[propagation bench] ${message}\n`);
 const f1 = (x: number) => x.toFixed(1);
 
+const NODE_PROFILE_DIR = process.env.BENCH_NODE_PROFILE_DIR;
+
 function child(args: string[]): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', __filename, ...args], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const profile = NODE_PROFILE_DIR && args[0] === '--nodes' ? ['--cpu-prof', `--cpu-prof-dir=${NODE_PROFILE_DIR}`] : [];
+  return spawn(process.execPath, [...profile, '--import', 'tsx', __filename, ...args], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
 }
 
 /** Waits for `want` messages matching `pick` from these children. */
@@ -300,7 +306,14 @@ async function main(): Promise<void> {
       const times = (await arrivals).flat();
       return { last: Math.max(...times) - sent, each: times.map((t) => t - sent), answered };
     };
-    const stopHosts = (hosts: ChildProcess[]) => hosts.forEach((h) => h.kill('SIGKILL'));
+    const stopHosts = async (hosts: ChildProcess[], nodes = true) => {
+      if (NODE_PROFILE_DIR && nodes) {
+        const exited = hosts.map((h) => new Promise((resolve) => h.once('exit', resolve)));
+        hosts.forEach((h) => h.send({ exit: true }));
+        await Promise.race([Promise.all(exited), new Promise((resolve) => setTimeout(resolve, 30_000))]);
+      }
+      hosts.forEach((h) => h.kill('SIGKILL'));
+    };
 
     // ---- 1. propagation with a floor, and cost as N grows ----------------------------------
     const bundleFile = join(dir, 'bundle.json');
@@ -345,7 +358,7 @@ async function main(): Promise<void> {
           { full: 0, delta: 0, pushed: 0, throttled: 0 },
         );
       })();
-      stopHosts(hosts);
+      await stopHosts(hosts);
       return {
         ackSpreadMs: ackSpreadMs ?? null,
         product: {
@@ -387,7 +400,7 @@ async function main(): Promise<void> {
         }
         await new Promise((res) => setTimeout(res, 100));
       }
-      stopHosts(floors);
+      await stopHosts(floors, false);
       byN[n] = {
         // The first variant's figures at the top level (the plot and older readers), every variant in `variants`.
         ...variants[0],
@@ -452,7 +465,7 @@ async function main(): Promise<void> {
       const cpuPerChange = (cpuMs(cp.pid!) - cpu0) / GROWTH_CHANGES;
       const memory = Number(/used_memory:(\d+)/.exec(await redis.info('memory'))![1]);
       const bundleKeys = await redis.keys(`${syncKeys(prefix, AGENT).revision.replace(/:rev$/, '')}:bundle:*`);
-      stopHosts(hosts);
+      await stopHosts(hosts);
       byM[m] = {
         propagationP50: quantile(times, 0.5),
         propagationMax: Math.max(...times),

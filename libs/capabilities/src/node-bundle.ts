@@ -258,6 +258,10 @@ export function checkNodeBundle(
   try {
     const hash = nodeBundleContentHash(bundle);
     if (hash !== bundle.contentHash) return fail(`contentHash mismatch: content hashes to ${hash}, bundle says ${bundle.contentHash}`);
+    // The projections are a function of the content, which the hash just recomputed names: content
+    // this process found consistent before is not rebuilt again (ADR 0345).
+    const consistentKey = `${hash}:${options.classSample ?? DEFAULT_CHECK_CLASS_SAMPLE}`;
+    if (consistentContent.has(consistentKey)) return { ok: true, bundle };
     const snapshot = bundle.snapshot;
     // Cards are compared without their signatures (which verifyNodeBundle checks, with the keys).
     const pub = serializeCard(buildPublicCard(snapshot));
@@ -289,10 +293,26 @@ export function checkNodeBundle(
         return fail(`classes[${i}].extendedCard: differs from the snapshot`);
       if (!sameJson(c.routerIndex, buildRouterIndex(snapshot, caller))) return fail(`classes[${i}].routerIndex: differs from the snapshot`);
     }
+    rememberConsistent(consistentKey);
   } catch (error) {
     return fail(`inconsistent bundle: ${(error as Error).message}`);
   }
   return { ok: true, bundle };
+}
+
+/**
+ * Content hashes (with the class sample) whose projections this process recomputed and found
+ * consistent (ADR 0345): checking a bundle is a pure function of its content, so a fleet's nodes in
+ * one process, or one node re-reading the same revision, rebuild its cards once. Bounded, oldest
+ * first out; a failure is never remembered.
+ */
+const consistentContent = new Set<string>();
+const MAX_CONSISTENT = 256;
+
+function rememberConsistent(key: string): void {
+  consistentContent.delete(key);
+  consistentContent.add(key);
+  if (consistentContent.size > MAX_CONSISTENT) consistentContent.delete(consistentContent.values().next().value!);
 }
 
 /** The card's canonical bytes without `signatures` (what the core computes from the snapshot). */

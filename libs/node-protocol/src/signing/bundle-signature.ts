@@ -10,7 +10,7 @@
  * recomputed from the snapshot with `signatures` removed) and before it activates the bundle, and
  * again on a bundle read from its disk cache.
  */
-import { CompactSign, compactVerify, decodeProtectedHeader } from 'jose';
+import { CompactSign, base64url, compactVerify, decodeProtectedHeader } from 'jose';
 import {
   bundleContentHash,
   nodeBundleContentHash,
@@ -23,6 +23,7 @@ import { nodeCatalog } from '../catalog/node-catalog';
 import { CardVerifyCode, cardSignatures, failureCode, verifyCardSignature, worstFailure } from './card-signature';
 import { catalogSignature, verifyCatalogSignature, withCatalogSignature } from './catalog-signature';
 import { SIGNATURE_ALG, keyGetter, type SignatureKey, type VerificationKeys } from './keys';
+import { capturingKey, signedTextId, verifiedBefore, verifying } from './verified-signatures';
 
 export const BUNDLE_SIGNATURE_TYP = 'cp-bundle+jwt';
 
@@ -124,9 +125,23 @@ export async function verifyBundleSignature(bundle: NodeBundle, keys: Verificati
   }
   const getKey = keyGetter(keys);
   let claims: Partial<BundleSignaturePayload>;
+  // A JWS this process verified before with the same key material is not verified again (ADR 0345).
+  const id = signedTextId(bundle.signature);
   try {
-    const { payload } = await compactVerify(bundle.signature, getKey, { algorithms: [SIGNATURE_ALG] });
-    claims = JSON.parse(new TextDecoder().decode(payload)) as Partial<BundleSignaturePayload>;
+    if ((await verifiedBefore(id, getKey)) === header.kid) {
+      claims = JSON.parse(new TextDecoder().decode(base64url.decode(bundle.signature.split('.')[1]))) as Partial<BundleSignaturePayload>;
+    } else {
+      const settle = verifying(id);
+      const capture = capturingKey(getKey);
+      let outcome: { kid: string; key: unknown } | undefined;
+      try {
+        const { payload } = await compactVerify(bundle.signature, capture.getKey, { algorithms: [SIGNATURE_ALG] });
+        claims = JSON.parse(new TextDecoder().decode(payload)) as Partial<BundleSignaturePayload>;
+        outcome = { kid: header.kid, key: capture.used() };
+      } finally {
+        settle(outcome);
+      }
+    }
   } catch (error) {
     const code = failureCode(error);
     const reason = {
