@@ -5,6 +5,7 @@
  * (100,1000,10000), BENCH_GROWTH_NODES (5), BENCH_GROWTH_CHANGES (3), BENCH_OUT (JSON results),
  * BENCH_CP_PROFILE_DIR (the control plane writes a CPU profile there when the bench ends),
  * BENCH_NODE_PROFILE_DIR (each node host process writes a CPU profile there when its nodes stop),
+ * BENCH_NODE_DIR (where the nodes' disk copies go; default the OS temp directory),
  * BENCH_ACK_SPREADS (e.g. `0,500`: the product measured once per NodeSync `ackSpreadMs`, in the
  * same run, nodes restarted for each; default: one product run with NodeSync's default).
  *
@@ -34,7 +35,7 @@ import { mintAdminToken, mintNodeToken } from '@cp/auth';
 import { loadConfig } from '@cp/common';
 import { seedWhenEmpty } from '@cp/db';
 import { NodeSync } from '@cp/node-sdk';
-import { BUNDLE_DELTA_BASE_HEADER, syncKeys } from '@cp/node-protocol';
+import { BUNDLE_DELTA_BASE_HEADER, parseChangeMessage, syncKeys } from '@cp/node-protocol';
 import { PrismaClient } from '../../prisma/generated/client';
 import { createTestDatabase } from '../support/test-database';
 import { freePort } from '../support/free-port';
@@ -132,6 +133,10 @@ interface ProductRun {
   cpuMsPerChange: number;
   nodeCpuMsPerApply: number;
   mutationAnsweredP50: number;
+  /** ms from sending the mutation until its announcement was published. */
+  publishedP50: number;
+  /** ms from the PUBLISH until the last node serves the change (the floor's clock). */
+  afterPublish: { p50: number; p99: number };
   redisUsedMemory: number;
   fetches: Record<string, number>;
 }
@@ -232,7 +237,18 @@ async function main(): Promise<void> {
     transactionOptions: { maxWait: 30_000, timeout: 60_000 },
   });
   const redis = new Redis(redisServer.url);
-  const dir = mkdtempSync(join(tmpdir(), 'bench-prop-'));
+  // When each revision's announcement was published (seen by one more subscriber): splits the
+  // product's time into the mutation until its PUBLISH, and the fan-out and applies after it.
+  const announcements = new Redis(redisServer.url);
+  const announcedAt = new Map<number, number>();
+  announcements.on('message', (_channel: string, message: string) => {
+    const revision = parseChangeMessage(message).stamp?.revision;
+    if (revision !== undefined && !announcedAt.has(revision)) announcedAt.set(revision, now());
+  });
+  await announcements.subscribe(syncKeys(prefix, AGENT).changes);
+  // BENCH_NODE_DIR: where the nodes keep their disk copies (e.g. /dev/shm: one host's disk then does
+  // not carry a whole fleet's file syncs beside PostgreSQL's commits).
+  const dir = mkdtempSync(join(process.env.BENCH_NODE_DIR ?? tmpdir(), 'bench-prop-'));
   const children: ChildProcess[] = [];
   let cpForProfile: ChildProcess | undefined;
   const results: Record<string, unknown> = {
@@ -304,7 +320,10 @@ async function main(): Promise<void> {
       await mutate(i);
       const answered = now() - sent;
       const times = (await arrivals).flat();
-      return { last: Math.max(...times) - sent, each: times.map((t) => t - sent), answered };
+      // The mutation answers after its PUBLISH; one more subscriber may see it later (Redis
+      // writes to a channel's subscribers one by one): the earlier of the two bounds it.
+      const published = Math.min(announcedAt.get(target) ?? Infinity, sent + answered) - sent;
+      return { last: Math.max(...times) - sent, each: times.map((t) => t - sent), answered, published };
     };
     const stopHosts = async (hosts: ChildProcess[], nodes = true) => {
       if (NODE_PROFILE_DIR && nodes) {
@@ -335,11 +354,15 @@ async function main(): Promise<void> {
       const hostsCpu = () => hosts.reduce((sum, h) => sum + cpuMs(h.pid!), 0);
       const nodeCpu0 = hostsCpu();
       const answered: number[] = [];
+      const published: number[] = [];
+      const afterPublish: number[] = [];
       for (let i = 0; i < CHANGES; i++) {
         const r = await productChange(hosts, i);
         product.push(r.last);
         productEach.push(...r.each);
         answered.push(r.answered);
+        published.push(r.published);
+        afterPublish.push(r.last - r.published);
         await new Promise((res) => setTimeout(res, 100));
       }
       const cpuPerChange = (cpuMs(cp.pid!) - cpu0) / CHANGES;
@@ -370,6 +393,8 @@ async function main(): Promise<void> {
         cpuMsPerChange: cpuPerChange,
         nodeCpuMsPerApply: nodeCpuPerApply,
         mutationAnsweredP50: quantile(answered, 0.5),
+        publishedP50: quantile(published, 0.5),
+        afterPublish: { p50: quantile(afterPublish, 0.5), p99: quantile(afterPublish, 0.99) },
         redisUsedMemory: memory,
         fetches: fetchStats,
       };
@@ -485,13 +510,13 @@ async function main(): Promise<void> {
       `\nPropagation (ms until the last node serves the change; ${CHANGES} changes after ${WARMUP} warm-up; nodes over ${PROCS} processes)`,
     );
     console.log(
-      "| nodes | nodes' ackSpreadMs | product p50 | product p99 | floor p50 | floor p99 | p99 ratio | per-node p50/p99 product | per-node p50/p99 floor | mutation answered p50 | CP CPU ms/change | node CPU ms/apply | Redis used_memory | fetches full/delta/503, deltas pushed |",
+      "| nodes | nodes' ackSpreadMs | product p50 | product p99 | floor p50 | floor p99 | p99 ratio | per-node p50/p99 product | per-node p50/p99 floor | mutation answered p50 | published p50 | after PUBLISH p50/p99 | CP CPU ms/change | node CPU ms/apply | Redis used_memory | fetches full/delta/503, deltas pushed |",
     );
-    console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+    console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
     for (const [n, r] of Object.entries(byN) as [string, { floor: Record<string, number>; variants: ProductRun[] }][]) {
       for (const v of r.variants) {
         console.log(
-          `| ${n} | ${v.ackSpreadMs ?? 'default'} | ${f1(v.product.p50)} | ${f1(v.product.p99)} | ${f1(r.floor.p50)} | ${f1(r.floor.p99)} | ${(v.product.p99 / r.floor.p99).toFixed(2)} | ${f1(v.product.eachP50)}/${f1(v.product.eachP99)} | ${f1(r.floor.eachP50)}/${f1(r.floor.eachP99)} | ${f1(v.mutationAnsweredP50)} | ${f1(v.cpuMsPerChange)} | ${f1(v.nodeCpuMsPerApply)} | ${(v.redisUsedMemory / 1e6).toFixed(1)} MB | ${v.fetches.full}/${v.fetches.delta}/${v.fetches.throttled}, ${v.fetches.pushed} |`,
+          `| ${n} | ${v.ackSpreadMs ?? 'default'} | ${f1(v.product.p50)} | ${f1(v.product.p99)} | ${f1(r.floor.p50)} | ${f1(r.floor.p99)} | ${(v.product.p99 / r.floor.p99).toFixed(2)} | ${f1(v.product.eachP50)}/${f1(v.product.eachP99)} | ${f1(r.floor.eachP50)}/${f1(r.floor.eachP99)} | ${f1(v.mutationAnsweredP50)} | ${f1(v.publishedP50)} | ${f1(v.afterPublish.p50)}/${f1(v.afterPublish.p99)} | ${f1(v.cpuMsPerChange)} | ${f1(v.nodeCpuMsPerApply)} | ${(v.redisUsedMemory / 1e6).toFixed(1)} MB | ${v.fetches.full}/${v.fetches.delta}/${v.fetches.throttled}, ${v.fetches.pushed} |`,
         );
       }
     }
@@ -517,6 +542,7 @@ async function main(): Promise<void> {
     }
     for (const c of children) c.kill('SIGKILL');
     redis.disconnect();
+    announcements.disconnect();
     await prisma.$disconnect();
     await redisServer.stop();
     rmSync(dir, { recursive: true, force: true });

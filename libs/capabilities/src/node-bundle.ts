@@ -111,6 +111,29 @@ export function nodeBundleContentHash(bundle: NodeBundle): string {
   return hash;
 }
 
+/**
+ * nodeBundleContentHash of a sealed bundle that is fully determined by `derivation` (ADR 0345): the
+ * content hash of the base it was rebuilt from, as computed, and a digest of the delta text applied
+ * to it. The hash is computed the first time a derivation is seen in this process and reused for
+ * the same derivation after that (a fleet's nodes in one process rebuild the same revision from
+ * the same base and delta). Only for bundles sealed by sealNodeBundle; others are hashed each time.
+ */
+export function derivedNodeBundleContentHash(bundle: NodeBundle, derivation: string): string {
+  const known = derivedHashes.get(derivation);
+  if (known === undefined || sealed.get(bundle) !== null) {
+    const hash = nodeBundleContentHash(bundle);
+    derivedHashes.delete(derivation);
+    derivedHashes.set(derivation, hash);
+    if (derivedHashes.size > MAX_DERIVED) derivedHashes.delete(derivedHashes.keys().next().value!);
+    return hash;
+  }
+  sealed.set(bundle, known);
+  return known;
+}
+
+const derivedHashes = new Map<string, string>();
+const MAX_DERIVED = 256;
+
 function deepFreeze(value: object): void {
   if (Object.isFrozen(value)) return;
   Object.freeze(value);

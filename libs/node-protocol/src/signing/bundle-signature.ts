@@ -23,7 +23,7 @@ import { nodeCatalog } from '../catalog/node-catalog';
 import { CardVerifyCode, cardSignatures, failureCode, verifyCardSignature, worstFailure } from './card-signature';
 import { catalogSignature, verifyCatalogSignature, withCatalogSignature } from './catalog-signature';
 import { SIGNATURE_ALG, keyGetter, type SignatureKey, type VerificationKeys } from './keys';
-import { capturingKey, signedTextId, verifiedBefore, verifying } from './verified-signatures';
+import { signedTextId, verifyOnce } from './verified-signatures';
 
 export const BUNDLE_SIGNATURE_TYP = 'cp-bundle+jwt';
 
@@ -124,24 +124,17 @@ export async function verifyBundleSignature(bundle: NodeBundle, keys: Verificati
     return fail(CardVerifyCode.Malformed, `the bundle signature must be ${SIGNATURE_ALG} with a kid and typ ${BUNDLE_SIGNATURE_TYP}`);
   }
   const getKey = keyGetter(keys);
-  let claims: Partial<BundleSignaturePayload>;
   // A JWS this process verified before with the same key material is not verified again (ADR 0345).
-  const id = signedTextId(bundle.signature);
+  const jws = bundle.signature;
+  let claims: Partial<BundleSignaturePayload> | undefined;
   try {
-    if ((await verifiedBefore(id, getKey)) === header.kid) {
-      claims = JSON.parse(new TextDecoder().decode(base64url.decode(bundle.signature.split('.')[1]))) as Partial<BundleSignaturePayload>;
-    } else {
-      const settle = verifying(id);
-      const capture = capturingKey(getKey);
-      let outcome: { kid: string; key: unknown } | undefined;
-      try {
-        const { payload } = await compactVerify(bundle.signature, capture.getKey, { algorithms: [SIGNATURE_ALG] });
-        claims = JSON.parse(new TextDecoder().decode(payload)) as Partial<BundleSignaturePayload>;
-        outcome = { kid: header.kid, key: capture.used() };
-      } finally {
-        settle(outcome);
-      }
-    }
+    await verifyOnce(signedTextId(jws), getKey, async (key) => {
+      const { payload } = await compactVerify(jws, key, { algorithms: [SIGNATURE_ALG] });
+      claims = JSON.parse(new TextDecoder().decode(payload)) as Partial<BundleSignaturePayload>;
+      return header.kid as string;
+    });
+    // Verified before (the same JWS, so the same kid): its payload, read again.
+    claims ??= JSON.parse(new TextDecoder().decode(base64url.decode(jws.split('.')[1]))) as Partial<BundleSignaturePayload>;
   } catch (error) {
     const code = failureCode(error);
     const reason = {

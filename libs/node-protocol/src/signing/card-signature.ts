@@ -5,7 +5,7 @@
 import { FlattenedSign, base64url, decodeProtectedHeader, errors, flattenedVerify, type FlattenedVerifyGetKey } from 'jose';
 import { cardPayloads, cardSigningPayload } from './card-payload';
 import { SIGNATURE_ALG, keyGetter, type SignatureKey, type VerificationKeys } from './keys';
-import { capturingKey, signedTextId, verifiedBefore, verifying } from './verified-signatures';
+import { signedTextId, verifyOnce } from './verified-signatures';
 
 export interface AgentCardSignature {
   protected: string;
@@ -62,19 +62,12 @@ export async function signCard<C extends object>(card: C, key: SignatureKey): Pr
  */
 export async function verifyCardSignature(card: unknown, keys: VerificationKeys): Promise<CardVerification> {
   if (typeof card !== 'string') return verifyCard(card, keyGetter(keys));
-  const id = signedTextId(card);
-  const getKey = keyGetter(keys);
-  const kid = await verifiedBefore(id, getKey);
-  if (kid !== undefined) return { ok: true, kid };
-  const settle = verifying(id);
-  const capture = capturingKey(getKey);
   let result: CardVerification | undefined;
-  try {
-    result = await verifyCard(card, capture.getKey);
-    return result;
-  } finally {
-    settle(result?.ok ? { kid: result.kid, key: capture.used() } : undefined);
-  }
+  const kid = await verifyOnce(signedTextId(card), keyGetter(keys), async (getKey) => {
+    result = await verifyCard(card, getKey);
+    return result.ok ? result.kid : undefined;
+  });
+  return result ?? { ok: true, kid: kid! };
 }
 
 async function verifyCard(card: unknown, getKey: FlattenedVerifyGetKey): Promise<CardVerification> {

@@ -54,27 +54,50 @@ export function signedTextId(text: string): string {
 }
 
 /**
- * The kid `id` verified with (waiting for a verification of it under way), if `getKey` yields the
- * same key material for that kid now; undefined otherwise (never verified, failed, or the keys
- * changed): the caller verifies in full, under verifying().
+ * Runs `verify` (which returns the kid on success, and may throw) with a key getter that records
+ * the key it used, unless `id` verified before, or is being verified now, with the key material
+ * `getKey` yields for that kid now: then resolves with that kid without verifying. The claim is
+ * taken before anything is awaited, so checks of the same text started together wait for one.
  */
-export async function verifiedBefore(id: string, getKey: FlattenedVerifyGetKey): Promise<string | undefined> {
-  const entry = await verified.get(id);
-  if (!entry) return undefined;
+export async function verifyOnce(
+  id: string,
+  getKey: FlattenedVerifyGetKey,
+  verify: (getKey: FlattenedVerifyGetKey) => Promise<string | undefined>,
+): Promise<string | undefined> {
+  const entry = verified.get(id);
+  if (entry) {
+    const kid = await confirmed(entry, getKey);
+    if (kid !== undefined) return kid;
+  }
+  const settle = claim(id);
+  let used: unknown;
+  let kid: string | undefined;
   try {
-    const key = await getKey({ alg: SIGNATURE_ALG, kid: entry.kid }, { payload: '', signature: '', protected: '' } as never);
-    return materialOf(key) === entry.material ? entry.kid : undefined;
+    kid = await verify(async (header, token) => {
+      used = undefined;
+      used = await getKey(header, token);
+      return used as Awaited<ReturnType<FlattenedVerifyGetKey>>;
+    });
+    return kid;
+  } finally {
+    settle(kid === undefined ? undefined : { kid, key: used });
+  }
+}
+
+/** The remembered success's kid, if `getKey` yields the same key material for it now. */
+async function confirmed(entry: Promise<Verified | undefined>, getKey: FlattenedVerifyGetKey): Promise<string | undefined> {
+  const done = await entry;
+  if (!done) return undefined;
+  try {
+    const key = await getKey({ alg: SIGNATURE_ALG, kid: done.kid }, { payload: '', signature: '', protected: '' } as never);
+    return materialOf(key) === done.material ? done.kid : undefined;
   } catch {
     return undefined;
   }
 }
 
-/**
- * Marks `id` as being verified, so that concurrent checks of the same text wait for this one
- * (a fleet's nodes in one process receive a change at once). Call the returned function with the
- * outcome: the kid and the key a success used, or undefined for a failure (forgotten at once).
- */
-export function verifying(id: string): (outcome: { kid: string; key: unknown } | undefined) => void {
+/** Marks `id` as being verified; the returned function records the outcome (undefined: failed, forgotten). */
+function claim(id: string): (outcome: { kid: string; key: unknown } | undefined) => void {
   let settle!: (value: Verified | undefined) => void;
   const pending = new Promise<Verified | undefined>((resolve) => (settle = resolve));
   verified.delete(id);
@@ -87,23 +110,4 @@ export function verifying(id: string): (outcome: { kid: string; key: unknown } |
       settle(undefined);
     } else settle({ kid: outcome.kid, material });
   };
-}
-
-/** A key getter that also reports the key it returned last (the one a successful verify used). */
-export function capturingKey(getKey: FlattenedVerifyGetKey): { getKey: FlattenedVerifyGetKey; used: () => unknown } {
-  let used: unknown;
-  return {
-    getKey: async (header, token) => {
-      used = undefined;
-      const key = await getKey(header, token);
-      used = key;
-      return key;
-    },
-    used: () => used,
-  };
-}
-
-/** Forgets every remembered success (tests). */
-export function forgetVerifiedSignatures(): void {
-  verified.clear();
 }
