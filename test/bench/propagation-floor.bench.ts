@@ -19,6 +19,7 @@
  *    against the floor: one PUBLISH to N ioredis subscribers, each doing one HTTP GET of the same
  *    agent's full bundle bytes from a bare Fastify. Per change: the time until the LAST node has
  *    it (product: from sending the mutation; floor: from the PUBLISH). p50/p99 over changes.
+ *    Alternating rounds: product change, its spread acks settle, floor round, 100 ms, next change.
  * 2. Cost growth: control-plane CPU per change (/proc utime+stime), Redis used_memory, as N grows;
  *    then one agent grown to M manifests: propagation to BENCH_GROWTH_NODES nodes, CPU, Redis
  *    memory, and the bytes a node receives per change with and without delta.
@@ -34,7 +35,7 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import { mintAdminToken, mintNodeToken } from '@cp/auth';
 import { loadConfig } from '@cp/common';
 import { seedWhenEmpty } from '@cp/db';
-import { NodeSync } from '@cp/node-sdk';
+import { DEFAULT_ACK_SPREAD_MS, NodeSync } from '@cp/node-sdk';
 import { BUNDLE_DELTA_BASE_HEADER, parseChangeMessage, syncKeys } from '@cp/node-protocol';
 import { PrismaClient } from '../../prisma/generated/client';
 import { createTestDatabase } from '../support/test-database';
@@ -342,12 +343,21 @@ async function main(): Promise<void> {
     const floorChannel = `${prefix}floor`;
     const byN: Record<number, unknown> = {};
     /** The product at `n` nodes with the nodes' ackSpreadMs (undefined: NodeSync's default). */
-    const measureProduct = async (n: number, ackSpreadMs: number | undefined): Promise<ProductRun> => {
+    const measureProduct = async (n: number, ackSpreadMs: number | undefined, floorRound: (i: number) => Promise<void>): Promise<ProductRun> => {
       progress(`N=${n}, ackSpreadMs=${ackSpreadMs ?? 'default'}: starting nodes`);
       const hosts = await startNodes(n, PROCS, ackSpreadMs);
       const product: number[] = [];
       const productEach: number[] = [];
-      for (let i = 0; i < WARMUP; i++) await productChange(hosts, i);
+      // Alternating rounds: each product change is followed, once its nodes' disk copies and acks
+      // are done (the spread, ADR 0280), by one floor round, so both meet the same moments of a
+      // shared machine; the next change comes 100 ms after that.
+      const settled = () => new Promise((res) => setTimeout(res, (ackSpreadMs ?? DEFAULT_ACK_SPREAD_MS) + 100));
+      for (let i = 0; i < WARMUP; i++) {
+        await productChange(hosts, i);
+        await settled();
+        await floorRound(i);
+        await new Promise((res) => setTimeout(res, 100));
+      }
       const cpu0 = cpuMs(cp.pid!);
       // The simulated nodes' own CPU (delta apply, bundle check, signature verification, disk, ack):
       // on a real fleet each node pays it on its own machine; here N/PROCS of them share a process.
@@ -363,6 +373,8 @@ async function main(): Promise<void> {
         answered.push(r.answered);
         published.push(r.published);
         afterPublish.push(r.last - r.published);
+        await settled();
+        await floorRound(WARMUP + i);
         await new Promise((res) => setTimeout(res, 100));
       }
       const cpuPerChange = (cpuMs(cp.pid!) - cpu0) / CHANGES;
@@ -400,9 +412,7 @@ async function main(): Promise<void> {
       };
     };
     for (const n of NODES) {
-      const variants: ProductRun[] = [];
-      for (const ackSpreadMs of ACK_SPREADS) variants.push(await measureProduct(n, ackSpreadMs));
-      progress(`N=${n}: floor`);
+      progress(`N=${n}: floor subscribers`);
       const floors = spread(n, PROCS).map((count) => {
         const f = child([
           '--floor',
@@ -414,7 +424,8 @@ async function main(): Promise<void> {
       await collect(floors, (m) => ((m as { ready?: boolean }).ready ? true : undefined));
       const floor: number[] = [];
       const floorEach: number[] = [];
-      for (let i = 0; i < CHANGES + WARMUP; i++) {
+      /** One floor round: a PUBLISH, every subscriber's GET; the first WARMUP rounds are not counted. */
+      const floorRound = async (i: number) => {
         const got = collect(floors, (m) => (m as { times?: number[] }).times);
         const sent = now();
         await redis.publish(floorChannel, String(i));
@@ -423,8 +434,9 @@ async function main(): Promise<void> {
           floor.push(Math.max(...times) - sent);
           floorEach.push(...times.map((t) => t - sent));
         }
-        await new Promise((res) => setTimeout(res, 100));
-      }
+      };
+      const variants: ProductRun[] = [];
+      for (const ackSpreadMs of ACK_SPREADS) variants.push(await measureProduct(n, ackSpreadMs, floorRound));
       await stopHosts(floors, false);
       byN[n] = {
         // The first variant's figures at the top level (the plot and older readers), every variant in `variants`.

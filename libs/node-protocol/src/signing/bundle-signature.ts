@@ -131,7 +131,7 @@ export async function verifyBundleSignature(bundle: NodeBundle, keys: Verificati
     await verifyOnce(signedTextId(jws), getKey, async (key) => {
       const { payload } = await compactVerify(jws, key, { algorithms: [SIGNATURE_ALG] });
       claims = JSON.parse(new TextDecoder().decode(payload)) as Partial<BundleSignaturePayload>;
-      return header.kid as string;
+      return header.kid;
     });
     // Verified before (the same JWS, so the same kid): its payload, read again.
     claims ??= JSON.parse(new TextDecoder().decode(base64url.decode(jws.split('.')[1]))) as Partial<BundleSignaturePayload>;

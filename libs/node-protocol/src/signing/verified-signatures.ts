@@ -89,7 +89,7 @@ async function confirmed(entry: Promise<Verified | undefined>, getKey: Flattened
   const done = await entry;
   if (!done) return undefined;
   try {
-    const key = await getKey({ alg: SIGNATURE_ALG, kid: done.kid }, { payload: '', signature: '', protected: '' } as never);
+    const key = await getKey({ alg: SIGNATURE_ALG, kid: done.kid }, { payload: '', signature: '', protected: '' });
     return materialOf(key) === done.material ? done.kid : undefined;
   } catch {
     return undefined;
