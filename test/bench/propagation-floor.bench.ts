@@ -343,7 +343,11 @@ async function main(): Promise<void> {
     const floorChannel = `${prefix}floor`;
     const byN: Record<number, unknown> = {};
     /** The product at `n` nodes with the nodes' ackSpreadMs (undefined: NodeSync's default). */
-    const measureProduct = async (n: number, ackSpreadMs: number | undefined, floorRound: (i: number) => Promise<void>): Promise<ProductRun> => {
+    const measureProduct = async (
+      n: number,
+      ackSpreadMs: number | undefined,
+      floorRound: (i: number) => Promise<void>,
+    ): Promise<ProductRun> => {
       progress(`N=${n}, ackSpreadMs=${ackSpreadMs ?? 'default'}: starting nodes`);
       const hosts = await startNodes(n, PROCS, ackSpreadMs);
       const product: number[] = [];

@@ -98,7 +98,10 @@ describe('verified once per distinct content (ADR 0345)', () => {
     const other = await freshBundle(ours.key);
     const forged = sealNodeBundle({ ...JSON.parse(JSON.stringify(other)), signature: bundle.signature } as NodeBundle);
     expect(await verifyBundleSignature(forged, ours.jwks)).toMatchObject({ ok: false, code: CardVerifyCode.BadSignature });
-    expect(await verifyBundleSignature(copy(bundle), newKey('cp-key').jwks)).toMatchObject({ ok: false, code: CardVerifyCode.BadSignature });
+    expect(await verifyBundleSignature(copy(bundle), newKey('cp-key').jwks)).toMatchObject({
+      ok: false,
+      code: CardVerifyCode.BadSignature,
+    });
     expect((await verifyNodeBundle(copy(bundle), ours.jwks)).ok).toBe(true);
   });
 

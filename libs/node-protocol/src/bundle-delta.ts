@@ -272,7 +272,10 @@ export function applyNodeBundleDelta(base: NodeBundle, value: unknown): DeltaApp
     // hashed once per process (ADR 0345).
     hash =
       typeof value === 'string'
-        ? derivedNodeBundleContentHash(bundle, `${nodeBundleContentHash(base)}\n${createHash('sha256').update(value, 'utf8').digest('base64url')}`)
+        ? derivedNodeBundleContentHash(
+            bundle,
+            `${nodeBundleContentHash(base)}\n${createHash('sha256').update(value, 'utf8').digest('base64url')}`,
+          )
         : nodeBundleContentHash(bundle);
   } catch (error) {
     return { ok: false, error: `delta: the result cannot be hashed: ${(error as Error).message}` };
