@@ -4,6 +4,8 @@
  * Env: BENCH_NODES (50,200,1000), BENCH_PROCS (4), BENCH_CHANGES (20), BENCH_MANIFESTS
  * (100,1000,10000), BENCH_GROWTH_NODES (5), BENCH_GROWTH_CHANGES (3), BENCH_OUT (JSON results),
  * BENCH_CP_PROFILE_DIR (the control plane writes a CPU profile there when the bench ends),
+ * BENCH_NODE_PROFILE_DIR (each node host process writes a CPU profile there when its nodes stop),
+ * BENCH_NODE_DIR (where the nodes' disk copies go; default the OS temp directory),
  * BENCH_ACK_SPREADS (e.g. `0,500`: the product measured once per NodeSync `ackSpreadMs`, in the
  * same run, nodes restarted for each; default: one product run with NodeSync's default).
  *
@@ -17,6 +19,7 @@
  *    against the floor: one PUBLISH to N ioredis subscribers, each doing one HTTP GET of the same
  *    agent's full bundle bytes from a bare Fastify. Per change: the time until the LAST node has
  *    it (product: from sending the mutation; floor: from the PUBLISH). p50/p99 over changes.
+ *    Alternating rounds: product change, its spread acks settle, floor round, 100 ms, next change.
  * 2. Cost growth: control-plane CPU per change (/proc utime+stime), Redis used_memory, as N grows;
  *    then one agent grown to M manifests: propagation to BENCH_GROWTH_NODES nodes, CPU, Redis
  *    memory, and the bytes a node receives per change with and without delta.
@@ -32,8 +35,8 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import { mintAdminToken, mintNodeToken } from '@cp/auth';
 import { loadConfig } from '@cp/common';
 import { seedWhenEmpty } from '@cp/db';
-import { NodeSync } from '@cp/node-sdk';
-import { BUNDLE_DELTA_BASE_HEADER, syncKeys } from '@cp/node-protocol';
+import { DEFAULT_ACK_SPREAD_MS, NodeSync } from '@cp/node-sdk';
+import { BUNDLE_DELTA_BASE_HEADER, parseChangeMessage, syncKeys } from '@cp/node-protocol';
 import { PrismaClient } from '../../prisma/generated/client';
 import { createTestDatabase } from '../support/test-database';
 import { freePort } from '../support/free-port';
@@ -109,7 +112,9 @@ async function nodeHost(a: NodeHostArgs): Promise<void> {
   for (let i = 0; i < nodes.length; i += 25) await Promise.all(nodes.slice(i, i + 25).map((n) => n.start()));
   await Promise.all(nodes.map((n) => n.whenReady(120_000)));
   send({ ready: true, revision: nodes[0].current()!.revision });
-  process.on('message', (m: { stats?: boolean }) => {
+  process.on('message', (m: { stats?: boolean; exit?: boolean }) => {
+    // A normal exit, so that --cpu-prof (BENCH_NODE_PROFILE_DIR) writes its file.
+    if (m.exit) process.exit(0);
     if (!m.stats) return;
     const f = nodes.map((n) => n.status().fetches);
     send({
@@ -129,6 +134,10 @@ interface ProductRun {
   cpuMsPerChange: number;
   nodeCpuMsPerApply: number;
   mutationAnsweredP50: number;
+  /** ms from sending the mutation until its announcement was published. */
+  publishedP50: number;
+  /** ms from the PUBLISH until the last node serves the change (the floor's clock). */
+  afterPublish: { p50: number; p99: number };
   redisUsedMemory: number;
   fetches: Record<string, number>;
 }
@@ -176,8 +185,11 @@ const quantile = (xs: number[], q: number) => {
 const progress = (message: string) => process.stderr.write(`[propagation bench] ${message}\n`);
 const f1 = (x: number) => x.toFixed(1);
 
+const NODE_PROFILE_DIR = process.env.BENCH_NODE_PROFILE_DIR;
+
 function child(args: string[]): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', __filename, ...args], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const profile = NODE_PROFILE_DIR && args[0] === '--nodes' ? ['--cpu-prof', `--cpu-prof-dir=${NODE_PROFILE_DIR}`] : [];
+  return spawn(process.execPath, [...profile, '--import', 'tsx', __filename, ...args], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
 }
 
 /** Waits for `want` messages matching `pick` from these children. */
@@ -226,7 +238,18 @@ async function main(): Promise<void> {
     transactionOptions: { maxWait: 30_000, timeout: 60_000 },
   });
   const redis = new Redis(redisServer.url);
-  const dir = mkdtempSync(join(tmpdir(), 'bench-prop-'));
+  // When each revision's announcement was published (seen by one more subscriber): splits the
+  // product's time into the mutation until its PUBLISH, and the fan-out and applies after it.
+  const announcements = new Redis(redisServer.url);
+  const announcedAt = new Map<number, number>();
+  announcements.on('message', (_channel: string, message: string) => {
+    const revision = parseChangeMessage(message).stamp?.revision;
+    if (revision !== undefined && !announcedAt.has(revision)) announcedAt.set(revision, now());
+  });
+  await announcements.subscribe(syncKeys(prefix, AGENT).changes);
+  // BENCH_NODE_DIR: where the nodes keep their disk copies (e.g. /dev/shm: one host's disk then does
+  // not carry a whole fleet's file syncs beside PostgreSQL's commits).
+  const dir = mkdtempSync(join(process.env.BENCH_NODE_DIR ?? tmpdir(), 'bench-prop-'));
   const children: ChildProcess[] = [];
   let cpForProfile: ChildProcess | undefined;
   const results: Record<string, unknown> = {
@@ -298,9 +321,19 @@ async function main(): Promise<void> {
       await mutate(i);
       const answered = now() - sent;
       const times = (await arrivals).flat();
-      return { last: Math.max(...times) - sent, each: times.map((t) => t - sent), answered };
+      // The mutation answers after its PUBLISH; one more subscriber may see it later (Redis
+      // writes to a channel's subscribers one by one): the earlier of the two bounds it.
+      const published = Math.min(announcedAt.get(target) ?? Infinity, sent + answered) - sent;
+      return { last: Math.max(...times) - sent, each: times.map((t) => t - sent), answered, published };
     };
-    const stopHosts = (hosts: ChildProcess[]) => hosts.forEach((h) => h.kill('SIGKILL'));
+    const stopHosts = async (hosts: ChildProcess[], nodes = true) => {
+      if (NODE_PROFILE_DIR && nodes) {
+        const exited = hosts.map((h) => new Promise((resolve) => h.once('exit', resolve)));
+        hosts.forEach((h) => h.send({ exit: true }));
+        await Promise.race([Promise.all(exited), new Promise((resolve) => setTimeout(resolve, 30_000))]);
+      }
+      hosts.forEach((h) => h.kill('SIGKILL'));
+    };
 
     // ---- 1. propagation with a floor, and cost as N grows ----------------------------------
     const bundleFile = join(dir, 'bundle.json');
@@ -310,23 +343,42 @@ async function main(): Promise<void> {
     const floorChannel = `${prefix}floor`;
     const byN: Record<number, unknown> = {};
     /** The product at `n` nodes with the nodes' ackSpreadMs (undefined: NodeSync's default). */
-    const measureProduct = async (n: number, ackSpreadMs: number | undefined): Promise<ProductRun> => {
+    const measureProduct = async (
+      n: number,
+      ackSpreadMs: number | undefined,
+      floorRound: (i: number) => Promise<void>,
+    ): Promise<ProductRun> => {
       progress(`N=${n}, ackSpreadMs=${ackSpreadMs ?? 'default'}: starting nodes`);
       const hosts = await startNodes(n, PROCS, ackSpreadMs);
       const product: number[] = [];
       const productEach: number[] = [];
-      for (let i = 0; i < WARMUP; i++) await productChange(hosts, i);
+      // Alternating rounds: each product change is followed, once its nodes' disk copies and acks
+      // are done (the spread, ADR 0280), by one floor round, so both meet the same moments of a
+      // shared machine; the next change comes 100 ms after that.
+      const settled = () => new Promise((res) => setTimeout(res, (ackSpreadMs ?? DEFAULT_ACK_SPREAD_MS) + 100));
+      for (let i = 0; i < WARMUP; i++) {
+        await productChange(hosts, i);
+        await settled();
+        await floorRound(i);
+        await new Promise((res) => setTimeout(res, 100));
+      }
       const cpu0 = cpuMs(cp.pid!);
       // The simulated nodes' own CPU (delta apply, bundle check, signature verification, disk, ack):
       // on a real fleet each node pays it on its own machine; here N/PROCS of them share a process.
       const hostsCpu = () => hosts.reduce((sum, h) => sum + cpuMs(h.pid!), 0);
       const nodeCpu0 = hostsCpu();
       const answered: number[] = [];
+      const published: number[] = [];
+      const afterPublish: number[] = [];
       for (let i = 0; i < CHANGES; i++) {
         const r = await productChange(hosts, i);
         product.push(r.last);
         productEach.push(...r.each);
         answered.push(r.answered);
+        published.push(r.published);
+        afterPublish.push(r.last - r.published);
+        await settled();
+        await floorRound(WARMUP + i);
         await new Promise((res) => setTimeout(res, 100));
       }
       const cpuPerChange = (cpuMs(cp.pid!) - cpu0) / CHANGES;
@@ -345,7 +397,7 @@ async function main(): Promise<void> {
           { full: 0, delta: 0, pushed: 0, throttled: 0 },
         );
       })();
-      stopHosts(hosts);
+      await stopHosts(hosts);
       return {
         ackSpreadMs: ackSpreadMs ?? null,
         product: {
@@ -357,14 +409,14 @@ async function main(): Promise<void> {
         cpuMsPerChange: cpuPerChange,
         nodeCpuMsPerApply: nodeCpuPerApply,
         mutationAnsweredP50: quantile(answered, 0.5),
+        publishedP50: quantile(published, 0.5),
+        afterPublish: { p50: quantile(afterPublish, 0.5), p99: quantile(afterPublish, 0.99) },
         redisUsedMemory: memory,
         fetches: fetchStats,
       };
     };
     for (const n of NODES) {
-      const variants: ProductRun[] = [];
-      for (const ackSpreadMs of ACK_SPREADS) variants.push(await measureProduct(n, ackSpreadMs));
-      progress(`N=${n}: floor`);
+      progress(`N=${n}: floor subscribers`);
       const floors = spread(n, PROCS).map((count) => {
         const f = child([
           '--floor',
@@ -376,7 +428,8 @@ async function main(): Promise<void> {
       await collect(floors, (m) => ((m as { ready?: boolean }).ready ? true : undefined));
       const floor: number[] = [];
       const floorEach: number[] = [];
-      for (let i = 0; i < CHANGES + WARMUP; i++) {
+      /** One floor round: a PUBLISH, every subscriber's GET; the first WARMUP rounds are not counted. */
+      const floorRound = async (i: number) => {
         const got = collect(floors, (m) => (m as { times?: number[] }).times);
         const sent = now();
         await redis.publish(floorChannel, String(i));
@@ -385,9 +438,10 @@ async function main(): Promise<void> {
           floor.push(Math.max(...times) - sent);
           floorEach.push(...times.map((t) => t - sent));
         }
-        await new Promise((res) => setTimeout(res, 100));
-      }
-      stopHosts(floors);
+      };
+      const variants: ProductRun[] = [];
+      for (const ackSpreadMs of ACK_SPREADS) variants.push(await measureProduct(n, ackSpreadMs, floorRound));
+      await stopHosts(floors, false);
       byN[n] = {
         // The first variant's figures at the top level (the plot and older readers), every variant in `variants`.
         ...variants[0],
@@ -452,7 +506,7 @@ async function main(): Promise<void> {
       const cpuPerChange = (cpuMs(cp.pid!) - cpu0) / GROWTH_CHANGES;
       const memory = Number(/used_memory:(\d+)/.exec(await redis.info('memory'))![1]);
       const bundleKeys = await redis.keys(`${syncKeys(prefix, AGENT).revision.replace(/:rev$/, '')}:bundle:*`);
-      stopHosts(hosts);
+      await stopHosts(hosts);
       byM[m] = {
         propagationP50: quantile(times, 0.5),
         propagationMax: Math.max(...times),
@@ -472,13 +526,13 @@ async function main(): Promise<void> {
       `\nPropagation (ms until the last node serves the change; ${CHANGES} changes after ${WARMUP} warm-up; nodes over ${PROCS} processes)`,
     );
     console.log(
-      "| nodes | nodes' ackSpreadMs | product p50 | product p99 | floor p50 | floor p99 | p99 ratio | per-node p50/p99 product | per-node p50/p99 floor | mutation answered p50 | CP CPU ms/change | node CPU ms/apply | Redis used_memory | fetches full/delta/503, deltas pushed |",
+      "| nodes | nodes' ackSpreadMs | product p50 | product p99 | floor p50 | floor p99 | p99 ratio | per-node p50/p99 product | per-node p50/p99 floor | mutation answered p50 | published p50 | after PUBLISH p50/p99 | CP CPU ms/change | node CPU ms/apply | Redis used_memory | fetches full/delta/503, deltas pushed |",
     );
-    console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+    console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
     for (const [n, r] of Object.entries(byN) as [string, { floor: Record<string, number>; variants: ProductRun[] }][]) {
       for (const v of r.variants) {
         console.log(
-          `| ${n} | ${v.ackSpreadMs ?? 'default'} | ${f1(v.product.p50)} | ${f1(v.product.p99)} | ${f1(r.floor.p50)} | ${f1(r.floor.p99)} | ${(v.product.p99 / r.floor.p99).toFixed(2)} | ${f1(v.product.eachP50)}/${f1(v.product.eachP99)} | ${f1(r.floor.eachP50)}/${f1(r.floor.eachP99)} | ${f1(v.mutationAnsweredP50)} | ${f1(v.cpuMsPerChange)} | ${f1(v.nodeCpuMsPerApply)} | ${(v.redisUsedMemory / 1e6).toFixed(1)} MB | ${v.fetches.full}/${v.fetches.delta}/${v.fetches.throttled}, ${v.fetches.pushed} |`,
+          `| ${n} | ${v.ackSpreadMs ?? 'default'} | ${f1(v.product.p50)} | ${f1(v.product.p99)} | ${f1(r.floor.p50)} | ${f1(r.floor.p99)} | ${(v.product.p99 / r.floor.p99).toFixed(2)} | ${f1(v.product.eachP50)}/${f1(v.product.eachP99)} | ${f1(r.floor.eachP50)}/${f1(r.floor.eachP99)} | ${f1(v.mutationAnsweredP50)} | ${f1(v.publishedP50)} | ${f1(v.afterPublish.p50)}/${f1(v.afterPublish.p99)} | ${f1(v.cpuMsPerChange)} | ${f1(v.nodeCpuMsPerApply)} | ${(v.redisUsedMemory / 1e6).toFixed(1)} MB | ${v.fetches.full}/${v.fetches.delta}/${v.fetches.throttled}, ${v.fetches.pushed} |`,
         );
       }
     }
@@ -504,6 +558,7 @@ async function main(): Promise<void> {
     }
     for (const c of children) c.kill('SIGKILL');
     redis.disconnect();
+    announcements.disconnect();
     await prisma.$disconnect();
     await redisServer.stop();
     rmSync(dir, { recursive: true, force: true });

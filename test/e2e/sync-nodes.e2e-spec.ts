@@ -2,7 +2,7 @@
  * Node sync end to end: a control plane (node API + publisher), a private redis-server this suite
  * may stop and restart, and four NodeSync instances, one of them in a separate process.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Test } from '@nestjs/testing';
@@ -252,7 +252,13 @@ describe('node sync (real PostgreSQL, Redis, HTTP; one node in another process)'
     expect(await nodes[1].refresh()).toBe('unreachable');
     expect(nodes[1].current()!.revision).toBe(served.revision);
 
-    // A node process crashes and comes back while the control plane is away.
+    // A node process crashes and comes back while the control plane is away: after its disk copy of
+    // what it served was written (within ackSpreadMs of the swap, ADR 0280; a crash before loses it).
+    const diskFile = join(dir, 'node-process', `${AGENT}.bundle.json`);
+    await until('the node process has its served revision on disk', async () => {
+      const text = await readFile(diskFile, 'utf8').catch(() => '{}');
+      return (JSON.parse(text) as { revision?: number }).revision === childBefore.revision;
+    });
     await child!.kill();
     child = await spawnNodeProcess(optionsFor('node-process'));
     const status = await child.status();

@@ -44,6 +44,7 @@ export {
   checkNodeBundle,
   bundleContentHash,
   nodeBundleContentHash,
+  derivedNodeBundleContentHash,
   sealNodeBundle,
   representativeCaller,
   NODE_BUNDLE_FORMAT,

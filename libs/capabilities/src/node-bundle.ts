@@ -111,6 +111,29 @@ export function nodeBundleContentHash(bundle: NodeBundle): string {
   return hash;
 }
 
+/**
+ * nodeBundleContentHash of a sealed bundle that is fully determined by `derivation` (ADR 0345): the
+ * content hash of the base it was rebuilt from, as computed, and a digest of the delta text applied
+ * to it. The hash is computed the first time a derivation is seen in this process and reused for
+ * the same derivation after that (a fleet's nodes in one process rebuild the same revision from
+ * the same base and delta). Only for bundles sealed by sealNodeBundle; others are hashed each time.
+ */
+export function derivedNodeBundleContentHash(bundle: NodeBundle, derivation: string): string {
+  const known = derivedHashes.get(derivation);
+  if (known === undefined || sealed.get(bundle) !== null) {
+    const hash = nodeBundleContentHash(bundle);
+    derivedHashes.delete(derivation);
+    derivedHashes.set(derivation, hash);
+    if (derivedHashes.size > MAX_DERIVED) derivedHashes.delete(derivedHashes.keys().next().value!);
+    return hash;
+  }
+  sealed.set(bundle, known);
+  return known;
+}
+
+const derivedHashes = new Map<string, string>();
+const MAX_DERIVED = 256;
+
 function deepFreeze(value: object): void {
   if (Object.isFrozen(value)) return;
   Object.freeze(value);
@@ -258,6 +281,10 @@ export function checkNodeBundle(
   try {
     const hash = nodeBundleContentHash(bundle);
     if (hash !== bundle.contentHash) return fail(`contentHash mismatch: content hashes to ${hash}, bundle says ${bundle.contentHash}`);
+    // The projections are a function of the content, which the hash just recomputed names: content
+    // this process found consistent before is not rebuilt again (ADR 0345).
+    const consistentKey = `${hash}:${options.classSample ?? DEFAULT_CHECK_CLASS_SAMPLE}`;
+    if (consistentContent.has(consistentKey)) return { ok: true, bundle };
     const snapshot = bundle.snapshot;
     // Cards are compared without their signatures (which verifyNodeBundle checks, with the keys).
     const pub = serializeCard(buildPublicCard(snapshot));
@@ -289,10 +316,26 @@ export function checkNodeBundle(
         return fail(`classes[${i}].extendedCard: differs from the snapshot`);
       if (!sameJson(c.routerIndex, buildRouterIndex(snapshot, caller))) return fail(`classes[${i}].routerIndex: differs from the snapshot`);
     }
+    rememberConsistent(consistentKey);
   } catch (error) {
     return fail(`inconsistent bundle: ${(error as Error).message}`);
   }
   return { ok: true, bundle };
+}
+
+/**
+ * Content hashes (with the class sample) whose projections this process recomputed and found
+ * consistent (ADR 0345): checking a bundle is a pure function of its content, so a fleet's nodes in
+ * one process, or one node re-reading the same revision, rebuild its cards once. Bounded, oldest
+ * first out; a failure is never remembered.
+ */
+const consistentContent = new Set<string>();
+const MAX_CONSISTENT = 256;
+
+function rememberConsistent(key: string): void {
+  consistentContent.delete(key);
+  consistentContent.add(key);
+  if (consistentContent.size > MAX_CONSISTENT) consistentContent.delete(consistentContent.values().next().value!);
 }
 
 /** The card's canonical bytes without `signatures` (what the core computes from the snapshot). */

@@ -13,7 +13,8 @@
  * The node applies it to its current bundle, recomputes the content hash, refuses the result
  * unless it equals the target's contentHash, and then checks it like any full bundle.
  */
-import { nodeBundleContentHash, sealNodeBundle, type NodeBundle } from '@cp/capabilities';
+import { createHash } from 'node:crypto';
+import { derivedNodeBundleContentHash, nodeBundleContentHash, sealNodeBundle, type NodeBundle } from '@cp/capabilities';
 
 /** Request header: the ETag of the bundle the node serves, asking for a delta from it. */
 export const BUNDLE_DELTA_BASE_HEADER = 'bundle-delta-base';
@@ -267,7 +268,15 @@ export function applyNodeBundleDelta(base: NodeBundle, value: unknown): DeltaApp
   const bundle = sealNodeBundle(result) as unknown as NodeBundle;
   let hash: string;
   try {
-    hash = nodeBundleContentHash(bundle);
+    // The same delta text on the same base content (its hash as computed) gives the same content:
+    // hashed once per process (ADR 0345).
+    hash =
+      typeof value === 'string'
+        ? derivedNodeBundleContentHash(
+            bundle,
+            `${nodeBundleContentHash(base)}\n${createHash('sha256').update(value, 'utf8').digest('base64url')}`,
+          )
+        : nodeBundleContentHash(bundle);
   } catch (error) {
     return { ok: false, error: `delta: the result cannot be hashed: ${(error as Error).message}` };
   }

@@ -2,6 +2,7 @@
 // The sync client (./sync: Nest-free, ADR 0222).
 export {
   ActiveBundle,
+  DEFAULT_ACK_SPREAD_MS,
   NodeSync,
   nodeSyncHealthCheck,
   nodeSyncOptionsFromConfig,

@@ -2,9 +2,10 @@
  * Agent card signatures (A2A §8.4): a JWS over the card's canonical payload (card-payload.ts)
  * with a detached payload, protected header `{alg: ES256, kid, typ: JOSE}` and no `jku`.
  */
-import { FlattenedSign, base64url, decodeProtectedHeader, errors, flattenedVerify } from 'jose';
+import { FlattenedSign, base64url, decodeProtectedHeader, errors, flattenedVerify, type FlattenedVerifyGetKey } from 'jose';
 import { cardPayloads, cardSigningPayload } from './card-payload';
 import { SIGNATURE_ALG, keyGetter, type SignatureKey, type VerificationKeys } from './keys';
+import { signedTextId, verifyOnce } from './verified-signatures';
 
 export interface AgentCardSignature {
   protected: string;
@@ -57,8 +58,19 @@ export async function signCard<C extends object>(card: C, key: SignatureKey): Pr
 /**
  * Verifies a card (JSON text or object): at least one signature must verify, ES256 only, over
  * the §8.4.1 payload of the card as received, with a key from `keys` (never from `jku`). Never throws.
+ * Card text this process verified before with the same key material is not verified again (ADR 0345).
  */
 export async function verifyCardSignature(card: unknown, keys: VerificationKeys): Promise<CardVerification> {
+  if (typeof card !== 'string') return verifyCard(card, keyGetter(keys));
+  let result: CardVerification | undefined;
+  const kid = await verifyOnce(signedTextId(card), keyGetter(keys), async (getKey) => {
+    result = await verifyCard(card, getKey);
+    return result.ok ? result.kid : undefined;
+  });
+  return result ?? { ok: true, kid: kid! };
+}
+
+async function verifyCard(card: unknown, getKey: FlattenedVerifyGetKey): Promise<CardVerification> {
   let parsed: unknown = card;
   if (typeof card === 'string') {
     try {
@@ -81,7 +93,6 @@ export async function verifyCardSignature(card: unknown, keys: VerificationKeys)
   } catch (error) {
     return { ok: false, code: CardVerifyCode.Malformed, reason: `the card does not canonicalize: ${(error as Error).message}` };
   }
-  const getKey = keyGetter(keys);
   const failures: CardVerifyCode[] = [];
   for (const entry of signatures.slice(0, 8)) {
     const e = entry as Partial<AgentCardSignature> | null;

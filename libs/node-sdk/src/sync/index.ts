@@ -8,3 +8,4 @@ export { nodeSyncHealthCheck } from './node-sync-health';
 export { nodeSyncOptionsFromConfig } from './node-sync-config';
 export { PinnedJwks, type PinnedJwksOptions } from './pinned-jwks';
 export { ActiveBundle, type LazyCardSigning } from '../active-bundle';
+export { DEFAULT_ACK_SPREAD_MS } from './bundle-applier';
