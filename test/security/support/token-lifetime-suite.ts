@@ -6,9 +6,9 @@
  *
  * A describe factory over a target (./targets.ts, issue 28): in process, and through a gateway node
  * whose reconcile-invoice is served by an `@a2a-js/sdk` upstream. The agent node's A2A surface is
- * checked on both, also with sends to that capability: through the gateway a refused token reaches
- * nothing upstream, and the token the upstream does receive lives at most its kind's 300 s and never
- * past the caller's own exp. The control plane's surfaces (admin GraphQL, node API) and the tool's
+ * checked on both, also with sends to that capability and an expired token's reply to a task it
+ * started: through the gateway a refused token reaches nothing upstream, and the token the upstream
+ * does receive lives at most its kind's 300 s and never past the caller's own exp. The control plane's surfaces (admin GraphQL, node API) and the tool's
  * verifier do not depend on the target: they are checked in process only.
  */
 import { createHmac, randomBytes } from 'node:crypto';
@@ -145,6 +145,44 @@ export function tokensExpireWithinABoundedLifetime(kind: TargetKind): void {
       if (controlPlane) expect(await nodeStatus(raw(node(good), { crit: ['urn:example:policy'] }))).toBe(401);
       await sendRefused(raw(a2a(good), { crit: ['urn:example:policy'] }));
       await sendRefused(raw(a2a(good), { crit: [] }));
+    });
+
+    it('refuses an expired token, also to continue a task it started; nothing reaches the upstream', async () => {
+      const live = raw(a2a({ iat: now(), exp: now() + 600 }));
+      const expired = raw(a2a({ iat: now() - 700, exp: now() - 60 }));
+      expect(await a2aStatus(expired)).toBe(401);
+      await sendRefused(expired);
+      // A waiting task: the router's question in process, the upstream's input-required through the gateway.
+      const message = (text: string, extra: Json = {}) => ({
+        messageId: `life-${randomBytes(4).toString('hex')}`,
+        role: 'ROLE_USER',
+        parts: [{ text }],
+        ...(kind === 'gateway' ? { metadata: { skillId: GATEWAY_CAPABILITY } } : {}),
+        ...extra,
+      });
+      const started = await a2aRpc(
+        stack.nodeUrl,
+        'SendMessage',
+        { message: message(kind === 'gateway' ? 'reconcile INV-7, ask me which PO' : 'what is the status of my invoice?') },
+        bearer(live),
+      );
+      const task = started.body.result.task as Json;
+      expect(task.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
+      const continuedBefore = target.upstream?.continued.length ?? 0;
+      const from = mark();
+      const reply = (token: string) =>
+        a2aRpc(
+          stack.nodeUrl,
+          'SendMessage',
+          { message: message('PO-4471', { taskId: task.id, contextId: task.contextId }) },
+          bearer(token),
+        );
+      expect((await reply(expired)).status).toBe(401);
+      expect(target.upstream?.seen.slice(from) ?? []).toEqual([]);
+      expect(target.upstream?.continued.length ?? 0).toBe(continuedBefore);
+      // The control case: the same reply with a live token continues the task (through the gateway, upstream).
+      expect((await reply(live)).status).toBe(200);
+      expect(target.upstream?.continued.length ?? 0).toBe(kind === 'gateway' ? continuedBefore + 1 : 0);
     });
 
     if (kind === 'in-process') {
