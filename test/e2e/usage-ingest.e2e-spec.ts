@@ -43,6 +43,9 @@ describe('POST /node/v1/usage', () => {
     await createAgent(pg, 'other-agent');
     await createManifests(pg, [{ agentId: 'other-agent', capabilityId: 'other-capability', state: 'ga' }]);
     await createNode(pg, { id: 'node-of-other', agentId: 'other-agent', registeredAt: clock.now() });
+    // The agents were created now, by the wall clock; the windows below are on the test's fixed clock.
+    // Created long before them, as on a real fleet (else every window is "before the agent existed").
+    await pg.query(`UPDATE "Agent" SET "createdAt" = '2026-09-01T00:00:00.000Z'`);
     // Nodes register before they report (POST /node/v1/register); usage for an unregistered node is refused.
     for (const id of [
       'node-1',

@@ -5,21 +5,27 @@
  */
 import { Global, Module, type Type } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import type { AdminPrincipal, AdminRole } from '@cp/auth';
+import { VerifiedTokens, type AdminPrincipal, type AdminRole } from '@cp/auth';
 import { AppConfigToken } from '@cp/common';
 import { DbModule } from '@cp/db';
 import { AccessPolicy } from '../../apps/control-plane/src/auth/access-policy';
+import { ADMIN_VERIFIED_TOKENS } from '../../apps/control-plane/src/auth/admin-auth.tokens';
 import { testConfig } from './config';
 import { givenDb } from './given-db';
 import type { TestDatabase } from './test-database';
 
 /** `config`: overrides of the test config, e.g. a REDIS_KEY_PREFIX of its own for a module that enqueues jobs. */
 export async function serviceModule(db: TestDatabase, imports: Type[], config: Record<string, string> = {}) {
-  // What AppConfigModule and AdminAuthModule give every feature module in the app (the guard is HTTP-side: not needed here).
+  // What AppConfigModule and AdminAuthModule give every feature module in the app (the guard is
+  // HTTP-side and never runs here, but its resolvers' guards are built: they need the token cache).
   @Global()
   @Module({
-    providers: [{ provide: AppConfigToken, useValue: testConfig({ ...config, DATABASE_URL: db.url }) }, AccessPolicy],
-    exports: [AppConfigToken, AccessPolicy],
+    providers: [
+      { provide: AppConfigToken, useValue: testConfig({ ...config, DATABASE_URL: db.url }) },
+      AccessPolicy,
+      { provide: ADMIN_VERIFIED_TOKENS, useFactory: () => new VerifiedTokens<AdminPrincipal>() },
+    ],
+    exports: [AppConfigToken, AccessPolicy, ADMIN_VERIFIED_TOKENS],
   })
   class ServiceTierGlobals {}
 
