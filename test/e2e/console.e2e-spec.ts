@@ -42,6 +42,18 @@ describe('the admin console in Chromium (control plane, worker, agent node)', ()
     expect(await seriousA11yViolations(page, known)).toEqual([]);
     await screenshot(page, name, SHOTS);
   };
+  /** The editor's check passed; if it never does, the failure says what the editor shows instead. */
+  const noProblems = async () => {
+    try {
+      await page.getByText('No problems.').waitFor();
+    } catch (error) {
+      const shown = await page
+        .locator('.editor')
+        .innerText()
+        .catch(() => '(no editor)');
+      throw new Error(`"No problems." never showed; the editor shows: ${shown.replace(/\s+/g, ' ').slice(-600)}`, { cause: error });
+    }
+  };
   /** Opens a screen and waits until the signed-in console has rendered it (its h1). */
   const go = (path: string) => openScreen(page, stack.url, path);
   /** Waits until `locator`'s text matches (the locator re-resolves on every poll). */
@@ -243,7 +255,7 @@ describe('the admin console in Chromium (control plane, worker, agent node)', ()
     await page.getByRole('button', { name: 'Edit invoice-lookup' }).click();
     const editor = page.getByLabel('Manifest document (JSON)');
     // The editor opens on the current document, checked against the current revision.
-    await page.getByText('No problems.').waitFor();
+    await noProblems();
     const doc = (await documents<{ id: string; skill: { name: string } }>()).find((d) => d.id === 'invoice-lookup')!;
     expect(await shown(editor)).toContain(`"name": "${doc.skill.name}"`);
     await editor.fill(JSON.stringify({ ...doc, skill: { ...doc.skill, name: '' } }, null, 2));
@@ -260,7 +272,7 @@ describe('the admin console in Chromium (control plane, worker, agent node)', ()
     await textOf('the syntax problem under line 2', page.locator('.cm-problem'), /^line 2, column \d+: /);
     await shot('manifest-editor-error');
     await editor.fill(JSON.stringify({ ...doc, skill: { ...doc.skill, name: 'Invoice lookup (console)' } }, null, 2));
-    await page.getByText('No problems.').waitFor();
+    await noProblems();
     await page.getByRole('button', { name: 'Save', exact: true }).click();
     await page.getByText(`saved invoice-lookup: the agent is now at revision ${before + 1}`).waitFor();
     expect(await revision()).toBe(before + 1);
@@ -272,7 +284,7 @@ describe('the admin console in Chromium (control plane, worker, agent node)', ()
     await go(`/agents/${AGENT}`);
     await page.getByRole('button', { name: 'Edit invoice-lookup' }).click();
     const editor = page.getByLabel('Manifest document (JSON)');
-    await page.getByText('No problems.').waitFor();
+    await noProblems();
     const doc = (await documents<{ id: string; skill: { description: string } }>()).find((d) => d.id === 'invoice-lookup')!;
     const text = JSON.stringify(
       { ...doc, skill: { ...doc.skill, description: 'Looks up an invoice (edited while someone else changed the agent).' } },
@@ -280,7 +292,7 @@ describe('the admin console in Chromium (control plane, worker, agent node)', ()
       2,
     );
     await editor.fill(text);
-    await page.getByText('No problems.').waitFor();
+    await noProblems();
     const current = await revision();
     await gqlOk(stack.url, admin(), 'mutation($input: UpdateAgentInput!) { updateAgent(input: $input) { revision } }', {
       input: { id: AGENT, expectedRevision: current, description: 'Changed behind the console.' },
@@ -289,7 +301,7 @@ describe('the admin console in Chromium (control plane, worker, agent node)', ()
     await page.getByRole('alert').filter({ hasText: 'CONFLICT' }).waitFor();
     expect(await shown(editor)).toContain('edited while someone else changed the agent');
     await page.getByRole('button', { name: /Reload the agent and re-plan/ }).click();
-    await page.getByText('No problems.').waitFor();
+    await noProblems();
     await page.getByRole('button', { name: 'Save', exact: true }).click();
     await page.getByText(`the agent is now at revision ${current + 2}`).waitFor();
   });
