@@ -172,23 +172,20 @@ export class A2AService {
     const push = await this.pushConfigOf(rawParams, rc);
     const prepared = { ...(await this.prepare(rawParams, rc, active)), streamed: true };
     await this.attachPush(push, prepared, rc);
-    let stream: TaskStream;
-    try {
-      stream = await this.openStream(prepared.record.task.id, prepared.owner);
-    } catch (error) {
-      // The task is stored: run it anyway, so it does not stay submitted forever.
-      if (prepared.execution) void this.execution.execute(prepared).catch(() => undefined);
-      throw error;
-    }
     const r = prepared.record;
-    stream.capabilityId = r.capabilityId;
-    stream.first({ task: trimHistory(r.task, prepared.params.configuration?.historyLength) }, r.seq, endsStream(r.task.status.state));
+    // The stream's listener is in place as soon as openStream is called (its Redis SUBSCRIBE is on
+    // its way): the handler starts now, not one round trip later, and what it says before the
+    // stream's first event waits in the stream (ADR 0355). The task is stored: it runs even if the
+    // stream is refused or the client goes away.
+    const opening = this.openStream(r.task.id, prepared.owner);
     if (prepared.execution) {
-      // The handler runs on even if the client goes away; the task is stored either way.
       void this.execution
         .execute(prepared)
         .catch((error: unknown) => this.deps.log.error({ taskId: r.task.id, err: (error as Error).message }, 'streamed message failed'));
     }
+    const stream = await opening;
+    stream.capabilityId = r.capabilityId;
+    stream.first({ task: trimHistory(r.task, prepared.params.configuration?.historyLength) }, r.seq, endsStream(r.task.status.state));
     return stream;
   }
 

@@ -15,7 +15,7 @@ import { HandlerRegistry, type Handler } from './handler-registry';
 import { registerA2AServer } from './a2a-server';
 import type { ServedBundle } from './served-bundle';
 import { InMemoryTaskEvents } from './task-events';
-import { InMemoryTaskStore, ANONYMOUS_OWNER, type TaskStoreLimits } from './task-store';
+import { InMemoryTaskStore, ANONYMOUS_OWNER, ownerKey, type TaskStoreLimits } from './task-store';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -51,14 +51,21 @@ const reconcile: Handler = async (ctx) => {
 };
 
 async function serve(
-  options: { streaming?: boolean; limits?: Partial<TaskStoreLimits>; clock?: () => number; maxStreams?: number; tightened?: boolean } = {},
+  options: {
+    streaming?: boolean;
+    limits?: Partial<TaskStoreLimits>;
+    clock?: () => number;
+    maxStreams?: number;
+    tightened?: boolean;
+    events?: InMemoryTaskEvents;
+  } = {},
 ): Promise<Served> {
   const app = Fastify({ forceCloseConnections: true });
   const store = new InMemoryTaskStore(
     { maxTaskBytes: 16_384, maxOwnerBytes: 200_000, retentionMs: 60_000, ...options.limits },
     options.clock ?? Date.now,
   );
-  const events = new InMemoryTaskEvents();
+  const events = options.events ?? new InMemoryTaskEvents();
   const full = new ActiveBundle(buildNodeBundle(snapshot(options.streaming ?? true)));
   let bundle: ServedBundle = full;
   if (options.tightened) {
@@ -403,6 +410,49 @@ describe('A2A tasks', () => {
         artifact: { name: 'reconciliation' },
       });
       expect(s.events.listenerCount).toBe(0);
+    });
+
+    it('starts the handler before the stream’s subscription is confirmed; the stream still carries every event, in order (ADR 0355)', async () => {
+      /** A bus whose subscriptions are confirmed only when released (the listener is in place at once, as on Redis). */
+      class HeldSubscriptions extends InMemoryTaskEvents {
+        release: () => void = () => undefined;
+        private readonly held = new Promise<void>((resolve) => (this.release = resolve));
+        override async subscribe(taskId: string, listener: Parameters<InMemoryTaskEvents['subscribe']>[1]) {
+          const unsubscribe = await super.subscribe(taskId, listener);
+          await this.held;
+          return unsubscribe;
+        }
+      }
+      const events = new HeldSubscriptions();
+      const held = await serve({ events });
+      let open = () => undefined as void;
+      gate = new Promise<void>((resolve) => (open = resolve));
+      try {
+        const streamed = sse(
+          held.url,
+          '/a2a/jsonrpc',
+          { jsonrpc: '2.0', id: 'h', method: 'SendStreamingMessage', params: msg(RECON) },
+          partner(),
+        );
+        // The handler's progress is stored while the subscription is still unconfirmed.
+        const progressed = async () => {
+          const page = await held.store.list(ownerKey({ tenant: 'acme-partner', principal: 'p@acme' }), { pageSize: 10 });
+          return page.records.some((r) => JSON.stringify(r.task.status).includes('matching lines'));
+        };
+        for (let i = 0; i < 200 && !(await progressed()); i++) await new Promise((r) => setTimeout(r, 10));
+        expect(await progressed()).toBe(true);
+        events.release();
+        open();
+        const results = (await streamed).events.map((e) => e.result);
+        expect(results[0].task.status.state).toBe('TASK_STATE_SUBMITTED');
+        const kinds = results.slice(1).map((x) => (x.statusUpdate ? x.statusUpdate.status.state : 'artifact'));
+        expect(kinds).toEqual(['TASK_STATE_WORKING', 'TASK_STATE_WORKING', 'artifact', 'TASK_STATE_COMPLETED']);
+        expect(events.listenerCount).toBe(0);
+      } finally {
+        open();
+        gate = Promise.resolve();
+        await held.app.close();
+      }
     });
 
     it('SendStreamingMessage (REST): bare StreamResponse events; refusals are plain errors before any event', async () => {
