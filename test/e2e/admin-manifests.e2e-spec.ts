@@ -1,13 +1,7 @@
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { mintAdminToken } from '@cp/auth';
 import { financeAgentExample, toManifestDocument } from '@cp/capabilities';
-import type { AppConfig } from '@cp/common';
-import { AppModule } from '../../apps/control-plane/src/app.module';
-import { bootApp } from '../support/boot';
-import { testConfig } from '../support/config';
-import { givenDb, type GivenDb } from '../support/given-db';
+import type { GivenDb } from '../support/given-db';
 import { codeOf, gql, gqlOk } from '../support/graphql-client';
-import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { financeAdminApp, type FinanceAdminApp } from '../support/finance-admin-app';
 
 const CREATE = 'mutation($input: ManifestDocumentInput!) { createManifest(input: $input) { revision manifest { id state document } } }';
 const APPLY = `mutation($input: ApplyManifestsInput!) { applyManifests(input: $input) {
@@ -17,10 +11,7 @@ const LIFECYCLE = (op: string, input = 'LifecycleInput') =>
   `mutation($input: ${input}!) { ${op}(input: $input) { revision manifest { id state replacedBy deprecationReason deprecatedAt removedAt } } }`;
 
 describe('admin API manifests (HTTP)', () => {
-  let db: TestDatabase;
-  let app: NestFastifyApplication;
   let url: string;
-  let config: AppConfig;
   let given: GivenDb;
   let admin: string;
   const example = financeAgentExample();
@@ -28,18 +19,14 @@ describe('admin API manifests (HTTP)', () => {
   const agentId = 'finance-agent';
   const manifestCount = async () => given.prisma.capabilityManifest.count({ where: { agentId } });
 
+  let stack: FinanceAdminApp;
+
   beforeAll(async () => {
-    db = await createTestDatabase('admin_manifests');
-    config = testConfig({ DATABASE_URL: db.url, REDIS_KEY_PREFIX: `test:admin-manifests:${process.pid}:` });
-    ({ app, url } = await bootApp(AppModule, config));
-    given = givenDb(db.url);
-    await given.financeExample(agentId);
-    admin = mintAdminToken(config, 'ci-finance', ['team-admin'], [example.manifests[0].owner]);
+    stack = await financeAdminApp('admin_manifests', { agentId });
+    ({ url, given, admin } = stack);
   });
   afterAll(async () => {
-    await given?.close();
-    await app?.close();
-    await db?.drop();
+    await stack?.close();
   });
 
   it('refuses an invalid manifest with every error and its path, and writes nothing', async () => {

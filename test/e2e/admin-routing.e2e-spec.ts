@@ -3,16 +3,13 @@
  * clarifications (ADR 0094): nodes report resolved clarifications; admins review and promote
  * them into the manifest through the audited update path (new revision).
  */
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+
 import { mintAdminToken, mintNodeToken } from '@cp/auth';
 import { financeAgentExample, toManifestDocument } from '@cp/capabilities';
 import type { AppConfig } from '@cp/common';
-import { AppModule } from '../../apps/control-plane/src/app.module';
-import { bootApp } from '../support/boot';
-import { testConfig } from '../support/config';
-import { givenDb, type GivenDb } from '../support/given-db';
+import type { GivenDb } from '../support/given-db';
 import { codeOf, gql, gqlOk } from '../support/graphql-client';
-import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { financeAdminApp, type FinanceAdminApp } from '../support/finance-admin-app';
 
 const LIST = `query($agentId: String!, $status: String) { routingClarifications(agentId: $agentId, status: $status) { id tenant capabilityId text count status } }`;
 const PROMOTE = `mutation($input: PromoteClarificationInput!) { promoteRoutingClarification(input: $input) { revision clarification { id status } } }`;
@@ -22,8 +19,6 @@ const ROUTE_TEST = `query($input: RouteTestInput!) { routeTest(input: $input) {
 const DISMISS = `mutation($id: ID!) { dismissRoutingClarification(id: $id) { id status } }`;
 
 describe('admin API routing: clarifications (node report → review → promotion) and routeTest', () => {
-  let db: TestDatabase;
-  let app: NestFastifyApplication;
   let url: string;
   let config: AppConfig;
   let given: GivenDb;
@@ -31,21 +26,17 @@ describe('admin API routing: clarifications (node report → review → promotio
   let node: string;
   const agentId = 'finance-agent';
 
+  let stack: FinanceAdminApp;
+
   beforeAll(async () => {
-    db = await createTestDatabase('routing_clarifications');
-    config = testConfig({ DATABASE_URL: db.url, REDIS_KEY_PREFIX: `test:routing-clarifications:${process.pid}:` });
-    ({ app, url } = await bootApp(AppModule, config));
-    given = givenDb(db.url);
-    const { example } = await given.financeExample(agentId);
+    stack = await financeAdminApp('routing_clarifications', { agentId });
+    ({ url, config, given, admin } = stack);
     const other = await given.agent({ id: 'other-agent' });
     await given.manifest(other, { id: 'other-capability' });
-    admin = mintAdminToken(config, 'ci-finance', ['team-admin'], [example.manifests[0].owner]);
     node = mintNodeToken(config, agentId);
   });
   afterAll(async () => {
-    await given?.close();
-    await app?.close();
-    await db?.drop();
+    await stack?.close();
   });
 
   const report = (body: unknown, token: string | null = node) =>

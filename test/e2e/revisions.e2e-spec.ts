@@ -3,16 +3,13 @@
  * capabilities; its manifests as of a revision, which go through the normal applyManifests plan
  * (and its approval gate). Access like the agent's other reads; hostile revisions are refused.
  */
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+
 import { mintAdminToken } from '@cp/auth';
 import { financeAgentExample, toManifestDocument } from '@cp/capabilities';
 import type { AppConfig } from '@cp/common';
-import { AppModule } from '../../apps/control-plane/src/app.module';
-import { bootApp } from '../support/boot';
-import { testConfig } from '../support/config';
-import { givenDb, type GivenDb } from '../support/given-db';
+import type { GivenDb } from '../support/given-db';
 import { codeOf, gql, gqlOk, type AnyData } from '../support/graphql-client';
-import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { financeAdminApp, type FinanceAdminApp } from '../support/finance-admin-app';
 
 const APPLY = `mutation($input: ApplyManifestsInput!) { applyManifests(input: $input) {
   applied revision added removed changed { id fields values { field before after } } approvalRequired { kind capabilityId } changeRequest { id status baseRevision } } }`;
@@ -22,8 +19,6 @@ const AT = `query($agentId: String!, $revision: Int!) { manifestsAtRevision(agen
   agentId revision currentRevision manifests } }`;
 
 describe('revision history and rollback planning (HTTP)', () => {
-  let db: TestDatabase;
-  let app: NestFastifyApplication;
   let url: string;
   let config: AppConfig;
   let given: GivenDb;
@@ -52,14 +47,12 @@ describe('revision history and rollback planning (HTTP)', () => {
   const apply = async (manifests: unknown[], expectedRevision: number, dryRun = false) =>
     (await gqlOk(url, admin, APPLY, { input: { agentId, manifests, dryRun, expectedRevision } })).applyManifests as AnyData;
 
+  let stack: FinanceAdminApp;
+
   beforeAll(async () => {
-    db = await createTestDatabase('revisions');
-    config = testConfig({ DATABASE_URL: db.url, REDIS_KEY_PREFIX: `test:revisions:${process.pid}:` });
-    ({ app, url } = await bootApp(AppModule, config));
-    given = givenDb(db.url);
-    await given.financeExample(agentId);
+    stack = await financeAdminApp('revisions', { agentId });
+    ({ url, config, given, admin } = stack);
     const elsewhere = await given.team();
-    admin = mintAdminToken(config, 'ci-finance', ['team-admin'], [example.manifests[0].owner]);
     outsider = mintAdminToken(config, 'ci-elsewhere', ['team-admin'], [elsewhere.id]);
     // Revision A: a new description. Revision B: another description and a new preview capability.
     const start = await given.revisionOf(agentId);
@@ -67,9 +60,7 @@ describe('revision history and rollback planning (HTTP)', () => {
     revB = (await apply([withDescription('Finds an invoice (B).'), ...docs.slice(1), search], revA)).revision as number;
   }, 120_000);
   afterAll(async () => {
-    await given?.close();
-    await app?.close();
-    await db?.drop();
+    await stack?.close();
   });
 
   it('lists the revisions newest first with actor, time, summary and the capabilities each changed, paged', async () => {

@@ -5,28 +5,20 @@
  * written, no error id, no SQL text, nothing logged as an error. It used to reach PostgreSQL and
  * come back as INTERNAL_SERVER_ERROR (SQLSTATE 22021).
  */
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { mintAdminToken } from '@cp/auth';
+
 import { financeAgentExample, toManifestDocument } from '@cp/capabilities';
-import type { AppConfig } from '@cp/common';
-import { AppModule } from '../../apps/control-plane/src/app.module';
 import { mapKnownError } from '../../apps/control-plane/src/common/errors/error-formatter';
-import { bootApp } from '../support/boot';
-import { testConfig } from '../support/config';
-import { givenDb, type GivenDb } from '../support/given-db';
+import type { GivenDb } from '../support/given-db';
 import { gql, gqlOk, type GqlResponse } from '../support/graphql-client';
 import { LogCapture } from '../support/log-capture';
-import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { financeAdminApp, type FinanceAdminApp } from '../support/finance-admin-app';
 
 const NUL = '\u0000';
 /** The same character as a GraphQL string escape, for inline literals. */
 const NUL_ESCAPE = '\\u0000';
 
 describe('a NUL character in a GraphQL string argument answers BAD_USER_INPUT naming its path', () => {
-  let db: TestDatabase;
-  let app: NestFastifyApplication;
   let url: string;
-  let config: AppConfig;
   let given: GivenDb;
   let admin: string;
   const logs = new LogCapture();
@@ -34,18 +26,14 @@ describe('a NUL character in a GraphQL string argument answers BAD_USER_INPUT na
   const docs = example.manifests.map(toManifestDocument);
   const agentId = 'finance-agent';
 
+  let stack: FinanceAdminApp;
+
   beforeAll(async () => {
-    db = await createTestDatabase('sec_graphql_nul');
-    config = testConfig({ DATABASE_URL: db.url, REDIS_KEY_PREFIX: `test:sec-gql-nul:${process.pid}:`, LOG_LEVEL: 'info' });
-    ({ app, url } = await bootApp(AppModule, config, { logs }));
-    given = givenDb(db.url);
-    await given.financeExample(agentId);
-    admin = mintAdminToken(config, 'ci-finance', ['team-admin'], [example.manifests[0].owner]);
+    stack = await financeAdminApp('sec_graphql_nul', { agentId, logs, config: { LOG_LEVEL: 'info' } });
+    ({ url, given, admin } = stack);
   });
   afterAll(async () => {
-    await given?.close();
-    await app?.close();
-    await db?.drop();
+    await stack?.close();
   });
 
   /** Everything a refused request must leave as it was. */
