@@ -6,12 +6,17 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { JSONWebKeySet } from 'jose';
 import type { NodeBundle } from '@cp/capabilities';
 import { signNodeBundle, type SignatureKey } from '@cp/node-protocol';
 
-export function testSigningKey(kid = 'test-key'): { key: SignatureKey; jwks: { keys: object[] } } {
+/** A fresh ES256 signing key and the JWKS that publishes it (`kid` on both). */
+export function testSigningKey(kid = 'test-key'): { key: SignatureKey; jwks: JSONWebKeySet } {
   const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-  return { key: { kid, privateKey }, jwks: { keys: [{ ...publicKey.export({ format: 'jwk' }), kid, alg: 'ES256', use: 'sig' }] } };
+  return {
+    key: { kid, privateKey },
+    jwks: { keys: [{ ...(publicKey.export({ format: 'jwk' }) as JSONWebKeySet['keys'][number]), kid, alg: 'ES256', use: 'sig' }] },
+  };
 }
 
 export async function writeSignedBundle(cacheDir: string, bundle: NodeBundle): Promise<NodeBundle> {

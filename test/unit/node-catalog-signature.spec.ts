@@ -4,9 +4,8 @@
  * with what the control plane answers, verified before it is served, unsigned (and said so) when
  * there is no good signature.
  */
-import { generateKeyPairSync } from 'node:crypto';
 import fc from 'fast-check';
-import { CompactSign, type JSONWebKeySet } from 'jose';
+import { CompactSign } from 'jose';
 import {
   bundleContentHash,
   buildNodeBundle,
@@ -26,17 +25,13 @@ import {
   nodeCatalog,
   signNodeBundle,
   verifyNodeBundle,
-  type SignatureKey,
 } from '@cp/node-protocol';
 import { ActiveBundle } from '@cp/node-sdk';
 import { verifyCatalogIndependently } from '../support/independent-catalog-verifier';
+import { testSigningKey } from '../support/signed-bundle';
 
-function newKey(kid: string): { key: SignatureKey; jwks: JSONWebKeySet } {
-  const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-  return { key: { kid, privateKey }, jwks: { keys: [{ ...publicKey.export({ format: 'jwk' }), kid, alg: 'ES256', use: 'sig' }] } };
-}
-const ours = newKey('cp-key');
-const theirs = newKey('cp-key');
+const ours = testSigningKey('cp-key');
+const theirs = testSigningKey('cp-key');
 const identity = { host: { displayName: 'Acme agents' }, publisher: { identifier: 'acme', displayName: 'Acme' } };
 const f = financeAgentExample({ baseUrl: 'http://finance.example:3002' });
 const snapshot = given.snapshot(f.manifests, { agentId: 'finance-agent', revision: 3, agent: f.agent });

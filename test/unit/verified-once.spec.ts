@@ -3,8 +3,6 @@
  * delta's result once per distinct content, and what it remembers never stands in for a check the
  * keys or the content no longer pass.
  */
-import { generateKeyPairSync } from 'node:crypto';
-import type { JSONWebKeySet } from 'jose';
 import { buildNodeBundle, checkNodeBundle, financeAgentExample, sealNodeBundle, type NodeBundle } from '@cp/capabilities';
 import {
   applyNodeBundleDelta,
@@ -16,11 +14,7 @@ import {
   verifyNodeBundle,
   type SignatureKey,
 } from '@cp/node-protocol';
-
-function newKey(kid: string): { key: SignatureKey; jwks: JSONWebKeySet } {
-  const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-  return { key: { kid, privateKey }, jwks: { keys: [{ ...publicKey.export({ format: 'jwk' }), kid, alg: 'ES256', use: 'sig' }] } };
-}
+import { testSigningKey } from '../support/signed-bundle';
 
 const example = financeAgentExample();
 const snapshot = (revision: number, description: string) => ({
@@ -43,7 +37,7 @@ function countVerifications(): { count: () => number; restore: () => void } {
 }
 
 describe('verified once per distinct content (ADR 0345)', () => {
-  const ours = newKey('cp-key');
+  const ours = testSigningKey('cp-key');
 
   it('a card text verified before is not verified again with the same keys, and concurrent checks share one verification', async () => {
     const card = (await freshBundle(ours.key)).publicCard.body;
@@ -64,7 +58,7 @@ describe('verified once per distinct content (ADR 0345)', () => {
   it('the same kid with other key material (a replaced key) is not trusted from memory: the card fails', async () => {
     const card = (await freshBundle(ours.key)).publicCard.body;
     expect((await verifyCardSignature(card, ours.jwks)).ok).toBe(true);
-    const impostor = newKey('cp-key');
+    const impostor = testSigningKey('cp-key');
     const result = await verifyCardSignature(card, impostor.jwks);
     expect(result).toMatchObject({ ok: false, code: CardVerifyCode.BadSignature });
   });
@@ -72,7 +66,7 @@ describe('verified once per distinct content (ADR 0345)', () => {
   it('a kid no longer in the keys fails after it verified, and a changed character is never a hit', async () => {
     const card = (await freshBundle(ours.key)).publicCard.body;
     expect((await verifyCardSignature(card, ours.jwks)).ok).toBe(true);
-    expect(await verifyCardSignature(card, newKey('other').jwks)).toMatchObject({ ok: false, code: CardVerifyCode.UnknownKey });
+    expect(await verifyCardSignature(card, testSigningKey('other').jwks)).toMatchObject({ ok: false, code: CardVerifyCode.UnknownKey });
     const tampered = card.replace('Finance Agent', 'Finance Agenz');
     expect(tampered).not.toBe(card);
     expect(await verifyCardSignature(tampered, ours.jwks)).toMatchObject({ ok: false, code: CardVerifyCode.BadSignature });
@@ -80,7 +74,7 @@ describe('verified once per distinct content (ADR 0345)', () => {
 
   it('a failure is not remembered: the same text verifies once the right keys are given', async () => {
     const card = (await freshBundle(ours.key)).publicCard.body;
-    expect((await verifyCardSignature(card, newKey('cp-key').jwks)).ok).toBe(false);
+    expect((await verifyCardSignature(card, testSigningKey('cp-key').jwks)).ok).toBe(false);
     expect(await verifyCardSignature(card, ours.jwks)).toEqual({ ok: true, kid: 'cp-key' });
   });
 
@@ -98,7 +92,7 @@ describe('verified once per distinct content (ADR 0345)', () => {
     const other = await freshBundle(ours.key);
     const forged = sealNodeBundle({ ...JSON.parse(JSON.stringify(other)), signature: bundle.signature } as NodeBundle);
     expect(await verifyBundleSignature(forged, ours.jwks)).toMatchObject({ ok: false, code: CardVerifyCode.BadSignature });
-    expect(await verifyBundleSignature(copy(bundle), newKey('cp-key').jwks)).toMatchObject({
+    expect(await verifyBundleSignature(copy(bundle), testSigningKey('cp-key').jwks)).toMatchObject({
       ok: false,
       code: CardVerifyCode.BadSignature,
     });
