@@ -64,6 +64,66 @@ describe('loadConfig', () => {
     }
   });
 
+  it('takes CLARIFICATION_AUTO_PROMOTE_AFTER as a whole number 0–1000 in digits and refuses anything else, naming the variable', () => {
+    expect(loadConfig({}).CLARIFICATION_AUTO_PROMOTE_AFTER).toBe(0);
+    // An empty variable is unset like every other (the default, 0: off).
+    expect(loadConfig({ CLARIFICATION_AUTO_PROMOTE_AFTER: '' }).CLARIFICATION_AUTO_PROMOTE_AFTER).toBe(0);
+    for (const [good, value] of [
+      ['0', 0],
+      ['1', 1],
+      ['3', 3],
+      ['1000', 1000],
+      ['007', 7],
+    ] as const) {
+      expect(loadConfig({ CLARIFICATION_AUTO_PROMOTE_AFTER: good }).CLARIFICATION_AUTO_PROMOTE_AFTER).toBe(value);
+    }
+    const hostile = [
+      '-1',
+      '-0',
+      '1001',
+      '1e3',
+      '1E2',
+      '0x10',
+      '0o7',
+      '0b11',
+      '1.5',
+      '3.0',
+      '+3',
+      ' ',
+      ' 3',
+      '3 ',
+      '\t3\n',
+      '3\u00003',
+      '\u0000',
+      '3\u001b[2J',
+      '\u00a03',
+      '３',
+      '٣',
+      'Infinity',
+      'NaN',
+      'three',
+      '1_000',
+      '1,000',
+      '9'.repeat(400),
+      '1'.repeat(100_000),
+    ];
+    for (const bad of hostile) {
+      let message = '';
+      try {
+        loadConfig({ CLARIFICATION_AUTO_PROMOTE_AFTER: bad });
+      } catch (error) {
+        expect(error).toBeInstanceOf(ConfigError);
+        message = (error as Error).message;
+      }
+      expect({ bad, message }).toEqual({
+        bad,
+        message: expect.stringMatching(/CLARIFICATION_AUTO_PROMOTE_AFTER: must be a whole number from 0 to 1000/),
+      });
+      // The refusal names the variable, not the hostile value (no control characters or 100 KB echoed into a log).
+      expect(message.length).toBeLessThan(200);
+    }
+  });
+
   it('bounds the stream guards (ADR 0205): the anonymous pool at most half the node, an owner at most the node, naming the variable', () => {
     const c = loadConfig({});
     expect([c.A2A_MAX_STREAMS, c.A2A_MAX_ANONYMOUS_STREAMS, c.A2A_MAX_STREAMS_PER_OWNER, c.A2A_MAX_STREAMS_PER_TASK]).toEqual([
@@ -108,5 +168,11 @@ describe('loadConfig', () => {
     const result = spawnSync(process.execPath, ['-e', script], { env: { ...process.env, REDIS_URL: 'http://nope' }, encoding: 'utf8' });
     expect(result.status).toBe(78);
     expect(result.stderr).toMatch(/REDIS_URL: must be a URL with protocol redis: or rediss:/);
+    const hex = spawnSync(process.execPath, ['-e', script], {
+      env: { ...process.env, CLARIFICATION_AUTO_PROMOTE_AFTER: '0x10' },
+      encoding: 'utf8',
+    });
+    expect(hex.status).toBe(78);
+    expect(hex.stderr).toMatch(/CLARIFICATION_AUTO_PROMOTE_AFTER: must be a whole number from 0 to 1000/);
   });
 });

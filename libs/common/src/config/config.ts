@@ -36,6 +36,18 @@ export function isLoopbackHost(host: string): boolean {
     .replace(/^\[(.*)\]$/, '$1');
   return h === 'localhost' || h === '::1' || /^127(\.\d{1,3}){3}$/.test(h);
 }
+/**
+ * A whole number written in plain ASCII digits, from `min` to `max`: `z.coerce.number()` would also
+ * take " ", "1e3", "0x10", "+3", "3.0" and "-0" (Number() reads them all). The message names the
+ * bounds, never the value (which may hold control characters or be 100 KB long).
+ */
+const wholeNumber = (min: number, max: number) => {
+  const message = `must be a whole number from ${min} to ${max}, in digits`;
+  return z
+    .string()
+    .refine((value) => /^[0-9]{1,7}$/.test(value) && Number(value) >= min && Number(value) <= max, message)
+    .transform(Number);
+};
 const lifetime = (seconds: number) => z.coerce.number().int().min(1).default(seconds);
 
 const configFields = z.object({
@@ -311,7 +323,7 @@ const configFields = z.object({
    * Issue 31 (ADR 0336): a clarification the same tenant answered the same way this many times is
    * promoted as an example automatically (audited as system:auto-promotion). 0, the default: never.
    */
-  CLARIFICATION_AUTO_PROMOTE_AFTER: z.coerce.number().int().min(0).max(1000).default(0),
+  CLARIFICATION_AUTO_PROMOTE_AFTER: wholeNumber(0, 1000).default(0),
   /** Issue 21: a sunset date set or moved must be at least this many days ahead. */
   DEPRECATION_SUNSET_MIN_NOTICE_DAYS: z.coerce.number().int().min(0).default(7),
   /** Issue 21: how often the worker looks for deprecation notices to send (cron, default every 10 minutes). */
