@@ -4,7 +4,8 @@
  *    the router before issue 13 ("today") and plain BM25 over the same fields and tokenizer, on
  *    the held-out half, the tuning half (constants were chosen on it) and the whole (split.yaml),
  *    and the second and third held-out sets (held-out-2.yaml, ADR 0096; held-out-3.yaml, written
- *    blind, ADR 0197), and the product router without the manifests' routing hints. With
+ *    blind, ADR 0197), the product router before ADR 0360 ("previous": names in examples counted as
+ *    evidence) and the product router without the manifests' routing hints. With
  *    BENCH_EMBEDDINGS=use (and the USE-lite packages installed, test/support/routing-eval/
  *    local-embeddings.ts) also the semantic router (EmbeddingsClassifier over a local
  *    OpenAI-compatible server) and its agreement with the lexical router (measurement only). With
@@ -78,6 +79,8 @@ async function quality(): Promise<void> {
       const columns: Record<string, EvalFigures> = {
         'route() today': evaluate(view, new LegacyLexicalClassifier()),
         'plain BM25': evaluate(view, new PlainBm25Classifier()),
+        // ADR 0360: the router before names in examples stopped counting as evidence.
+        'route() previous': evaluate(view, new LexicalClassifier(undefined, { namesInExamples: true })),
         'route() now': evaluate(view, new LexicalClassifier()),
         'route() now, no routing hints': evaluate(withoutHints(view), new LexicalClassifier()),
         // ADR 0290: the expansion chosen on the tuning half (1 sense, derivations, weight 0.1).
@@ -165,6 +168,7 @@ function latency(): void {
 
   const columns: [string, Classifier][] = [
     ['route() today', new LegacyLexicalClassifier()],
+    ['route() previous', new LexicalClassifier(undefined, { namesInExamples: true })],
     ['route() now', new LexicalClassifier()],
     ['route() now + WordNet', new LexicalClassifier(undefined, { expansion: wordnet(), expansionWeight: 0.1 })],
     ['plain BM25 (bare baseline)', new PlainBm25Classifier()],

@@ -65,17 +65,20 @@ describe('routing evaluation (labelled back-office set)', () => {
   // written blind and its failures were never printed, ADR 0197). The goals of issue 13 (80% clear,
   // ≤ 3% wrong) are not reached: docs/performance.md. One-turn resolution (issue 31, ADR 0260) was
   // measured once the ≤ 3-choice question existed, on every set at once, nothing tuned on it.
+  // Raised with ADR 0360 (names in examples are not evidence; chosen on the looked-at sets, the
+  // blind set measured after): measured routed 52, 45, 41 of 75; one turn 73, 70, 66 of 75; wrong
+  // routes 3, 2, 4 of 100; ambiguous clarified 13, 13, 13 of 15.
   it.each([
-    { name: 'held-out half', view: () => half(set, 'held-out'), clear: 50 / 75, oneTurn: 72 / 75, wrong: 0.04, ambiguous: 0.8 },
-    { name: 'second held-out set', view: () => second, clear: 44 / 75, oneTurn: 68 / 75, wrong: 0.03, ambiguous: 0.8 },
-    { name: 'third held-out set (blind)', view: () => third, clear: 40 / 75, oneTurn: 65 / 75, wrong: 0.06, ambiguous: 0.73 },
+    { name: 'held-out half', view: () => half(set, 'held-out'), clear: 51 / 75, oneTurn: 72 / 75, wrong: 0.04, ambiguous: 0.8 },
+    { name: 'second held-out set', view: () => second, clear: 44 / 75, oneTurn: 69 / 75, wrong: 0.03, ambiguous: 0.8 },
+    { name: 'third held-out set (blind)', view: () => third, clear: 40 / 75, oneTurn: 65 / 75, wrong: 0.05, ambiguous: 0.8 },
   ])(
     'holds the measured floor on the $name: clear routed, resolved in one turn, wrong routes, ambiguous and out of scope clarified',
     (floor) => {
       const f = evaluate(floor.view(), new LexicalClassifier());
       const total = f.clear + f.ambiguous + f.outOfScope;
       expect(f.clearCorrect / f.clear).toBeGreaterThanOrEqual(floor.clear);
-      // Issue 31: routed right, or clarified with the label among the ≤ 3 choices offered (measured 73, 69, 66 of 75).
+      // Issue 31: routed right, or clarified with the label among the ≤ 3 choices offered.
       expect(f.oneTurn / f.clear).toBeGreaterThanOrEqual(floor.oneTurn);
       expect(f.wrongRoutes / total).toBeLessThanOrEqual(floor.wrong);
       expect(f.ambiguousClarified / f.ambiguous).toBeGreaterThanOrEqual(floor.ambiguous);

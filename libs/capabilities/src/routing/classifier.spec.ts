@@ -2,7 +2,7 @@ import { financeAgentExample } from '../fixtures/finance-agent';
 import { buildRouterIndex, type RouterEntry } from '../router-index';
 import { given } from '../testing/given';
 import { LexicalClassifier } from './classifier';
-import { asksAboutState, describesAction, stem, terms } from './text';
+import { asksAboutState, describesAction, stem, terms, withoutNames } from './text';
 
 const finance = financeAgentExample();
 const entries = buildRouterIndex(given.snapshot(finance.manifests, { agent: finance.agent }), finance.callers.partner).entries;
@@ -61,6 +61,59 @@ describe('text analysis', () => {
     // Hostile input: a wall of date words is just dropped, nothing throws.
     expect(terms('last month '.repeat(5000))).toEqual([]);
     expect(terms('ago ago ago end of of the')).toEqual([stem('end')]);
+  });
+});
+
+describe('names in examples (ADR 0360)', () => {
+  const none = new Set<string>();
+
+  it("drops a capitalised word inside a sentence, keeping sentence openers, words in capitals and the capability's own words", () => {
+    expect(withoutNames('Send Contoso their statement of account.', none)).toBe('Send   their statement of account.');
+    expect(withoutNames("Approve Maria's requisition. Globex too", none)).toBe('Approve   requisition. Globex too');
+    expect(withoutNames('Reconcile invoice INV-20931 against its PO, in EUR.', none)).toBe(
+      'Reconcile invoice INV-20931 against its PO, in EUR.',
+    );
+    expect(withoutNames('What is the daily allowance in London?', none)).toBe('What is the daily allowance in  ?');
+    // A capitalised word the capability itself uses (its name, description, tags, routing terms) is evidence.
+    expect(withoutNames('Dispute my Amex charge', new Set(terms('amex')))).toBe('Dispute my Amex charge');
+    expect(withoutNames('check the McDonald e-Mail', none)).toBe('check the McDonald e-Mail');
+    expect(withoutNames('', none)).toBe('');
+  });
+
+  it('survives hostile text: huge, all names, control characters', () => {
+    const names = 'pay Acme '.repeat(20_000);
+    expect(terms(withoutNames(names, none))).toEqual(terms('pay '.repeat(20_000)));
+    // A control character opens no sentence: the name after it goes too.
+    expect(withoutNames('\u0000Acme\u202e pays Globex\u0000', none)).toBe('\u0000 \u202e pays  \u0000');
+  });
+
+  it('a name an example happens to use is no evidence for its capability; its words still are', () => {
+    const receivables = [
+      {
+        ...entry('customer-statement', 'Send a customer statement', 'Sends a customer their statement of account.'),
+        skill: {
+          name: 'Send a customer statement',
+          description: 'Sends a customer their statement of account.',
+          tags: [],
+          examples: ['Send Contoso their statement of account.'],
+        },
+      },
+      {
+        ...entry('dunning-reminder', 'Chase an overdue customer', 'Sends a payment reminder to a customer.'),
+        skill: {
+          name: 'Chase an overdue customer',
+          description: 'Sends a payment reminder to a customer.',
+          tags: [],
+          examples: ['Remind Fabrikam that their invoice is overdue.'],
+        },
+      },
+    ];
+    const before = new LexicalClassifier(undefined, { namesInExamples: true });
+    const now = new LexicalClassifier();
+    expect(before.classify('something about Contoso', receivables).id).toBe('customer-statement');
+    expect(now.classify('something about Contoso', receivables)).toMatchObject({ id: null, confidence: 0 });
+    expect(now.classify('remind Contoso their invoice is overdue', receivables).id).toBe('dunning-reminder');
+    expect(now.classify('send Fabrikam their statement of account', receivables).id).toBe('customer-statement');
   });
 });
 

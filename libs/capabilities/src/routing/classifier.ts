@@ -4,7 +4,7 @@
  * same answer on every machine). ADR 0090.
  */
 import type { RouterEntry } from '../router-index';
-import { asksAboutState, bigrams, describesAction, terms, tokens } from './text';
+import { asksAboutState, bigrams, describesAction, terms, tokens, withoutNames } from './text';
 
 export interface RankedCandidate {
   id: string;
@@ -105,6 +105,8 @@ export interface LexicalOptions {
   expansion?: TermExpansion;
   /** BM25F weight of the expanded words (below every original field's). */
   expansionWeight?: number;
+  /** Index the names in examples as evidence, as before ADR 0360 (measurement only: the routing bench's "previous" column). */
+  namesInExamples?: boolean;
 }
 
 interface Compiled {
@@ -118,7 +120,8 @@ interface Compiled {
   acts: boolean;
 }
 
-function compile(entry: RouterEntry, expansion?: TermExpansion): Compiled {
+function compile(entry: RouterEntry, options: LexicalOptions): Compiled {
+  const { expansion } = options;
   const tf = new Map<string, number[]>();
   const length = FIELD_NAMES.map(() => 0);
   const add = (field: Field, stems: readonly string[]) => {
@@ -139,7 +142,21 @@ function compile(entry: RouterEntry, expansion?: TermExpansion): Compiled {
   add('name', withPhrases(entry.skill.name));
   add('id', terms(entry.id.replace(/-/g, ' ')));
   for (const tag of entry.skill.tags) add('tags', terms(tag));
-  for (const example of entry.skill.examples) add('examples', withPhrases(example));
+  // The names an example uses (a supplier, a person, a city) are values, not evidence (ADR 0360).
+  const own = options.namesInExamples
+    ? undefined
+    : new Set(
+        terms(
+          [
+            entry.id.replace(/-/g, ' '),
+            entry.skill.name,
+            entry.skill.description,
+            ...entry.skill.tags,
+            ...(entry.routing?.terms ?? []),
+          ].join(' '),
+        ),
+      );
+  for (const example of entry.skill.examples) add('examples', withPhrases(own ? withoutNames(example, own) : example));
   add('description', terms(entry.skill.description));
   const negative = new Set<string>();
   for (const term of entry.routing?.terms ?? []) {
@@ -155,8 +172,14 @@ function compile(entry: RouterEntry, expansion?: TermExpansion): Compiled {
   const borrowed = new Set<string>();
   if (expansion) {
     // Related words of the capability's own words, each stem once, minus stems it already holds.
-    const own = [entry.skill.name, entry.skill.description, ...entry.skill.tags, ...entry.skill.examples, ...(entry.routing?.terms ?? [])];
-    for (const word of new Set(own.flatMap((text) => tokens(text))))
+    const texts = [
+      entry.skill.name,
+      entry.skill.description,
+      ...entry.skill.tags,
+      ...entry.skill.examples,
+      ...(entry.routing?.terms ?? []),
+    ];
+    for (const word of new Set(texts.flatMap((text) => tokens(text))))
       if (terms(word).length > 0)
         for (const r of expansion.expand(word)) for (const t of terms(r)) if (!tf.has(t) && !negative.has(t)) borrowed.add(t);
     add('expanded', [...borrowed]);
@@ -314,7 +337,7 @@ export class LexicalClassifier implements Classifier {
   private vector(entry: RouterEntry): Compiled {
     let v = this.compiled.get(entry);
     if (!v) {
-      v = compile(entry, this.options.expansion);
+      v = compile(entry, this.options);
       this.compiled.set(entry, v);
     }
     return v;

@@ -17,7 +17,7 @@ export { clarificationQuestion, resolveReply, normalizeReply, MAX_CHOICES, REPLY
 export type { PendingClarification } from './clarification';
 export { LexicalClassifier, DEFAULT_CALIBRATION } from './classifier';
 export type { Calibration, Classifier, ClassifierResult, LexicalOptions, RankedCandidate, RoutingHints, TermExpansion } from './classifier';
-export { terms, stem, tokens, bigrams } from './text';
+export { terms, stem, tokens, bigrams, withoutNames } from './text';
 export { partKind, partMediaType, normalizeMediaType, mediaTypeMatches, messageText } from './message';
 export type { WireMessage, WirePart, PartKind } from './message';
 export {

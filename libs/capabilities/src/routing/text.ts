@@ -179,6 +179,23 @@ export function terms(text: string): string[] {
   return out;
 }
 
+/**
+ * The text of an example without the names in it (ADR 0360): a capitalised word that does not
+ * open a sentence ("Northwind", "Maria's", "London") names a value the example happens to use, a
+ * supplier, a person, a place, not what the capability does; a new message naming the same value
+ * is no evidence for the capability. Words in capitals (PO, IBAN, EUR) and words that open a
+ * sentence are kept, and so is any word whose stem `keep` holds (the capability's own words).
+ */
+export function withoutNames(text: string, keep: ReadonlySet<string>): string {
+  return text.replace(/\p{Lu}\p{Ll}+(?:['’]\p{Ll}+)?(?![\p{L}\p{N}])/gu, (word: string, offset: number) => {
+    if (offset > 0 && /[\p{L}\p{N}'’-]/u.test(text[offset - 1])) return word; // inside a longer token (McDonald, e-Mail)
+    let i = offset - 1;
+    while (i >= 0 && /\s/.test(text[i])) i--;
+    if (i < 0 || '.!?:;'.includes(text[i])) return word; // opens a sentence
+    return terms(word).every((t) => keep.has(t)) ? word : ' ';
+  });
+}
+
 /** Adjacent term pairs, `a b`: how multi-word routing terms ("cut a PO", "credit memo") match. */
 export function bigrams(stems: readonly string[]): string[] {
   const out: string[] = [];
