@@ -19,6 +19,10 @@
  * The in-process replay (test/support/routing-eval/learning.ts: the same edit applied to the
  * fixture's manifests) is scored beside it at each step; the two must agree.
  *
+ * Latency: each promotion alternates with a baseline round trip through the same control plane
+ * (admin: `dismissRoutingClarification` of an extra clarification, one minimal write; automatic:
+ * one report that promotes nothing); p50, p90 and their ratio are printed.
+ *
  * BENCH_AUTO_AFTER=N: automatic promotion instead (ADR 0336): the control plane runs with
  * CLARIFICATION_AUTO_PROMOTE_AFTER=N, no admin promotes anything, and the caller answers each
  * clarification N times (N reports by the node); its N-th answer is promoted by the control plane.
@@ -70,6 +74,7 @@ async function graphql<T>(url: string, token: string, query: string, variables: 
 }
 
 const LIST = `query($agentId: String!) { routingClarifications(agentId: $agentId, status: "pending") { id capabilityId text } }`;
+const DISMISS = `mutation($id: ID!) { dismissRoutingClarification(id: $id) { id } }`;
 const PROMOTE = `mutation($input: PromoteClarificationInput!) { promoteRoutingClarification(input: $input) { revision } }`;
 
 async function main(): Promise<void> {
@@ -149,6 +154,35 @@ async function main(): Promise<void> {
       throw new Error(`reported ${clarifications.length} clarifications, the control plane lists ${pending.length}`);
     progress(`${clarifications.length} clarifications reported (of ${clearTuning} clear tuning messages)`);
 
+    // The latency baseline, alternated with the promotions in the same run: one more clarification
+    // per promotion (its text marked, so it is a row of its own), never promoted. With an admin:
+    // `dismissRoutingClarification` of it, the same GraphQL round trip, token check and agent write
+    // check with one minimal write (the row's status). Automatic: one report of it by the node,
+    // the same POST round trip below the promotion count (recorded, nothing promoted).
+    const baselineText = (i: number) => `(latency baseline ${i}) ${clarifications[i].text}`;
+    const baselineIds: string[] = [];
+    if (AUTO_AFTER === 0) {
+      for (const [i, c] of clarifications.entries()) sink.record({ text: baselineText(i), capabilityId: c.capabilityId, tenant: TENANT });
+      await sink.flush();
+      const listed = (
+        await graphql<{ routingClarifications: { id: string; capabilityId: string; text: string }[] }>(url, admin, LIST, { agentId })
+      ).routingClarifications;
+      const byText = new Map(listed.map((r) => [r.text, r.id]));
+      for (const i of clarifications.keys()) baselineIds.push(byText.get(baselineText(i)) ?? '');
+      if (baselineIds.some((id) => id === '')) throw new Error('a latency-baseline clarification was not listed');
+    }
+    const baselineMs: number[] = [];
+    const baseline = async (i: number) => {
+      const t0 = performance.now();
+      if (AUTO_AFTER > 0) {
+        sink.record({ text: baselineText(i), capabilityId: clarifications[i].capabilityId, tenant: TENANT });
+        await sink.flush();
+      } else {
+        await graphql(url, admin, DISMISS, { id: baselineIds[i] });
+      }
+      baselineMs.push(performance.now() - t0);
+    };
+
     // 2 and 3. Promote in order; measure at each step from the bundle the node serves.
     const steps = [0, 10, 50, clarifications.length].filter((n, i, a) => n <= clarifications.length && a.indexOf(n) === i);
     const targets: [string, EvalSet][] = [
@@ -179,7 +213,13 @@ async function main(): Promise<void> {
       revision = done.promoteRoutingClarification.revision;
     };
     for (const n of steps) {
-      while (promoted < n) await promote(clarifications[promoted++]);
+      // Alternating rounds: the baseline before the promotion in even rounds, after it in odd ones.
+      while (promoted < n) {
+        const i = promoted++;
+        if (i % 2 === 0) await baseline(i);
+        await promote(clarifications[i]);
+        if (i % 2 === 1) await baseline(i);
+      }
       const snapshot = await served(revision);
       for (const [name, target] of targets)
         rows.get(name)!.push({
@@ -205,10 +245,19 @@ async function main(): Promise<void> {
           `| ${name} | ${n} | ${pct(f.clearCorrect, f.clear)} | ${pct(f.oneTurn, f.clear)} | ${pct(f.wrongRoutes, total)} | ${pct(f.bestGuessRight, f.clear)} | ${agrees} |`,
         );
       }
-    const sorted = [...promoteMs].sort((a, b) => a - b);
-    const q = (p: number) => sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)]?.toFixed(0);
+    const quantile = (xs: number[], p: number) => {
+      const sorted = [...xs].sort((a, b) => a - b);
+      return sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)] ?? NaN;
+    };
+    const [what, floor] =
+      AUTO_AFTER > 0 ? ['the N-th report, promoted', 'one report, nothing promoted'] : ['promote mutation', 'dismiss mutation (baseline)'];
+    for (const [name, xs] of [
+      [what, promoteMs],
+      [floor, baselineMs],
+    ] as const)
+      console.log(`${name}: p50 ${quantile(xs, 0.5).toFixed(0)} ms, p90 ${quantile(xs, 0.9).toFixed(0)} ms over ${xs.length}`);
     console.log(
-      `\n${AUTO_AFTER > 0 ? 'the N-th report, promoted' : 'promote mutation'}: p50 ${q(0.5)} ms, p90 ${q(0.9)} ms over ${promoteMs.length}; final revision ${revision}`,
+      `ratio, p50: ${(quantile(promoteMs, 0.5) / quantile(baselineMs, 0.5)).toFixed(1)}×, p90: ${(quantile(promoteMs, 0.9) / quantile(baselineMs, 0.9)).toFixed(1)}×; final revision ${revision}`,
     );
     console.log(`load average before/after: ${loadBefore} / ${readFileSync('/proc/loadavg', 'utf8').trim()}`);
   } finally {
