@@ -8,16 +8,21 @@
  *    evidence) and the product router without the manifests' routing hints. With
  *    BENCH_EMBEDDINGS=use (and the USE-lite packages installed, test/support/routing-eval/
  *    local-embeddings.ts) also the semantic router (EmbeddingsClassifier over a local
- *    OpenAI-compatible server) and its agreement with the lexical router (measurement only). With
+ *    OpenAI-compatible server) and its agreement with the lexical router (measurement only), and
+ *    the product router with its clarifications' choices chosen with the embeddings ranking
+ *    (SemanticChoicesClassifier, ADR 0361), plus the latency that adds per clarification. With
  *    BENCH_CHAT_URL the chat-completions router (ADR 0291) against that endpoint.
+ *    BENCH_ROUTING_SETS=tuning,held-out,… limits the quality tables to the named sets (by the
+ *    start of their title), e.g. to try a change without looking at the blind third set.
  * 2. Latency of one route() decision over a 2,000-capability router index (the eval set's 25
  *    capabilities plus 1,975 generated ones), today's classifier and the new one interleaved in
  *    one run, with plain BM25 as the bare baseline doing the same ranking work.
  */
-import { LexicalClassifier, route, routingTestIndex, type Classifier, type CapabilityManifest, type RouterIndex } from '@cp/capabilities';
+import { LexicalClassifier, route, routeAsync, routingTestIndex, type Classifier, type CapabilityManifest, type RouterIndex } from '@cp/capabilities';
 import { LegacyLexicalClassifier } from '../support/routing-eval/legacy-classifier';
 import { EmbeddingsClassifier } from '../../libs/node-sdk/src/routing/embeddings-classifier';
 import { ChatCompletionsClassifier } from '../../libs/node-sdk/src/routing/chat-classifier';
+import { SemanticChoicesClassifier } from '../../libs/node-sdk/src/routing/semantic-choices';
 import { agreement, precomputed, startLocalEmbeddings, useClassifier } from '../support/routing-eval/local-embeddings';
 import { PlainBm25Classifier } from '../support/routing-eval/plain-bm25';
 import { WordNet } from '../support/routing-eval/wordnet';
@@ -60,13 +65,18 @@ function rng(seed: number) {
 }
 
 const set = loadEvalSet();
-const views: [string, EvalSet][] = [
-  ['held-out half', half(set, 'held-out')],
-  ['tuning half', half(set, 'tuning')],
-  ['whole set', set],
-  ['second held-out set', loadSecondHeldOut()],
-  ['third held-out set', loadThirdHeldOut()],
-];
+const only = process.env.BENCH_ROUTING_SETS?.split(',').filter((x) => x !== '');
+const views: [string, EvalSet][] = (
+  [
+    ['held-out half', () => half(set, 'held-out')],
+    ['tuning half', () => half(set, 'tuning')],
+    ['whole set', () => set],
+    ['second held-out set', () => loadSecondHeldOut()],
+    ['third held-out set', () => loadThirdHeldOut()],
+  ] as [string, () => EvalSet][]
+)
+  .filter(([title]) => !only || only.some((o) => title.startsWith(o)))
+  .map(([title, load]) => [title, load()]);
 
 async function quality(): Promise<void> {
   // BENCH_EMBEDDINGS=use: USE-lite served locally; BENCH_EMBEDDINGS_URL (+ _MODEL, _API_KEY): any
@@ -89,19 +99,19 @@ async function quality(): Promise<void> {
       if (endpoint) {
         const entries = routingTestIndex(view.snapshot, {}).entries;
         const semantic = await precomputed(
-          local
-            ? useClassifier(endpoint)
-            : new EmbeddingsClassifier({
-                url: endpoint,
-                model: process.env.BENCH_EMBEDDINGS_MODEL ?? 'text-embedding-3-small',
-                apiKey: process.env.BENCH_EMBEDDINGS_API_KEY,
-                timeoutMs: 60_000,
-              }),
+          embeddingsFor(endpoint, local !== undefined),
           view.suite.tests.map((t) => t.text ?? ''),
           entries,
         );
         columns[local ? 'semantic (USE-lite)' : 'semantic'] = evaluate(view, semantic);
         columns['lexical + semantic agreement'] = evaluate(view, agreement(new LexicalClassifier(), semantic, 0.1));
+        // ADR 0361: the lexical router decides; where it asks, the embeddings ranking helps choose the three.
+        const choices = await precomputed(
+          new SemanticChoicesClassifier({ ranker: embeddingsFor(endpoint, local !== undefined) }),
+          view.suite.tests.map((t) => t.text ?? ''),
+          entries,
+        );
+        columns[local ? 'route() now + semantic choices (USE-lite)' : 'route() now + semantic choices'] = evaluate(view, choices);
       }
       // BENCH_CHAT_URL (+ _MODEL, _API_KEY, _OUTPUT): the chat-completions router against any
       // OpenAI-compatible endpoint (ADR 0291); skipped when unset. Every message is asked once.
@@ -127,9 +137,88 @@ async function quality(): Promise<void> {
       console.log(renderTable(columns));
       console.log();
     }
+    if (endpoint) await clarificationLatency(endpoint, local !== undefined);
   } finally {
     local?.server.close();
   }
+}
+
+function embeddingsFor(endpoint: string, local: boolean): EmbeddingsClassifier {
+  return local
+    ? useClassifier(endpoint)
+    : new EmbeddingsClassifier({
+        url: endpoint,
+        model: process.env.BENCH_EMBEDDINGS_MODEL ?? 'text-embedding-3-small',
+        apiKey: process.env.BENCH_EMBEDDINGS_API_KEY,
+        timeoutMs: 60_000,
+      });
+}
+
+/**
+ * What choosing a clarification's choices with the embeddings ranking costs (ADR 0361): routeAsync
+ * on the labelled set's messages (its 25-capability index), the lexical router alone and with
+ * SemanticChoicesClassifier, alternating message by message (the order swapped every round), the
+ * capability embeddings cached by a warm-up pass as in a running node. The endpoint is asked only
+ * on the clarification path: the calls on messages that route are counted (expected 0).
+ */
+async function clarificationLatency(endpoint: string, local: boolean): Promise<void> {
+  const index = routingTestIndex(set.snapshot, {});
+  const caller = { principal: 'bench', tenant: 'routing-test', scopes: [] };
+  const embeddings = embeddingsFor(endpoint, local);
+  let calls = 0;
+  const semantic = new SemanticChoicesClassifier({
+    ranker: {
+      rank: (text, candidates) => {
+        calls++;
+        return embeddings.rank(text, candidates);
+      },
+    },
+  });
+  const lexical = new LexicalClassifier();
+  const messages = set.suite.tests.map((t) => ({ messageId: 'bench', role: 'ROLE_USER', parts: [{ text: t.text ?? '' }] }));
+  const timed = async (classifier: Classifier, m: (typeof messages)[number]) => {
+    const t0 = process.hrtime.bigint();
+    const r = await routeAsync(m, caller, index, { classifier });
+    return { ms: Number(process.hrtime.bigint() - t0) / 1e6, kind: r.kind };
+  };
+  for (const m of messages) await timed(semantic, m); // warm-up: capability embeddings cached
+  const samples = { lexical: { ask: [] as number[], route: [] as number[] }, semantic: { ask: [] as number[], route: [] as number[] } };
+  let callsOnRoutes = 0;
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const m of messages) {
+      const order: ['lexical' | 'semantic', Classifier][] = [
+        ['lexical', lexical],
+        ['semantic', semantic],
+      ];
+      if (round % 2 === 1) order.reverse();
+      for (const [name, c] of order) {
+        const before = calls;
+        const { ms, kind } = await timed(c, m);
+        const path = kind === 'input-required' ? 'ask' : 'route';
+        samples[name][path].push(ms);
+        if (name === 'semantic' && path === 'route') callsOnRoutes += calls - before;
+      }
+    }
+  }
+  const q = (xs: number[], p: number) => {
+    const s = [...xs].sort((a, b) => a - b);
+    return s[Math.min(s.length - 1, Math.floor(s.length * p))] ?? NaN;
+  };
+  console.log(
+    `## Latency per decision with semantic choices, ${index.entries.length}-capability index, ${messages.length} messages × ${ROUNDS} rounds, alternating (Node ${process.version})\n`,
+  );
+  console.log('| path | router | decisions | p50 ms | p90 ms | p99 ms | p50 vs lexical |');
+  console.log('|---|---|--:|--:|--:|--:|--:|');
+  for (const path of ['ask', 'route'] as const) {
+    const base = q(samples.lexical[path], 0.5);
+    for (const name of ['lexical', 'semantic'] as const) {
+      const xs = samples[name][path];
+      console.log(
+        `| ${path === 'ask' ? 'clarification' : 'routed'} | ${name === 'lexical' ? 'lexical alone' : '+ semantic choices'} | ${xs.length} | ${q(xs, 0.5).toFixed(3)} | ${q(xs, 0.9).toFixed(3)} | ${q(xs, 0.99).toFixed(3)} | ${(q(xs, 0.5) / base).toFixed(2)}× |`,
+      );
+    }
+  }
+  console.log(`\nembeddings calls on messages that routed: ${callsOnRoutes}\n`);
 }
 
 function latency(): void {

