@@ -18,7 +18,15 @@
  *    capabilities plus 1,975 generated ones), today's classifier and the new one interleaved in
  *    one run, with plain BM25 as the bare baseline doing the same ranking work.
  */
-import { LexicalClassifier, route, routeAsync, routingTestIndex, type Classifier, type CapabilityManifest, type RouterIndex } from '@cp/capabilities';
+import {
+  LexicalClassifier,
+  route,
+  routeAsync,
+  routingTestIndex,
+  type Classifier,
+  type CapabilityManifest,
+  type RouterIndex,
+} from '@cp/capabilities';
 import { LegacyLexicalClassifier } from '../support/routing-eval/legacy-classifier';
 import { EmbeddingsClassifier } from '../../libs/node-sdk/src/routing/embeddings-classifier';
 import { ChatCompletionsClassifier } from '../../libs/node-sdk/src/routing/chat-classifier';

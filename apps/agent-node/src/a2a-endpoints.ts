@@ -11,6 +11,7 @@ import { closeRedis, connectRedis, createRedis, InjectConfig, InjectRedis, type 
 import {
   ChatCompletionsClassifier,
   EmbeddingsClassifier,
+  SemanticChoicesClassifier,
   HandlerRegistry,
   HttpClarificationSink,
   NodeMetrics,
@@ -96,13 +97,15 @@ export class A2AEndpoints implements OnModuleInit, OnApplicationShutdown {
 /**
  * The node's text classifier: the chat-completions router when configured (ADR 0291), falling back
  * to the embeddings router when that is configured too (ADR 0093), else to the lexical one; unset
- * both and the lexical router decides (route()'s default).
+ * both and the lexical router decides (route()'s default). With EMBEDDINGS_ROLE=choices the
+ * embeddings endpoint does not decide: the lexical router does, and the endpoint helps choose a
+ * clarification's choices (ADR 0361).
  */
 export function nodeClassifier(
   config: AppConfig,
   log: { warn(fields: Record<string, unknown>, message: string): void },
 ): Classifier | undefined {
-  const embeddings = config.EMBEDDINGS_URL
+  const ranker = config.EMBEDDINGS_URL
     ? new EmbeddingsClassifier({
         url: config.EMBEDDINGS_URL,
         model: config.EMBEDDINGS_MODEL,
@@ -111,6 +114,7 @@ export function nodeClassifier(
         log,
       })
     : undefined;
+  const embeddings = ranker && config.EMBEDDINGS_ROLE === 'choices' ? new SemanticChoicesClassifier({ ranker }) : ranker;
   if (!config.CHAT_ROUTER_URL) return embeddings;
   return new ChatCompletionsClassifier({
     url: config.CHAT_ROUTER_URL,

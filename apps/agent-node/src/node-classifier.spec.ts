@@ -4,7 +4,7 @@
  * the chat-completions router, falling back to the embeddings router when both are set. The chat
  * settings are validated at boot.
  */
-import { ChatCompletionsClassifier, EmbeddingsClassifier } from '@cp/node-sdk';
+import { ChatCompletionsClassifier, EmbeddingsClassifier, SemanticChoicesClassifier } from '@cp/node-sdk';
 import { testConfig } from '../../../test/support/config';
 import { nodeClassifier } from './a2a-endpoints';
 
@@ -19,6 +19,23 @@ describe('nodeClassifier', () => {
     const both = nodeClassifier(testConfig({ CHAT_ROUTER_URL: 'http://127.0.0.1:1/v1', EMBEDDINGS_URL: 'http://127.0.0.1:2/v1' }), log);
     expect(both).toBeInstanceOf(ChatCompletionsClassifier);
     expect((both as unknown as { fallback: unknown }).fallback).toBeInstanceOf(EmbeddingsClassifier);
+  });
+
+  it('EMBEDDINGS_ROLE=choices: the lexical router decides and the embeddings choose a clarification’s choices (ADR 0361)', () => {
+    const choices = nodeClassifier(testConfig({ EMBEDDINGS_URL: 'http://127.0.0.1:1/v1', EMBEDDINGS_ROLE: 'choices' }), log);
+    expect(choices).toBeInstanceOf(SemanticChoicesClassifier);
+    expect((choices as unknown as { options: { ranker: unknown } }).options.ranker).toBeInstanceOf(EmbeddingsClassifier);
+    const both = nodeClassifier(
+      testConfig({ CHAT_ROUTER_URL: 'http://127.0.0.1:1/v1', EMBEDDINGS_URL: 'http://127.0.0.1:2/v1', EMBEDDINGS_ROLE: 'choices' }),
+      log,
+    );
+    expect((both as unknown as { fallback: unknown }).fallback).toBeInstanceOf(SemanticChoicesClassifier);
+    // Without an endpoint the role changes nothing: the lexical router alone.
+    expect(nodeClassifier(testConfig({ EMBEDDINGS_ROLE: 'choices' }), log)).toBeUndefined();
+    for (const bad of ['Choices', 'decide', ' route', 'route,choices', 'choices\u0000', 'x'.repeat(10_000)])
+      expect(() => testConfig({ EMBEDDINGS_ROLE: bad })).toThrow(/EMBEDDINGS_ROLE/);
+    // An empty variable is unset, as for every setting: the embeddings decide (ADR 0093).
+    expect(testConfig({ EMBEDDINGS_ROLE: '' }).EMBEDDINGS_ROLE).toBe('route');
   });
 
   it('refuses bad chat settings at boot, naming the variable', () => {

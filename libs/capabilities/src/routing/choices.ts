@@ -45,8 +45,7 @@ export function fuseChoices(
   const lex = clean(lexical);
   const sem = clean(semantic);
   const score = new Map<string, number>();
-  const add = (ids: string[], weight: number) =>
-    ids.forEach((id, i) => score.set(id, (score.get(id) ?? 0) + weight / (fusion.k + i + 1)));
+  const add = (ids: string[], weight: number) => ids.forEach((id, i) => score.set(id, (score.get(id) ?? 0) + weight / (fusion.k + i + 1)));
   add(lex, 1);
   add(sem, fusion.semanticWeight);
   const first = fusion.keepLexicalFirst && lex.length > 0 ? [lex[0]] : [];

@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { buildRouterIndex } from '../router-index';
 import { callerArb, snapshotArb } from '../testing/arbitraries';
-import type { Classifier } from './classifier';
+import { fuseChoices, lexicalChoiceOrder } from './choices';
+import { LexicalClassifier, type Classifier } from './classifier';
 import { clarificationQuestion } from './clarification';
 import { route } from './route';
 
@@ -100,6 +101,51 @@ describe('route (properties)', () => {
               // The question is built from those entitled entries alone (nothing else can leak into it).
               const offered = r.candidates.map((c) => index.entries.find((e) => e.id === c.id)).filter((e) => e !== undefined);
               expect(r.message).toBe(clarificationQuestion(offered));
+            }
+          }
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+
+  it('choices ordered with a semantic ranking (ADR 0361) name only entitled capabilities and never change route or ask, whatever the ranking names', () => {
+    const anyId = fc.oneof(
+      fc.nat(39).map((i) => `cap-${String(i).padStart(4, '0')}`),
+      fc.string({ maxLength: 12 }),
+    );
+    const lexical = new LexicalClassifier();
+    fc.assert(
+      fc.property(
+        snapshotArb(40),
+        fc.array(callerArb, { minLength: 1, maxLength: 3 }),
+        fc.array(fc.constantFrom(...WORDS), { maxLength: 6 }),
+        // The semantic ranking a hostile or broken endpoint could lead to: any ids, repeated, foreign.
+        fc.array(anyId, { maxLength: 8 }),
+        fc.record({ keepLexicalFirst: fc.boolean(), k: fc.nat(60), semanticWeight: fc.double({ min: 0, max: 100, noNaN: true }) }),
+        (snapshot, callers, words, ranking, fusion) => {
+          for (const caller of callers) {
+            const index = buildRouterIndex(snapshot, caller);
+            const entitled = new Set(index.entries.map((e) => e.id));
+            // SemanticChoicesClassifier (node SDK) in pure form: the lexical verdict, choices fused.
+            const fused: Classifier = {
+              classify: (t, c) => {
+                const r = lexical.classify(t, c);
+                return { ...r, plausible: fuseChoices(lexicalChoiceOrder(r), ranking, c, fusion) };
+              },
+            };
+            const message = { messageId: 'm', role: 'ROLE_USER', parts: [{ text: words.join(' ') }] };
+            const alone = route(message, caller, index);
+            const r = route(message, caller, index, { classifier: fused });
+            expect(r.kind).toBe(alone.kind);
+            if (r.kind === 'routed' && alone.kind === 'routed') expect(r.entry.id).toBe(alone.entry.id);
+            if (r.kind === 'routed') expect(entitled.has(r.entry.id)).toBe(true);
+            if (r.kind === 'input-required' && alone.kind === 'input-required') {
+              expect(r.candidates.length).toBeLessThanOrEqual(3);
+              for (const c of r.candidates) expect(entitled.has(c.id)).toBe(true);
+              // The lexical best guess stays first when it is kept and the lexical router ranked anything.
+              if (fusion.keepLexicalFirst && alone.explanation.candidates.length > 0)
+                expect(r.candidates[0].id).toBe(alone.candidates[0].id);
             }
           }
         },

@@ -207,6 +207,12 @@ const configFields = z.object({
   /** Past this the lexical router decides for that message. */
   EMBEDDINGS_TIMEOUT_MS: z.coerce.number().int().min(10).max(60_000).default(800),
   /**
+   * What the embeddings endpoint does (ADR 0361): `route` = it decides messages (ADR 0093);
+   * `choices` = the lexical router decides and the endpoint is asked only when the router
+   * clarifies, to choose and order the choices it offers (cannot add a wrong route).
+   */
+  EMBEDDINGS_ROLE: z.enum(['route', 'choices']).default('route'),
+  /**
    * The chat-completions router (issue 31, ADR 0291): an OpenAI-compatible chat API chooses among
    * the caller's entitled candidates; unset = off. The caller's message text leaves the node: a
    * node serves one agent (AGENT_ID), so leaving it unset on an agent's nodes switches it off for

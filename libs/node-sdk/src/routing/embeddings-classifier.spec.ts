@@ -1,61 +1,11 @@
 /**
- * The semantic router against a small local OpenAI-compatible embeddings server started here,
- * with deterministic vectors (hashed bag of stems): no model, same answer on every machine.
+ * The semantic router against a small local OpenAI-compatible embeddings server
+ * (testing/fake-embeddings.ts: deterministic vectors, no model, same answer on every machine).
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { buildRouterIndex, routeAsync, terms, type RouterEntry } from '@cp/capabilities';
+import { buildRouterIndex, routeAsync, type RouterEntry } from '@cp/capabilities';
 import { given } from '../../../capabilities/src/testing/given';
 import { EmbeddingsClassifier } from './embeddings-classifier';
-
-const DIM = 64;
-function vector(text: string): number[] {
-  const v = new Array<number>(DIM).fill(0);
-  for (const t of terms(text)) {
-    let h = 2166136261;
-    for (const ch of t) h = Math.imul(h ^ ch.charCodeAt(0), 16777619);
-    v[(h >>> 0) % DIM] += 1;
-  }
-  return v;
-}
-
-type Mode = 'ok' | 'slow' | 'nan' | 'short' | 'error';
-interface Fake {
-  url: string;
-  inputs: string[][];
-  mode: Mode;
-  close(): Promise<void>;
-}
-
-async function fakeEmbeddings(): Promise<Fake> {
-  const fake = { inputs: [] as string[][], mode: 'ok' } as Fake;
-  const server: Server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (c: Buffer) => (body += c.toString()));
-    req.on('end', () => {
-      const { input, model } = JSON.parse(body) as { input: string[]; model: string };
-      fake.inputs.push(input);
-      const send = (status: number, payload: unknown) => {
-        res.writeHead(status, { 'content-type': 'application/json' });
-        res.end(JSON.stringify(payload));
-      };
-      if (req.url !== '/v1/embeddings' || model !== 'test-embed' || req.headers.authorization !== 'Bearer k') return send(404, {});
-      if (fake.mode === 'error') return send(503, { error: 'overloaded' });
-      const data = input.map((text, index) => ({ index, embedding: fake.mode === 'nan' ? [NaN] : vector(text) }));
-      const payload = { object: 'list', data: fake.mode === 'short' ? data.slice(1) : data };
-      if (fake.mode === 'slow') setTimeout(() => send(200, payload), 5_000).unref();
-      else send(200, payload);
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  fake.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
-  fake.close = () =>
-    new Promise<void>((r) => {
-      server.close(() => r());
-      server.closeAllConnections();
-    });
-  return fake;
-}
+import { fakeEmbeddings, type FakeEmbeddings as Fake, type FakeMode as Mode } from './testing/fake-embeddings';
 
 const snapshot = given.snapshot([
   given.manifest({
@@ -108,7 +58,7 @@ describe('EmbeddingsClassifier', () => {
     expect(fake.inputs.flat().join(' ')).not.toContain('Run payroll');
   });
 
-  it.each<Mode>(['error', 'slow', 'nan', 'short'])(
+  it.each<Mode>(['error', 'slow', 'nan', 'short', 'garbage', 'wrong-length', 'out-of-range', 'huge'])(
     'falls back to the lexical router when the endpoint answers %s, then cools down',
     async (mode) => {
       fake.mode = mode;

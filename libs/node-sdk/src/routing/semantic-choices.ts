@@ -58,7 +58,9 @@ export class SemanticChoicesClassifier implements Classifier {
     } catch (error) {
       return { ...r, reason: `${r.reason ?? ''}; choices not reordered: ${(error as Error).message}`.replace(/^; /, '') };
     }
-    const ids = semantic.map((s) => (s !== null && typeof s === 'object' ? s.id : undefined)).filter((id): id is string => typeof id === 'string');
+    const ids = semantic
+      .map((s) => (s !== null && typeof s === 'object' ? s.id : undefined))
+      .filter((id): id is string => typeof id === 'string');
     const plausible = fuseChoices(lexicalChoiceOrder(r), ids, candidates, this.options.fusion ?? DEFAULT_CHOICE_FUSION);
     if (plausible.length === 0) return r;
     return {
