@@ -193,7 +193,7 @@ describe('the node as a gateway to an upstream agent', () => {
     expect(headers.get('x-upstream-secret')).toBeNull();
   });
 
-  it('an upstream answering at once costs one save besides the working state; the link is saved with an input-required result, never alone (ADR 0320)', async () => {
+  it('an upstream answering at once costs one save besides the working state (a stream: besides the submitted one, ADR 0370); the link is saved with an input-required result, never alone (ADR 0320)', async () => {
     const saved: TaskRecord[] = [];
     const store = new InMemoryTaskStore();
     const counting: TaskStore = {
@@ -228,6 +228,19 @@ describe('the node as a gateway to an upstream agent', () => {
     // The task's first save (working, ADR 0285) and its result: nothing for the link or the artifact on their own.
     expect(mine.map((r) => r.task.status.state)).toEqual(['TASK_STATE_WORKING', 'TASK_STATE_COMPLETED']);
     expect(mine.every((r) => r.upstream === undefined)).toBe(true);
+
+    // A stream: the task is stored submitted before the upstream is asked, then working with what
+    // the upstream's first read brought, in one save with the result (ADR 0370); the caller still
+    // hears submitted, working, the artifact and completed, in that order.
+    const streams = await start(oneRead('TASK_STATE_COMPLETED'), undefined, counting);
+    const got = await streamed(streams.gw.url, reconcile);
+    expect(got.body.result.task.status.state).toBe('TASK_STATE_COMPLETED');
+    const ofStream = saved.filter((r) => r.task.id === got.body.result.task.id);
+    expect(ofStream.map((r) => r.task.status.state)).toEqual(['TASK_STATE_SUBMITTED', 'TASK_STATE_COMPLETED']);
+    const heard = [
+      ...got.text.matchAll(/"(task|statusUpdate|artifactUpdate)":\{.*?(?:"state":"(TASK_STATE_[A-Z_]+)"|"artifactId":"(a9)")/g),
+    ].map((m) => m[2] ?? m[3]);
+    expect(heard).toEqual(['TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING', 'a9', 'TASK_STATE_COMPLETED']);
 
     // Input required in the same read: the link is stored with that state, so a continuation finds it.
     const asks = await start(oneRead('TASK_STATE_INPUT_REQUIRED'), undefined, counting);

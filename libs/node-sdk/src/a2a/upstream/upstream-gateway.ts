@@ -50,7 +50,9 @@ export interface UpstreamLink {
  * it, all or none, and a link to a task that ended is not stored at all: an upstream answering in
  * one read costs the node task one save besides its working state, as an in-process handler does.
  * Otherwise they are stored at the end of the turn. Every other update first sends what waits, so
- * the order is the upstream's. A failed save fails the forwarding.
+ * the order is the upstream's. A failed save fails the forwarding. The node task's working state
+ * waits for the first of these sends: a stream's task is stored submitted, then working with what
+ * the upstream's first read brought, in one save (ADR 0370).
  */
 class Forwarded {
   private held: WireArtifact[] = [];
@@ -127,6 +129,8 @@ class Forwarded {
 
   private send(): void {
     this.stop();
+    // The node task becomes working with the first thing its upstream answered, in that save (ADR 0370).
+    this.record.working();
     const track = (saved: Promise<unknown>) => {
       const settled = saved.catch((e: unknown) => {
         this.failure ??= e as Error;
@@ -142,7 +146,7 @@ class Forwarded {
 }
 
 /** Where no task record is at hand: nothing stored to continue, nothing kept. */
-const NO_RECORD: TaskRecordAccess = { keepUpstream: async () => undefined, ended: () => false };
+const NO_RECORD: TaskRecordAccess = { keepUpstream: async () => undefined, ended: () => false, working: () => undefined };
 
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
