@@ -22,7 +22,7 @@
  * that phase's p50/p99, node − sdk.
  *
  * BENCH_SECONDS (4), BENCH_ROUNDS (3), BENCH_LATENCY_SECONDS (2: the one-client phase),
- * BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof".
+ * BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof", BENCH_METHODS (both: "SendMessage,SendStreamingMessage").
  *
  * BENCH_BASE_DIR: a checkout of another build (e.g. `git archive <commit> | tar -x -C /tmp/base`,
  * with this tree's node_modules linked into it). Its node is started beside this one, in front of
@@ -43,6 +43,7 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CLIENTS = 16;
 const LATENCY_SECONDS = Number(process.env.BENCH_LATENCY_SECONDS ?? 2);
+const METHODS = (process.env.BENCH_METHODS ?? 'SendMessage,SendStreamingMessage').split(',').filter(Boolean);
 const TEXT = 'What is the status of invoice INV-20931?';
 const ANSWER = { invoiceNumber: 'INV-20931', status: 'paid', amount: { value: 1234.56, currency: 'EUR' }, dueDate: '2026-03-04' };
 
@@ -254,7 +255,7 @@ async function main(): Promise<void> {
   const add = (k: string, f: Figures) => results.set(k, [...(results.get(k) ?? []), f]);
   try {
     for (let round = 0; round < ROUNDS; round++) {
-      for (const method of ['SendMessage', 'SendStreamingMessage']) {
+      for (const method of METHODS) {
         for (const [name, s, headers] of subjects) {
           await measure(s, method, headers, 1);
           add(`${method} ${name}`, await measure(s, method, headers, SECONDS));
@@ -283,7 +284,7 @@ async function main(): Promise<void> {
     );
   }
   console.log('\nthrough the node against straight to the SDK server, per round (median over rounds):');
-  for (const op of ['SendMessage', 'SendStreamingMessage']) {
+  for (const op of METHODS) {
     const straight = results.get(`${op} sdk`)!;
     for (const name of base ? ['node anonymous', 'base anonymous', 'node token', 'base token'] : ['node anonymous', 'node token']) {
       const fs = results.get(`${op} ${name}`)!;
@@ -303,7 +304,7 @@ async function main(): Promise<void> {
   }
   if (base) {
     console.log('\nthis build against the base build (BENCH_BASE_DIR), same rounds (median over rounds):');
-    for (const op of ['SendMessage', 'SendStreamingMessage']) {
+    for (const op of METHODS) {
       for (const who of ['anonymous', 'token']) {
         const mine = results.get(`${op} node ${who}`)!;
         const theirs = results.get(`${op} base ${who}`)!;
