@@ -22,7 +22,13 @@
  * that phase's p50/p99, node − sdk.
  *
  * BENCH_SECONDS (4), BENCH_ROUNDS (3), BENCH_LATENCY_SECONDS (2: the one-client phase),
- * BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof".
+ * BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof", BENCH_METHODS (both: "SendMessage,SendStreamingMessage").
+ *
+ * BENCH_BASE_DIR: a checkout of another build (e.g. `git archive <commit> | tar -x -C /tmp/base`,
+ * with this tree's node_modules linked into it). Its node is started beside this one, in front of
+ * the same SDK server, and measured in the same rounds ("base anonymous", "base token"): a
+ * before/after comparison that a loaded machine disturbs alike, reported per round as this node's
+ * throughput and hop against the base's.
  */
 import http from 'node:http';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -37,6 +43,7 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CLIENTS = 16;
 const LATENCY_SECONDS = Number(process.env.BENCH_LATENCY_SECONDS ?? 2);
+const METHODS = (process.env.BENCH_METHODS ?? 'SendMessage,SendStreamingMessage').split(',').filter(Boolean);
 const TEXT = 'What is the status of invoice INV-20931?';
 const ANSWER = { invoiceNumber: 'INV-20931', status: 'paid', amount: { value: 1234.56, currency: 'EUR' }, dueDate: '2026-03-04' };
 
@@ -80,10 +87,12 @@ interface Server {
   child: ChildProcess;
 }
 
-async function start(name: string, args: string[], nodeArgs: string[] = []): Promise<Server> {
+async function start(name: string, args: string[], nodeArgs: string[] = [], dir?: string): Promise<Server> {
   const port = await freePort();
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', __filename, args[0], String(port), ...args.slice(1)], {
+  const script = dir ? `${dir}/test/bench/gateway.bench.ts` : __filename;
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', script, args[0], String(port), ...args.slice(1)], {
     stdio: ['ignore', 'inherit', 'inherit'],
+    cwd: dir,
   });
   const url = `http://127.0.0.1:${port}/a2a/jsonrpc`;
   const end = Date.now() + 90_000;
@@ -158,8 +167,8 @@ interface Figures {
   nodeCpuUs: number;
 }
 
-/** The two server processes, for their CPU figures. */
-const pids: { sdk?: number; node?: number } = {};
+/** The server processes, for their CPU figures ("node": the node measured; base: its twin, BENCH_BASE_DIR). */
+const pids: { sdk?: number; node?: number; base?: number } = {};
 
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))] ?? NaN;
 const med = (xs: number[]) => pct(xs, 50);
@@ -175,7 +184,8 @@ function checkAnswer(name: string, method: string, r: { status: number; body: st
 
 async function measure(s: Server, method: string, headers: Record<string, string>, seconds: number, clients = CLIENTS): Promise<Figures> {
   const latencies: number[] = [];
-  const cpu0 = [processCpuSeconds(pids.sdk), processCpuSeconds(pids.node)];
+  const nodePid = s.name === 'base' ? pids.base : pids.node;
+  const cpu0 = [processCpuSeconds(pids.sdk), processCpuSeconds(nodePid)];
   const t0 = performance.now();
   const end = t0 + seconds * 1000;
   await Promise.all(
@@ -194,7 +204,7 @@ async function measure(s: Server, method: string, headers: Record<string, string
     p50: pct(latencies, 50),
     p99: pct(latencies, 99),
     sdkCpuUs: perRequest(processCpuSeconds(pids.sdk), cpu0[0]),
-    nodeCpuUs: perRequest(processCpuSeconds(pids.node), cpu0[1]),
+    nodeCpuUs: perRequest(processCpuSeconds(nodePid), cpu0[1]),
   };
 }
 
@@ -227,20 +237,25 @@ async function main(): Promise<void> {
   const sdk = await start('sdk', ['--sdk']);
   const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const node = await start('node', ['--node', prefix, sdk.url, exchange.url], nodeArgs);
+  const baseDir = process.env.BENCH_BASE_DIR;
+  const base = baseDir ? await start('base', ['--node', `${prefix}base:`, sdk.url, exchange.url], nodeArgs, baseDir) : undefined;
   pids.sdk = sdk.child.pid;
   pids.node = node.child.pid;
+  pids.base = base?.child.pid;
   const bearer = { authorization: `Bearer ${token}` };
-  const subjects = [
+  const subjects: (readonly [string, Server, Record<string, string>])[] = [
     ['sdk', sdk, {}],
     ['node anonymous', node, {}],
+    ...(base ? [['base anonymous', base, {}] as const] : []),
     ['node token', node, bearer],
-  ] as const;
+    ...(base ? [['base token', base, bearer] as const] : []),
+  ];
 
   const results = new Map<string, Figures[]>();
   const add = (k: string, f: Figures) => results.set(k, [...(results.get(k) ?? []), f]);
   try {
     for (let round = 0; round < ROUNDS; round++) {
-      for (const method of ['SendMessage', 'SendStreamingMessage']) {
+      for (const method of METHODS) {
         for (const [name, s, headers] of subjects) {
           await measure(s, method, headers, 1);
           add(`${method} ${name}`, await measure(s, method, headers, SECONDS));
@@ -250,6 +265,7 @@ async function main(): Promise<void> {
       process.stdout.write(`round ${round + 1}/${ROUNDS} done\n`);
     }
   } finally {
+    if (base) await stopServer(base);
     await stopServer(node);
     await stopServer(sdk);
     exchange.close();
@@ -268,9 +284,9 @@ async function main(): Promise<void> {
     );
   }
   console.log('\nthrough the node against straight to the SDK server, per round (median over rounds):');
-  for (const op of ['SendMessage', 'SendStreamingMessage']) {
+  for (const op of METHODS) {
     const straight = results.get(`${op} sdk`)!;
-    for (const name of ['node anonymous', 'node token']) {
+    for (const name of base ? ['node anonymous', 'base anonymous', 'node token', 'base token'] : ['node anonymous', 'node token']) {
       const fs = results.get(`${op} ${name}`)!;
       const ratio = med(fs.map((f, i) => f.rps / straight[i].rps));
       const addedP50 = med(fs.map((f, i) => f.p50 - straight[i].p50));
@@ -284,6 +300,23 @@ async function main(): Promise<void> {
           `under ${CLIENTS} clients p50 ${addedP50.toFixed(2)} ms, p99 ${addedP99.toFixed(2)} ms; ` +
           `throughput ${ratio.toFixed(2)}× (goal: p50 added ≤ 2 ms, ≥ 0.5×)`,
       );
+    }
+  }
+  if (base) {
+    console.log('\nthis build against the base build (BENCH_BASE_DIR), same rounds (median over rounds):');
+    for (const op of METHODS) {
+      for (const who of ['anonymous', 'token']) {
+        const mine = results.get(`${op} node ${who}`)!;
+        const theirs = results.get(`${op} base ${who}`)!;
+        const one = results.get(`${op} node ${who} one client`)!;
+        const baseOne = results.get(`${op} base ${who} one client`)!;
+        const ratios = mine.map((f, i) => f.rps / theirs[i].rps);
+        console.log(
+          `${op} ${who}: throughput ${med(ratios).toFixed(2)}× the base's (rounds ${ratios.map((r) => r.toFixed(2)).join(', ')}); ` +
+            `one-client p50 ${med(one.map((f) => f.p50)).toFixed(2)} against ${med(baseOne.map((f) => f.p50)).toFixed(2)} ms; ` +
+            `node CPU/req ${Math.round(med(mine.map((f) => f.nodeCpuUs)))} against ${Math.round(med(theirs.map((f) => f.nodeCpuUs)))} µs`,
+        );
+      }
     }
   }
   console.log(`token exchanges asked of the control plane: ${exchange.asked()} (one caller token)`);

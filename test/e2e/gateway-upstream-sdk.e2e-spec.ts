@@ -152,6 +152,54 @@ describe('the node as a gateway in front of an @a2a-js/sdk upstream (issue 28)',
     await s.done.catch(() => undefined);
   });
 
+  it('CancelTask while a SendMessage waits for the upstream reaches the upstream task at once, found in the context the node chose (ADR 0371)', async () => {
+    const before = upstream.seen.length;
+    const client = await clientFor(partner);
+    // "hold": the SDK answers this SendMessage only once its task ended (here: canceled).
+    const sent = client.sendMessage({ message: message('reconcile INV-6 and hold') } as never) as Promise<Task>;
+    await until('the upstream holds the message', () => upstream.seen.slice(before).some((c) => c.method === 'SendMessage'), 30_000);
+    const findPending = async () => {
+      const listed = await a2aRpc(stack.nodeUrl, 'ListTasks', {}, bearer(partner));
+      return ((listed.body.result?.tasks ?? []) as Json[]).find(
+        (t) => t.status.state === 'TASK_STATE_WORKING' && JSON.stringify(t.history ?? []).includes('INV-6'),
+      );
+    };
+    let pending: Json | undefined;
+    await until('the node task is listed', async () => (pending = await findPending()) !== undefined, 30_000);
+    const r = await a2aRpc(stack.nodeUrl, 'CancelTask', { id: pending!.id }, bearer(partner));
+    expect(r.body.result?.status.state).toBe('TASK_STATE_CANCELED');
+    const send = upstream.seen.slice(before).find((c) => c.method === 'SendMessage')!.body as Json;
+    const chosen = send.params.message.contextId;
+    expect(chosen).toEqual(expect.any(String));
+    expect(chosen).not.toBe(pending!.contextId);
+    // The node looks for the upstream task in that context, then cancels it (the SDK answers the
+    // held SendMessage only once that task is canceled: the cancel did not wait for the answer).
+    const cancelAfterList = () => {
+      const calls = upstream.seen.slice(before);
+      const list = calls.findIndex((c) => c.method === 'ListTasks' && (c.body as Json).params?.contextId === chosen);
+      return list < 0 ? undefined : calls.slice(list + 1).find((c) => c.method === 'CancelTask');
+    };
+    const cancel = await until('the upstream got CancelTask after ListTasks', cancelAfterList, 30_000);
+    expect((await verified(cancel.authorization)).sub).toBe('orchestrator@acme-partner');
+    // The task it canceled is the one in the chosen context, as the upstream itself lists it.
+    const own = await fetch(upstream.jsonrpc, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ListTasks', params: { contextId: chosen } }),
+    });
+    const tasks = ((await own.json()) as Json).result.tasks as Json[];
+    expect(tasks.map((t) => [t.id, t.status.state])).toEqual([[(cancel.body as Json).params.id, 'TASK_STATE_CANCELED']]);
+    expect(upstream.canceled).toContain((cancel.body as Json).params.id);
+    const answered = Task.toJSON(await sent) as Json;
+    expect(answered.id).toBe(pending!.id);
+    expect(answered.status.state).toBe('TASK_STATE_CANCELED');
+    // Once: no second CancelTask for it when the answer named the task afterwards.
+    const again = upstream.seen
+      .slice(before)
+      .filter((c) => c.method === 'CancelTask' && (c.body as Json).params?.id === (cancel.body as Json).params.id);
+    expect(again).toHaveLength(1);
+  });
+
   it('CancelTask on another replica of the node reaches the upstream task (links in Redis)', async () => {
     await onReplica('gateway-replica-2', async (replicaUrl) => {
       const before = upstream.canceled.length;

@@ -39,6 +39,12 @@ export interface TaskRecordAccess {
    * for one answer (SendMessage): a gateway then asks its upstream for one answer too (ADR 0350).
    */
   readonly streamed?: boolean;
+  /**
+   * Marks the task working (saved lazily, with the updates of the same turn). A registration with
+   * this access says when its work is under way (the gateway: when its upstream first answers, ADR
+   * 0370); the result is preceded by it in any case, so the task's sequence is the same.
+   */
+  working(): void;
 }
 
 export interface HandlerRegistration {

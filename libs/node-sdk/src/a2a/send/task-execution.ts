@@ -77,22 +77,28 @@ export class TaskExecution {
     const { capabilityId, decision, metadata } = p.execution;
     const run = new TaskRun(p.record, this.deps.tasks, this.deps.events);
     const task = p.record.task;
-    if (task.status.state !== 'TASK_STATE_WORKING') {
-      // Saved lazily: a handler answering in this turn shares the save of its result (ADR 0285).
-      // A failed save shows again in the result's save, which reports it.
-      const working = (t: WireTask) => {
+    // Saved lazily: a handler answering in this turn shares the save of its result (ADR 0285).
+    // A failed save shows again in the result's save, which reports it. A registration with the
+    // task's record (the gateway) says itself when its work is under way (ADR 0370); the result
+    // is preceded by it in any case.
+    let toWorking = task.status.state !== 'TASK_STATE_WORKING';
+    const working = () => {
+      if (!toWorking) return;
+      toWorking = false;
+      const update = (t: WireTask) => {
         const next: WireTask = { ...t, status: { state: 'TASK_STATE_WORKING', timestamp: nowIso() } };
         return { task: next, event: statusUpdate(next) };
       };
-      void run.apply(working, {}, true).catch(() => undefined);
-    }
+      void run.apply(update, {}, true).catch(() => undefined);
+    };
+    if (!p.execution.registration.withRecord) working();
     const tenant = p.rc.caller?.tenant ?? ANONYMOUS_TENANT;
     const started = performance.now();
     const result = await inSpan(
       'a2a.handler',
       { 'a2a.capability.id': capabilityId, 'a2a.tenant': tenant, 'a2a.routing.layer': decision.layer },
       async (span) => {
-        const r = await this.runHandler(p, run);
+        const r = await this.runHandler(p, run, working);
         span?.setAttribute('a2a.task.state', r.state);
         if (r.state === 'failed') markSpanError(span, 'TASK_FAILED');
         return r;
@@ -100,6 +106,7 @@ export class TaskExecution {
     );
     const seconds = (performance.now() - started) / 1000;
     this.deps.observer.handled(capabilityId, result.state, seconds);
+    working();
     const max = this.deps.historyPartMaxBytes;
     const finalState = (state: TaskState, text: string | undefined) => (t: WireTask) => {
       const next = transition(t, undefined, state, text, metadata, max);
@@ -139,7 +146,7 @@ export class TaskExecution {
   }
 
   /** The handler inside the execution limits; never throws (a fault is a failed result). */
-  private async runHandler(p: Prepared, run: TaskRun): Promise<HandlerResult> {
+  private async runHandler(p: Prepared, run: TaskRun, working: () => void): Promise<HandlerResult> {
     const { capabilityId, registration, policy, decision, limits, admission } = p.execution!;
     const task = p.record.task;
     let result: HandlerResult;
@@ -150,6 +157,7 @@ export class TaskExecution {
           ended: () => run.ended !== undefined,
           grouped: run.updates(true),
           streamed: p.streamed === true,
+          working,
         })
       : registration.handle;
     try {

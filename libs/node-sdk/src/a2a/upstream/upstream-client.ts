@@ -251,6 +251,39 @@ async function answerOf(call: UpstreamCall, req: { url: string; body: unknown })
   }
 }
 
+/**
+ * The id of the task a 1.0 upstream holds in `contextId` (ListTasks filtered by that context, one
+ * task at most): a context the node chose for one new task, so the task it names is that one
+ * (ADR 0371). Undefined when the upstream has none there (yet) or names none that is valid; an
+ * UpstreamError when it refuses (a 0.3 upstream has no ListTasks: never asked).
+ */
+export async function findUpstreamTask(call: UpstreamCall, contextId: string): Promise<string | undefined> {
+  if (call.spec.version !== '1.0') return undefined;
+  const query = { contextId, pageSize: 1 };
+  const req =
+    call.spec.binding === 'jsonrpc'
+      ? request(call, 'ListTasks', '', query)
+      : { url: joinPath(call.spec.url, `/tasks?${new URLSearchParams({ contextId, pageSize: '1' }).toString()}`), body: undefined };
+  const text = await answerOf(call, req);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new UpstreamError('the upstream sent an answer that is not JSON');
+  }
+  const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+  let listed = parsed;
+  if (req.rpcId !== undefined) {
+    if (!isObject(parsed) || parsed.id !== req.rpcId || parsed.error !== undefined)
+      throw new UpstreamError('the upstream refused to list its tasks');
+    listed = parsed.result;
+  }
+  const tasks = isObject(listed) && Array.isArray(listed.tasks) ? (listed.tasks as unknown[]) : [];
+  const task = tasks.find((t): t is Record<string, unknown> => isObject(t) && t.contextId === contextId);
+  const id = task?.id;
+  return typeof id === 'string' && id !== '' && id.length <= 200 ? id : undefined;
+}
+
 /** CancelTask on the upstream (best effort: the node's task is canceled whatever it answers). */
 export async function cancelUpstream(call: UpstreamCall, upstreamTaskId: string): Promise<void> {
   const protocol = protocolOf(call.spec);

@@ -177,7 +177,14 @@ describe('the node as a gateway to an upstream agent', () => {
     expect(JSON.stringify(up.received[0])).not.toContain(callerToken);
     // The caller waits for one answer: so does the node (ADR 0350).
     expect(up.received[0].body.method).toBe('SendMessage');
-    expect(up.received[0].body.params.message).toEqual({ messageId: 'm1', role: 'ROLE_USER', parts: reconcile.message.parts });
+    // A context of the node's choosing for a new upstream task (ADR 0371), none of the node's ids.
+    expect(up.received[0].body.params.message).toEqual({
+      messageId: 'm1',
+      role: 'ROLE_USER',
+      parts: reconcile.message.parts,
+      contextId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+    });
+    expect(up.received[0].body.params.message.contextId).not.toBe(task.contextId);
     expect(exchanged.at(-1)).toEqual({ callerToken, capabilityId: 'reconcile-invoice' });
   });
 
@@ -193,7 +200,7 @@ describe('the node as a gateway to an upstream agent', () => {
     expect(headers.get('x-upstream-secret')).toBeNull();
   });
 
-  it('an upstream answering at once costs one save besides the working state; the link is saved with an input-required result, never alone (ADR 0320)', async () => {
+  it('an upstream answering at once costs one save besides the working state (a stream: besides the submitted one, ADR 0370); the link is saved with an input-required result, never alone (ADR 0320)', async () => {
     const saved: TaskRecord[] = [];
     const store = new InMemoryTaskStore();
     const counting: TaskStore = {
@@ -228,6 +235,19 @@ describe('the node as a gateway to an upstream agent', () => {
     // The task's first save (working, ADR 0285) and its result: nothing for the link or the artifact on their own.
     expect(mine.map((r) => r.task.status.state)).toEqual(['TASK_STATE_WORKING', 'TASK_STATE_COMPLETED']);
     expect(mine.every((r) => r.upstream === undefined)).toBe(true);
+
+    // A stream: the task is stored submitted before the upstream is asked, then working with what
+    // the upstream's first read brought, in one save with the result (ADR 0370); the caller still
+    // hears submitted, working, the artifact and completed, in that order.
+    const streams = await start(oneRead('TASK_STATE_COMPLETED'), undefined, counting);
+    const got = await streamed(streams.gw.url, reconcile);
+    expect(got.body.result.task.status.state).toBe('TASK_STATE_COMPLETED');
+    const ofStream = saved.filter((r) => r.task.id === got.body.result.task.id);
+    expect(ofStream.map((r) => r.task.status.state)).toEqual(['TASK_STATE_SUBMITTED', 'TASK_STATE_COMPLETED']);
+    const heard = [
+      ...got.text.matchAll(/"(task|statusUpdate|artifactUpdate)":\{.*?(?:"state":"(TASK_STATE_[A-Z_]+)"|"artifactId":"(a9)")/g),
+    ].map((m) => m[2] ?? m[3]);
+    expect(heard).toEqual(['TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING', 'a9', 'TASK_STATE_COMPLETED']);
 
     // Input required in the same read: the link is stored with that state, so a continuation finds it.
     const asks = await start(oneRead('TASK_STATE_INPUT_REQUIRED'), undefined, counting);
@@ -301,6 +321,89 @@ describe('the node as a gateway to an upstream agent', () => {
     expect(cancel.authorization).toBe('Bearer exchanged-for-reconcile-invoice');
     expect((await store.get(taskId, owner))?.task.status.state).toBe('TASK_STATE_CANCELED');
     await reader.cancel();
+  });
+
+  /**
+   * A 1.0 upstream answering SendMessage only once its task ended: it holds the answer until
+   * `release` (or a CancelTask) and lists its task in the context it was given as `listed` says.
+   */
+  const holdingUpstream = (listed: (contextId: string) => unknown[]) => {
+    let held: { res: http.ServerResponse; id: unknown; contextId: string } | undefined;
+    let release = (_state: string) => {};
+    const behaviour: Behaviour = (_req, res, b) => {
+      if (b.method === 'SendMessage') {
+        held = { res, id: b.id, contextId: b.params.message.contextId };
+        release = (state) => {
+          if (!res.headersSent) answer(res, b.id, { task: { id: 'up-h', contextId: held!.contextId, status: { state } } });
+        };
+        return;
+      }
+      if (b.method === 'ListTasks') return answer(res, b.id, { tasks: listed(held!.contextId), nextPageToken: '' });
+      if (b.method === 'CancelTask') {
+        answer(res, b.id, { id: 'up-h', contextId: held?.contextId, status: { state: 'TASK_STATE_CANCELED' } });
+        if (b.params.id === 'up-h') release('TASK_STATE_CANCELED');
+      }
+    };
+    return { behaviour, release: (state: string) => release(state) };
+  };
+  const waitFor = async (what: string, ok: () => boolean) => {
+    for (let i = 0; i < 500 && !ok(); i++) await new Promise((r) => setTimeout(r, 10));
+    if (!ok()) throw new Error(`timed out waiting for ${what}`);
+  };
+  /** The node task of a SendMessage still waiting, found by its owner (ListTasks), and canceled there. */
+  const cancelPending = async (url: string) => {
+    const listed = await rpc(url, 'ListTasks', {});
+    const pending = (listed.body.result.tasks as { id: string; contextId: string; status: { state: string } }[]).find(
+      (t) => t.status.state === 'TASK_STATE_WORKING',
+    )!;
+    const canceled = await rpc(url, 'CancelTask', { id: pending.id });
+    expect(canceled.body.result.status.state).toBe('TASK_STATE_CANCELED');
+    return pending;
+  };
+
+  it('a CancelTask while a SendMessage waits for its 1.0 upstream reaches the upstream task at once, found in the context the node chose for it (ADR 0371)', async () => {
+    const upstreamHolds = holdingUpstream((contextId) => [{ id: 'up-h', contextId, status: { state: 'TASK_STATE_WORKING' } }]);
+    const { up, gw } = await start(upstreamHolds.behaviour);
+    const sent = rpc(gw.url, 'SendMessage', reconcile);
+    await waitFor('the upstream call', () => up.received.length === 1);
+    const pending = await cancelPending(gw.url);
+    // The upstream answers only after a CancelTask for its task: this one came before any answer.
+    await waitFor('CancelTask at the upstream', () => up.received.some((r) => r.body.method === 'CancelTask'));
+    const [send, list, cancel, ...rest] = up.received;
+    const chosen = send.body.params.message.contextId;
+    expect(typeof chosen).toBe('string');
+    // None of the node's ids: a context of its own, for this one task.
+    expect(chosen).not.toBe(pending.contextId);
+    expect(chosen).not.toBe(pending.id);
+    expect(list.body).toMatchObject({ method: 'ListTasks', params: { contextId: chosen, pageSize: 1 } });
+    expect(list.authorization).toBe('Bearer exchanged-for-reconcile-invoice');
+    expect(cancel.body).toMatchObject({ method: 'CancelTask', params: { id: 'up-h' } });
+    expect(cancel.authorization).toBe('Bearer exchanged-for-reconcile-invoice');
+    const answered = (await sent).body.result.task;
+    expect(answered.id).toBe(pending.id);
+    expect(answered.status.state).toBe('TASK_STATE_CANCELED');
+    // Once: the answer naming the task afterwards sends no second CancelTask.
+    expect(rest.filter((r) => r.body.method === 'CancelTask')).toEqual([]);
+  });
+
+  it('a CancelTask while a SendMessage waits reaches the upstream task only once the answer names it when ListTasks names none that is valid (ADR 0371)', async () => {
+    const upstreamHolds = holdingUpstream(() => [
+      { id: 'x'.repeat(201), contextId: 'whatever', status: { state: 'TASK_STATE_WORKING' } },
+      { id: 'someone-elses', contextId: 'another-context', status: { state: 'TASK_STATE_WORKING' } },
+      'hunter2',
+    ]);
+    const { up, gw } = await start(upstreamHolds.behaviour);
+    const sent = rpc(gw.url, 'SendMessage', reconcile);
+    await waitFor('the upstream call', () => up.received.length === 1);
+    await cancelPending(gw.url);
+    await waitFor('ListTasks at the upstream', () => up.received.some((r) => r.body.method === 'ListTasks'));
+    await new Promise((r) => setTimeout(r, 50));
+    expect(up.received.filter((r) => r.body.method === 'CancelTask')).toEqual([]);
+    // The upstream's answer names its task (waiting for input): the node cancels it then, once.
+    upstreamHolds.release('TASK_STATE_INPUT_REQUIRED');
+    expect((await sent).body.result.task.status.state).toBe('TASK_STATE_CANCELED');
+    await waitFor('CancelTask at the upstream', () => up.received.some((r) => r.body.method === 'CancelTask'));
+    expect(up.received.filter((r) => r.body.method === 'CancelTask').map((r) => r.body.params)).toEqual([{ id: 'up-h' }]);
   });
 
   it('never calls the upstream for a caller who is not entitled', async () => {

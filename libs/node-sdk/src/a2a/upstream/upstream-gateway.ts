@@ -12,8 +12,10 @@ import type { HostResolver } from '@cp/common/core';
 import type { Handler, HandlerResult, TaskUpdates } from '../handler';
 import type { HandlerRegistration, TaskRecordAccess } from '../handler-registry';
 import type { WireArtifact, WireMessage } from '../wire-types';
+import { randomUUID } from 'node:crypto';
 import {
   cancelUpstream,
+  findUpstreamTask,
   getUpstreamTask,
   sendMessage,
   streamMessage,
@@ -50,7 +52,9 @@ export interface UpstreamLink {
  * it, all or none, and a link to a task that ended is not stored at all: an upstream answering in
  * one read costs the node task one save besides its working state, as an in-process handler does.
  * Otherwise they are stored at the end of the turn. Every other update first sends what waits, so
- * the order is the upstream's. A failed save fails the forwarding.
+ * the order is the upstream's. A failed save fails the forwarding. The node task's working state
+ * waits for the first of these sends: a stream's task is stored submitted, then working with what
+ * the upstream's first read brought, in one save (ADR 0370).
  */
 class Forwarded {
   private held: WireArtifact[] = [];
@@ -127,6 +131,8 @@ class Forwarded {
 
   private send(): void {
     this.stop();
+    // The node task becomes working with the first thing its upstream answered, in that save (ADR 0370).
+    this.record.working();
     const track = (saved: Promise<unknown>) => {
       const settled = saved.catch((e: unknown) => {
         this.failure ??= e as Error;
@@ -142,7 +148,7 @@ class Forwarded {
 }
 
 /** Where no task record is at hand: nothing stored to continue, nothing kept. */
-const NO_RECORD: TaskRecordAccess = { keepUpstream: async () => undefined, ended: () => false };
+const NO_RECORD: TaskRecordAccess = { keepUpstream: async () => undefined, ended: () => false, working: () => undefined };
 
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -205,6 +211,12 @@ export class UpstreamGateway {
   /** Node tasks whose forwarding runs here; a cancel that finds no link yet is remembered for them. */
   private readonly running = new Set<string>();
   private readonly cancelOnLink = new Set<string>();
+  /**
+   * The context the node chose for the upstream's new task, by node task (a SendMessage to a 1.0
+   * upstream, answered only when its task ended): a cancel before that answer finds the upstream
+   * task in it (ADR 0371).
+   */
+  private readonly contexts = new Map<string, string>();
   private readonly tokens: UpstreamTokenCache;
 
   constructor(private readonly deps: UpstreamGatewayDeps) {
@@ -220,18 +232,40 @@ export class UpstreamGateway {
   /**
    * CancelTask reaches the upstream task this node task is mapped to (`link`, as stored with the
    * task; best effort, logged). Without one, a forwarding running here cancels it once the
-   * upstream names its task.
+   * upstream names its task, or at once when it is found in the context the node chose for it
+   * (ADR 0371); once either way.
    */
   async cancel(policy: PolicyEntry, nodeTaskId: string, callerToken: string | undefined, link?: UpstreamLink): Promise<void> {
     if (!policy.upstream) return;
     if (!link) {
       // The upstream has not named its task yet: cancel it as soon as it does (else it runs on unseen).
-      if (this.running.has(nodeTaskId)) this.cancelOnLink.add(nodeTaskId);
+      if (!this.running.has(nodeTaskId)) return;
+      this.cancelOnLink.add(nodeTaskId);
+      const contextId = this.contexts.get(nodeTaskId);
+      if (contextId) await this.cancelInContext(policy, nodeTaskId, callerToken, contextId);
       return;
     }
     try {
       const call = await this.call(policy, callerToken);
       await cancelUpstream(call, link.taskId);
+    } catch (error) {
+      this.deps.log.warn({ taskId: nodeTaskId, capability: policy.capabilityId, err: (error as Error).message }, 'upstream cancel failed');
+    }
+  }
+
+  /** The upstream task in the context the node chose for it, canceled unless its link did it first (ADR 0371). */
+  private async cancelInContext(
+    policy: PolicyEntry,
+    nodeTaskId: string,
+    callerToken: string | undefined,
+    contextId: string,
+  ): Promise<void> {
+    try {
+      const call = await this.call(policy, callerToken);
+      const upstreamTaskId = await findUpstreamTask(call, contextId);
+      // Not there yet (or its answer came meanwhile): the link cancels it when it names it.
+      if (upstreamTaskId === undefined || !this.cancelOnLink.delete(nodeTaskId)) return;
+      await cancelUpstream(call, upstreamTaskId);
     } catch (error) {
       this.deps.log.warn({ taskId: nodeTaskId, capability: policy.capabilityId, err: (error as Error).message }, 'upstream cancel failed');
     }
@@ -267,6 +301,12 @@ export class UpstreamGateway {
       const message: WireMessage = { messageId: ctx.message.messageId, role: ctx.message.role, parts: ctx.message.parts };
       let link = record.upstream;
       if (link) Object.assign(message, { taskId: link.taskId, contextId: link.contextId });
+      else if (record.streamed === false && policy.upstream!.version === '1.0') {
+        // A context of the node's choosing (none of the node's ids): a cancel before the answer
+        // finds the upstream's task in it (ADR 0371). A stream names its task in its first event.
+        message.contextId = randomUUID();
+        this.contexts.set(nodeTaskId, message.contextId);
+      }
       let final: HandlerResult | undefined;
       // Canceled on another replica before the link was stored there: this replica ends the upstream task, once.
       let endedUpstream = false;
@@ -313,6 +353,7 @@ export class UpstreamGateway {
         ctx.signal.removeEventListener('abort', onAbort);
         this.running.delete(nodeTaskId);
         this.cancelOnLink.delete(nodeTaskId);
+        this.contexts.delete(nodeTaskId);
       }
       return final;
     };
