@@ -19,7 +19,8 @@
  * events/s (streams × events per stream), and time to first event (16 concurrent streaming fetches).
  *
  * BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the node under the load;
- * BENCH_SECONDS (4), BENCH_ROUNDS (3), BENCH_CASES=send|stream.
+ * BENCH_SECONDS (4), BENCH_ROUNDS (3), BENCH_CASES=send|stream; BENCH_SUBJECTS (default all: sdk,node
+ * anonymous,node token,floor) picks subjects by name, e.g. `node token` alone to profile the token path.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -32,6 +33,7 @@ import { freePort } from '../support/free-port';
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CASES = process.env.BENCH_CASES ?? 'send,stream';
+const SUBJECTS = process.env.BENCH_SUBJECTS?.split(',').map((s) => s.trim());
 const CLIENTS = 16;
 const TEXT = 'What is the status of invoice INV-20931?';
 const ANSWER = { invoiceNumber: 'INV-20931', status: 'paid', amount: { value: 1234.56, currency: 'EUR' }, dueDate: '2026-03-04' };
@@ -156,12 +158,32 @@ interface Figures {
   p50: number;
   p99: number;
   cpuUs: number;
+  /** The Redis server's CPU per request in the same window (INFO cpu; the machine's Redis is shared, so an upper bound). */
+  redisUs: number;
   events?: number;
   ttfeP50?: number;
   ttfeP99?: number;
 }
 
+/** The Redis server's own CPU seconds (user + sys) so far. */
+async function redisCpuSeconds(): Promise<number> {
+  const info = await benchRedis().info('cpu');
+  const field = (name: string) => Number(new RegExp(`${name}:([0-9.]+)`).exec(info)?.[1] ?? NaN);
+  return field('used_cpu_user') + field('used_cpu_sys');
+}
+
+let redisClient: import('ioredis').Redis | undefined;
+function benchRedis(): import('ioredis').Redis {
+  if (!redisClient) {
+    const { Redis } = require('ioredis') as typeof import('ioredis');
+    const { loadConfig } = require('@cp/common') as typeof import('@cp/common');
+    redisClient = new Redis(loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent' }).REDIS_URL);
+  }
+  return redisClient;
+}
+
 async function measure(s: Server, method: string, headers: Record<string, string>, duration: number): Promise<Figures> {
+  const redis0 = await redisCpuSeconds();
   const cpu0 = processCpuSeconds(s.child.pid);
   const r = await autocannon({
     url: s.url,
@@ -172,8 +194,11 @@ async function measure(s: Server, method: string, headers: Record<string, string
     body: rpcBody(method),
   });
   const cpu = processCpuSeconds(s.child.pid) - cpu0;
+  const redisCpu = (await redisCpuSeconds()) - redis0;
   if (r.non2xx > 0 || r.errors > 0) throw new Error(`${s.name} ${method}: ${r.non2xx} non-2xx, ${r.errors} errors`);
-  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, cpuUs: (cpu * 1e6) / Math.max(1, r.requests.total) };
+  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, cpuUs: (cpu * 1e6) / Math.max(1, r.requests.total),
+    redisUs: (redisCpu * 1e6) / Math.max(1, r.requests.total),
+  };
 }
 
 /** One answer checked by content: the same completed task with one artifact, from every server. */
@@ -286,7 +311,7 @@ async function main(): Promise<void> {
       ['node anonymous', node, {}],
       ['node token', node, bearer],
       ['floor', floor, {}],
-    ] as const;
+    ].filter(([name]) => !SUBJECTS || SUBJECTS.includes(name as string)) as [string, Server, Record<string, string>][];
 
   const results = new Map<string, Figures[]>();
   const add = (k: string, f: Figures) => results.set(k, [...(results.get(k) ?? []), f]);
@@ -329,7 +354,7 @@ async function main(): Promise<void> {
         .toString()
         .padStart(
           6,
-        )}/s  p50 ${med(fs.map((f) => f.p50))} ms  p99 ${med(fs.map((f) => f.p99))} ms  CPU ${Math.round(med(fs.map((f) => f.cpuUs)))} µs/req${extra}`,
+        )}/s  p50 ${med(fs.map((f) => f.p50))} ms  p99 ${med(fs.map((f) => f.p99))} ms  CPU ${Math.round(med(fs.map((f) => f.cpuUs)))} µs/req (Redis ${Math.round(med(fs.map((f) => f.redisUs)))})${extra}`,
     );
   }
   console.log('\nratios against the SDK server, per round (min–max, median):');
@@ -364,4 +389,5 @@ async function main(): Promise<void> {
     if ((cursor = next) === '0') break;
   }
   redis.disconnect();
+  redisClient?.disconnect();
 }
