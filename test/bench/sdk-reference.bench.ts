@@ -19,6 +19,7 @@
  * events/s (streams × events per stream), and time to first event (16 concurrent streaming fetches).
  *
  * BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the node under the load;
+ * BENCH_REDIS_URL: a Redis of the bench's own (its CPU per request then belongs to this run alone).
  * BENCH_SECONDS (4), BENCH_ROUNDS (3), BENCH_CASES=send|stream; BENCH_SUBJECTS (default all: sdk,node
  * anonymous,node token,floor) picks subjects by name, e.g. `node token` alone to profile the token path.
  */
@@ -63,6 +64,7 @@ async function nodeServer(port: number, prefix: string): Promise<void> {
     prefix,
     bundle: buildNodeBundle({ agentId: 'finance-agent', revision: 1, ...financeAgentExample(), previewTenants: [] }),
     nodeToken: 'unused',
+    ...(process.env.BENCH_REDIS_URL ? { env: { REDIS_URL: process.env.BENCH_REDIS_URL } } : {}),
     handlers: new HandlerRegistry().register('invoices.v1.lookup', answer).register('recon.v3.reconcile', answer),
   });
 }
@@ -70,7 +72,7 @@ async function nodeServer(port: number, prefix: string): Promise<void> {
 async function floorServer(port: number, prefix: string): Promise<void> {
   const Fastify = (await import('fastify')).default;
   const { connectRedis, loadConfig } = await import('@cp/common');
-  const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent' });
+  const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', REDIS_URL: process.env.BENCH_REDIS_URL });
   const redis = connectRedis(config, 'floor');
   const body = JSON.stringify({
     jsonrpc: '2.0',
@@ -177,7 +179,7 @@ function benchRedis(): import('ioredis').Redis {
   if (!redisClient) {
     const { Redis } = require('ioredis') as typeof import('ioredis');
     const { loadConfig } = require('@cp/common') as typeof import('@cp/common');
-    redisClient = new Redis(loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent' }).REDIS_URL);
+    redisClient = new Redis(loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', REDIS_URL: process.env.BENCH_REDIS_URL }).REDIS_URL);
   }
   return redisClient;
 }
@@ -196,7 +198,11 @@ async function measure(s: Server, method: string, headers: Record<string, string
   const cpu = processCpuSeconds(s.child.pid) - cpu0;
   const redisCpu = (await redisCpuSeconds()) - redis0;
   if (r.non2xx > 0 || r.errors > 0) throw new Error(`${s.name} ${method}: ${r.non2xx} non-2xx, ${r.errors} errors`);
-  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, cpuUs: (cpu * 1e6) / Math.max(1, r.requests.total),
+  return {
+    rps: r.requests.average,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    cpuUs: (cpu * 1e6) / Math.max(1, r.requests.total),
     redisUs: (redisCpu * 1e6) / Math.max(1, r.requests.total),
   };
 }
@@ -379,7 +385,7 @@ async function main(): Promise<void> {
     console.log(`SendMessage node anonymous / floor: ${(med(nodeAnon.map((f) => f.rps)) / med(floorRps.map((f) => f.rps))).toFixed(2)}×`);
 
   const { Redis } = await import('ioredis');
-  const redis = new Redis(loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent' }).REDIS_URL);
+  const redis = new Redis(loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', REDIS_URL: process.env.BENCH_REDIS_URL }).REDIS_URL);
   await taskMemory(redis, prefix, node);
   await stopServer(node);
   await stopServer(floor);

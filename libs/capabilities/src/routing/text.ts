@@ -118,7 +118,8 @@ export function stem(word: string): string {
 }
 
 /** The table's own entry: a word like "constructor" must not find Object's (a message with it threw). */
-const own = (table: Readonly<Record<string, string>>, key: string): string | undefined => (Object.hasOwn(table, key) ? table[key] : undefined);
+const own = (table: Readonly<Record<string, string>>, key: string): string | undefined =>
+  Object.hasOwn(table, key) ? table[key] : undefined;
 
 function stemOnce(word: string): string {
   let w = own(SYNONYMS, word) ?? word;

@@ -90,7 +90,9 @@ describe("a token's caller and what is derived from it, remembered with the toke
     const key = cache.classKey(first);
     for (let i = 0; i < 5; i++) expect(cache.classKey((await auth.authenticate(bearer(token))).caller)).toBe(key);
     expect(cache.stats.classKeys).toBe(1);
-    expect(key).toBe(new ProjectionCache(snapshot(1, ['recon.run'])).classKey({ principal: 'p@acme', tenant: 'acme-partner', scopes: ['recon.run'] }));
+    expect(key).toBe(
+      new ProjectionCache(snapshot(1, ['recon.run'])).classKey({ principal: 'p@acme', tenant: 'acme-partner', scopes: ['recon.run'] }),
+    );
   });
 
   it('never lets another token hit: same claims, another caller; other scopes, another class', async () => {
