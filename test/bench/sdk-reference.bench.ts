@@ -19,6 +19,9 @@
  * events/s (streams × events per stream), and time to first event (16 concurrent streaming fetches).
  *
  * BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the node under the load;
+ * BENCH_BASE_TREE: a checkout of another commit (its own tsconfig.json, node_modules linked, this bench
+ * file copied in); its node runs beside this one as `base anonymous` / `base token`, in the same rounds.
+ * BENCH_CLIENTS (16): concurrent clients (1: the latency of one caller alone).
  * BENCH_REDIS_URL: a Redis of the bench's own (its CPU per request then belongs to this run alone).
  * BENCH_SECONDS (4), BENCH_ROUNDS (3), BENCH_CASES=send|stream; BENCH_SUBJECTS (default all: sdk,node
  * anonymous,node token,floor) picks subjects by name, e.g. `node token` alone to profile the token path.
@@ -35,7 +38,7 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CASES = process.env.BENCH_CASES ?? 'send,stream';
 const SUBJECTS = process.env.BENCH_SUBJECTS?.split(',').map((s) => s.trim());
-const CLIENTS = 16;
+const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 16);
 const TEXT = 'What is the status of invoice INV-20931?';
 const ANSWER = { invoiceNumber: 'INV-20931', status: 'paid', amount: { value: 1234.56, currency: 'EUR' }, dueDate: '2026-03-04' };
 
@@ -115,12 +118,14 @@ interface Server {
 const children = new Set<ChildProcess>();
 process.on('exit', () => children.forEach((c) => c.exitCode === null && c.kill('SIGKILL')));
 
-async function start(name: string, args: string[], nodeArgs: string[] = []): Promise<Server> {
+async function start(name: string, args: string[], nodeArgs: string[] = [], tree?: string): Promise<Server> {
   const port = await freePort();
   // tsx as a loader in the server's own process (its CLI would start a second one): CPU figures and
-  // --cpu-prof then belong to the server.
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', __filename, args[0], String(port), ...args.slice(1)], {
+  // --cpu-prof then belong to the server. Another tree runs this file's copy there, with its tsconfig.
+  const file = tree ? `${tree}/test/bench/sdk-reference.bench.ts` : __filename;
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', file, args[0], String(port), ...args.slice(1)], {
     stdio: ['ignore', 'inherit', 'inherit'],
+    ...(tree ? { cwd: tree } : {}),
   });
   children.add(child);
   child.once('exit', () => children.delete(child));
@@ -309,22 +314,34 @@ async function main(): Promise<void> {
   const prefix = `bench-sdkref-${process.pid}:`;
   const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const node = await start('node', ['--node', prefix], nodeArgs);
+  // The same node from another checkout (BENCH_BASE_TREE, e.g. the commit before a change) in the same rounds.
+  const baseTree = process.env.BENCH_BASE_TREE;
+  const base = baseTree ? await start('base', ['--node', `${prefix}base:`], nodeArgs, baseTree) : undefined;
   const floor = await start('floor', ['--floor', prefix]);
   const bearer = { authorization: `Bearer ${token}` };
-  const subjects = (sdk: Server) =>
-    [
-      ['sdk', sdk, {}],
+  const subjects = (sdk: Server, round: number) => {
+    const mine = [
       ['node anonymous', node, {}],
       ['node token', node, bearer],
-      ['floor', floor, {}],
-    ].filter(([name]) => !SUBJECTS || SUBJECTS.includes(name as string)) as [string, Server, Record<string, string>][];
+    ] as const;
+    const theirs = base
+      ? ([
+          ['base anonymous', base, {}],
+          ['base token', base, bearer],
+        ] as const)
+      : [];
+    // With a base tree, which of the two goes first alternates by round.
+    return [['sdk', sdk, {}], ...(round % 2 === 0 ? [...mine, ...theirs] : [...theirs, ...mine]), ['floor', floor, {}]].filter(
+      ([name]) => !SUBJECTS || SUBJECTS.includes(name as string),
+    ) as [string, Server, Record<string, string>][];
+  };
 
   const results = new Map<string, Figures[]>();
   const add = (k: string, f: Figures) => results.set(k, [...(results.get(k) ?? []), f]);
   for (let round = 0; round < ROUNDS; round++) {
     const sdk = await start('sdk', ['--sdk']);
     try {
-      for (const [name, s, headers] of subjects(sdk)) {
+      for (const [name, s, headers] of subjects(sdk, round)) {
         if (name !== 'floor') await check(s, headers);
         if (CASES.includes('send')) {
           await measure(s, 'SendMessage', headers, 1);
@@ -367,7 +384,7 @@ async function main(): Promise<void> {
   for (const op of ['SendMessage', 'SendStreamingMessage']) {
     const sdk = results.get(`${op} sdk`);
     if (!sdk) continue;
-    for (const name of ['node anonymous', 'node token', 'floor']) {
+    for (const name of ['node anonymous', 'node token', 'base anonymous', 'base token', 'floor']) {
       const fs = results.get(`${op} ${name}`);
       if (!fs) continue;
       const ratios = fs.map((f, i) => f.rps / sdk[i].rps);
@@ -379,6 +396,20 @@ async function main(): Promise<void> {
       console.log(line);
     }
   }
+  if (base) {
+    console.log('\nthis tree against the base tree, per round (min–max, median):');
+    for (const op of ['SendMessage', 'SendStreamingMessage'])
+      for (const who of ['anonymous', 'token']) {
+        const mine = results.get(`${op} node ${who}`);
+        const theirs = results.get(`${op} base ${who}`);
+        if (!mine || !theirs) continue;
+        const ratios = mine.map((f, i) => f.rps / theirs[i].rps);
+        let line = `${op} ${who}: ${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}× (median ${med(ratios).toFixed(2)}×); CPU per request ${med(mine.map((f, i) => f.cpuUs / theirs[i].cpuUs)).toFixed(2)}×`;
+        if (mine[0].ttfeP50 !== undefined)
+          line += `; first event p50 ${med(mine.map((f, i) => f.ttfeP50! / theirs[i].ttfeP50!)).toFixed(2)}×`;
+        console.log(line);
+      }
+  }
   const floorRps = results.get('SendMessage floor');
   const nodeAnon = results.get('SendMessage node anonymous');
   if (floorRps && nodeAnon)
@@ -388,6 +419,7 @@ async function main(): Promise<void> {
   const redis = new Redis(loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', REDIS_URL: process.env.BENCH_REDIS_URL }).REDIS_URL);
   await taskMemory(redis, prefix, node);
   await stopServer(node);
+  if (base) await stopServer(base);
   await stopServer(floor);
   for (let cursor = '0'; ;) {
     const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
