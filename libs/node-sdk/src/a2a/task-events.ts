@@ -27,19 +27,6 @@ export interface TaskEvent {
 
 export type TaskEventListener = (event: TaskEvent) => void;
 
-/**
- * The event's JSON, computed once per event object (ADR 0378): the PUBLISH that carries it to
- * other replicas and the SSE frames of this node's streams embed the same text. Events are never
- * changed once made (an update makes new ones), so the text stays true; weak, so it lives as long
- * as the event.
- */
-const jsonOfEvents = new WeakMap<StreamEvent, string>();
-export function eventJson(event: StreamEvent): string {
-  let json = jsonOfEvents.get(event);
-  if (json === undefined) jsonOfEvents.set(event, (json = JSON.stringify(event)));
-  return json;
-}
-
 export interface TaskEvents {
   publish(taskId: string, event: TaskEvent): Promise<void>;
   /**
@@ -188,11 +175,11 @@ export class RedisTaskEvents implements TaskEvents {
   }
 
   outbound(taskId: string, event: TaskEvent): PublishOnSave & { local: () => void } {
-    // origin first, so the subscriber recognises its own messages by their start (ownMark); the
-    // event's own JSON is the one its local streams' frames embed (ADR 0378).
+    // origin first, so the subscriber recognises its own messages by their start (ownMark).
+    const envelope: Envelope = { origin: this.origin, ...event };
     return {
       channel: this.channel(taskId),
-      message: `${this.ownMark},"seq":${JSON.stringify(event.seq)},"final":${JSON.stringify(event.final)},"event":${eventJson(event.event)}}`,
+      message: JSON.stringify(envelope),
       local: () => this.listeners.deliver(taskId, event),
     };
   }
