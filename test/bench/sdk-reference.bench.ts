@@ -19,7 +19,12 @@
  * events/s (streams × events per stream), and time to first event (16 concurrent streaming fetches).
  *
  * BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the node under the load;
- * BENCH_SECONDS (4), BENCH_ROUNDS (3), BENCH_CASES=send|stream.
+ * BENCH_BASE_TREE: a checkout of another commit (its own tsconfig.json, node_modules linked, this bench
+ * file copied in); its node runs beside this one as `base anonymous` / `base token`, in the same rounds.
+ * BENCH_CLIENTS (16): concurrent clients (1: the latency of one caller alone).
+ * BENCH_REDIS_URL: a Redis of the bench's own (its CPU per request then belongs to this run alone).
+ * BENCH_SECONDS (4), BENCH_ROUNDS (3), BENCH_CASES=send|stream; BENCH_SUBJECTS (default all: sdk,node
+ * anonymous,node token,floor) picks subjects by name, e.g. `node token` alone to profile the token path.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -32,7 +37,8 @@ import { freePort } from '../support/free-port';
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CASES = process.env.BENCH_CASES ?? 'send,stream';
-const CLIENTS = 16;
+const SUBJECTS = process.env.BENCH_SUBJECTS?.split(',').map((s) => s.trim());
+const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 16);
 const TEXT = 'What is the status of invoice INV-20931?';
 const ANSWER = { invoiceNumber: 'INV-20931', status: 'paid', amount: { value: 1234.56, currency: 'EUR' }, dueDate: '2026-03-04' };
 
@@ -61,6 +67,7 @@ async function nodeServer(port: number, prefix: string): Promise<void> {
     prefix,
     bundle: buildNodeBundle({ agentId: 'finance-agent', revision: 1, ...financeAgentExample(), previewTenants: [] }),
     nodeToken: 'unused',
+    ...(process.env.BENCH_REDIS_URL ? { env: { REDIS_URL: process.env.BENCH_REDIS_URL } } : {}),
     handlers: new HandlerRegistry().register('invoices.v1.lookup', answer).register('recon.v3.reconcile', answer),
   });
 }
@@ -68,7 +75,7 @@ async function nodeServer(port: number, prefix: string): Promise<void> {
 async function floorServer(port: number, prefix: string): Promise<void> {
   const Fastify = (await import('fastify')).default;
   const { connectRedis, loadConfig } = await import('@cp/common');
-  const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent' });
+  const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', REDIS_URL: process.env.BENCH_REDIS_URL });
   const redis = connectRedis(config, 'floor');
   const body = JSON.stringify({
     jsonrpc: '2.0',
@@ -111,12 +118,14 @@ interface Server {
 const children = new Set<ChildProcess>();
 process.on('exit', () => children.forEach((c) => c.exitCode === null && c.kill('SIGKILL')));
 
-async function start(name: string, args: string[], nodeArgs: string[] = []): Promise<Server> {
+async function start(name: string, args: string[], nodeArgs: string[] = [], tree?: string): Promise<Server> {
   const port = await freePort();
   // tsx as a loader in the server's own process (its CLI would start a second one): CPU figures and
-  // --cpu-prof then belong to the server.
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', __filename, args[0], String(port), ...args.slice(1)], {
+  // --cpu-prof then belong to the server. Another tree runs this file's copy there, with its tsconfig.
+  const file = tree ? `${tree}/test/bench/sdk-reference.bench.ts` : __filename;
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', file, args[0], String(port), ...args.slice(1)], {
     stdio: ['ignore', 'inherit', 'inherit'],
+    ...(tree ? { cwd: tree } : {}),
   });
   children.add(child);
   child.once('exit', () => children.delete(child));
@@ -156,12 +165,32 @@ interface Figures {
   p50: number;
   p99: number;
   cpuUs: number;
+  /** The Redis server's CPU per request in the same window (INFO cpu; the machine's Redis is shared, so an upper bound). */
+  redisUs: number;
   events?: number;
   ttfeP50?: number;
   ttfeP99?: number;
 }
 
+/** The Redis server's own CPU seconds (user + sys) so far. */
+async function redisCpuSeconds(): Promise<number> {
+  const info = await benchRedis().info('cpu');
+  const field = (name: string) => Number(new RegExp(`${name}:([0-9.]+)`).exec(info)?.[1] ?? NaN);
+  return field('used_cpu_user') + field('used_cpu_sys');
+}
+
+let redisClient: import('ioredis').Redis | undefined;
+function benchRedis(): import('ioredis').Redis {
+  if (!redisClient) {
+    const { Redis } = require('ioredis') as typeof import('ioredis');
+    const { loadConfig } = require('@cp/common') as typeof import('@cp/common');
+    redisClient = new Redis(loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', REDIS_URL: process.env.BENCH_REDIS_URL }).REDIS_URL);
+  }
+  return redisClient;
+}
+
 async function measure(s: Server, method: string, headers: Record<string, string>, duration: number): Promise<Figures> {
+  const redis0 = await redisCpuSeconds();
   const cpu0 = processCpuSeconds(s.child.pid);
   const r = await autocannon({
     url: s.url,
@@ -172,8 +201,15 @@ async function measure(s: Server, method: string, headers: Record<string, string
     body: rpcBody(method),
   });
   const cpu = processCpuSeconds(s.child.pid) - cpu0;
+  const redisCpu = (await redisCpuSeconds()) - redis0;
   if (r.non2xx > 0 || r.errors > 0) throw new Error(`${s.name} ${method}: ${r.non2xx} non-2xx, ${r.errors} errors`);
-  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, cpuUs: (cpu * 1e6) / Math.max(1, r.requests.total) };
+  return {
+    rps: r.requests.average,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    cpuUs: (cpu * 1e6) / Math.max(1, r.requests.total),
+    redisUs: (redisCpu * 1e6) / Math.max(1, r.requests.total),
+  };
 }
 
 /** One answer checked by content: the same completed task with one artifact, from every server. */
@@ -278,22 +314,34 @@ async function main(): Promise<void> {
   const prefix = `bench-sdkref-${process.pid}:`;
   const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const node = await start('node', ['--node', prefix], nodeArgs);
+  // The same node from another checkout (BENCH_BASE_TREE, e.g. the commit before a change) in the same rounds.
+  const baseTree = process.env.BENCH_BASE_TREE;
+  const base = baseTree ? await start('base', ['--node', `${prefix}base:`], nodeArgs, baseTree) : undefined;
   const floor = await start('floor', ['--floor', prefix]);
   const bearer = { authorization: `Bearer ${token}` };
-  const subjects = (sdk: Server) =>
-    [
-      ['sdk', sdk, {}],
+  const subjects = (sdk: Server, round: number) => {
+    const mine = [
       ['node anonymous', node, {}],
       ['node token', node, bearer],
-      ['floor', floor, {}],
     ] as const;
+    const theirs = base
+      ? ([
+          ['base anonymous', base, {}],
+          ['base token', base, bearer],
+        ] as const)
+      : [];
+    // With a base tree, which of the two goes first alternates by round.
+    return [['sdk', sdk, {}], ...(round % 2 === 0 ? [...mine, ...theirs] : [...theirs, ...mine]), ['floor', floor, {}]].filter(
+      ([name]) => !SUBJECTS || SUBJECTS.includes(name as string),
+    ) as [string, Server, Record<string, string>][];
+  };
 
   const results = new Map<string, Figures[]>();
   const add = (k: string, f: Figures) => results.set(k, [...(results.get(k) ?? []), f]);
   for (let round = 0; round < ROUNDS; round++) {
     const sdk = await start('sdk', ['--sdk']);
     try {
-      for (const [name, s, headers] of subjects(sdk)) {
+      for (const [name, s, headers] of subjects(sdk, round)) {
         if (name !== 'floor') await check(s, headers);
         if (CASES.includes('send')) {
           await measure(s, 'SendMessage', headers, 1);
@@ -329,14 +377,14 @@ async function main(): Promise<void> {
         .toString()
         .padStart(
           6,
-        )}/s  p50 ${med(fs.map((f) => f.p50))} ms  p99 ${med(fs.map((f) => f.p99))} ms  CPU ${Math.round(med(fs.map((f) => f.cpuUs)))} µs/req${extra}`,
+        )}/s  p50 ${med(fs.map((f) => f.p50))} ms  p99 ${med(fs.map((f) => f.p99))} ms  CPU ${Math.round(med(fs.map((f) => f.cpuUs)))} µs/req (Redis ${Math.round(med(fs.map((f) => f.redisUs)))})${extra}`,
     );
   }
   console.log('\nratios against the SDK server, per round (min–max, median):');
   for (const op of ['SendMessage', 'SendStreamingMessage']) {
     const sdk = results.get(`${op} sdk`);
     if (!sdk) continue;
-    for (const name of ['node anonymous', 'node token', 'floor']) {
+    for (const name of ['node anonymous', 'node token', 'base anonymous', 'base token', 'floor']) {
       const fs = results.get(`${op} ${name}`);
       if (!fs) continue;
       const ratios = fs.map((f, i) => f.rps / sdk[i].rps);
@@ -348,15 +396,30 @@ async function main(): Promise<void> {
       console.log(line);
     }
   }
+  if (base) {
+    console.log('\nthis tree against the base tree, per round (min–max, median):');
+    for (const op of ['SendMessage', 'SendStreamingMessage'])
+      for (const who of ['anonymous', 'token']) {
+        const mine = results.get(`${op} node ${who}`);
+        const theirs = results.get(`${op} base ${who}`);
+        if (!mine || !theirs) continue;
+        const ratios = mine.map((f, i) => f.rps / theirs[i].rps);
+        let line = `${op} ${who}: ${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}× (median ${med(ratios).toFixed(2)}×); CPU per request ${med(mine.map((f, i) => f.cpuUs / theirs[i].cpuUs)).toFixed(2)}×`;
+        if (mine[0].ttfeP50 !== undefined)
+          line += `; first event p50 ${med(mine.map((f, i) => f.ttfeP50! / theirs[i].ttfeP50!)).toFixed(2)}×`;
+        console.log(line);
+      }
+  }
   const floorRps = results.get('SendMessage floor');
   const nodeAnon = results.get('SendMessage node anonymous');
   if (floorRps && nodeAnon)
     console.log(`SendMessage node anonymous / floor: ${(med(nodeAnon.map((f) => f.rps)) / med(floorRps.map((f) => f.rps))).toFixed(2)}×`);
 
   const { Redis } = await import('ioredis');
-  const redis = new Redis(loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent' }).REDIS_URL);
+  const redis = new Redis(loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', REDIS_URL: process.env.BENCH_REDIS_URL }).REDIS_URL);
   await taskMemory(redis, prefix, node);
   await stopServer(node);
+  if (base) await stopServer(base);
   await stopServer(floor);
   for (let cursor = '0'; ;) {
     const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
@@ -364,4 +427,5 @@ async function main(): Promise<void> {
     if ((cursor = next) === '0') break;
   }
   redis.disconnect();
+  redisClient?.disconnect();
 }

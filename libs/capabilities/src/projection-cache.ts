@@ -30,6 +30,8 @@ export interface ProjectionCacheStats {
   /** How many times each projection was actually computed (not served from the memo). */
   builds: { publicCard: number; extendedCard: number; routerIndex: number; executionPolicy: number; serialized: number };
   hits: number;
+  /** Class keys computed (a frozen caller's is remembered: ADR 0375). */
+  classKeys: number;
 }
 
 export class ProjectionCache {
@@ -37,9 +39,17 @@ export class ProjectionCache {
   readonly stats: ProjectionCacheStats = {
     builds: { publicCard: 0, extendedCard: 0, routerIndex: 0, executionPolicy: 0, serialized: 0 },
     hits: 0,
+    classKeys: 0,
   };
   private readonly perClass = new Map<string, ClassEntry>();
   private publicMemo?: { card: AgentCard; serialized?: SerializedCard };
+  /**
+   * Class keys of frozen callers, by identity (ADR 0375): the node's authenticator hands out one
+   * frozen Caller per verified token, so a token's requests compute their class once per snapshot.
+   * Weak: an entry lives only as long as its caller object (the token's cache entry); a caller
+   * that is not frozen could change under its key and is never remembered.
+   */
+  private readonly keysOfCallers = new WeakMap<object, string>();
 
   /** maxClasses bounds memory: past it the oldest class is dropped (recomputed if asked again). */
   constructor(
@@ -50,6 +60,15 @@ export class ProjectionCache {
   }
 
   classKey(caller: Caller): string {
+    if (caller === null) return this.classes.key(caller);
+    if (!Object.isFrozen(caller) || !Object.isFrozen(caller.scopes)) return this.computeKey(caller);
+    let key = this.keysOfCallers.get(caller);
+    if (key === undefined) this.keysOfCallers.set(caller, (key = this.computeKey(caller)));
+    return key;
+  }
+
+  private computeKey(caller: Caller): string {
+    this.stats.classKeys++;
     return this.classes.key(caller);
   }
 

@@ -85,12 +85,45 @@ const LEMMAS: Readonly<Record<string, string>> = {
 };
 
 /**
+ * Stems of words seen lately (ADR 0376): a node routes messages in the same few hundred words over
+ * and over, and Porter2 is a third of the classifier's time. Pure (same word, same stem), so
+ * remembering changes no answer; bounded in entries (the oldest goes first).
+ */
+const STEMS = new Map<string, string>();
+export const STEM_MEMO_MAX_ENTRIES = 20_000;
+/**
+ * Longer "words" are kept as they are, never stemmed (ADR 0376): no capability is named by one,
+ * and the stemmer's time grows with the square of a word's length (a 2,000-letter word took 77 ms,
+ * 20,000 letters 7 s), so one long word in a message would hold the node. Manifests and messages
+ * pass the same rule, so such a word still matches itself.
+ */
+export const STEM_MAX_WORD = 64;
+
+/** Words the stem memo holds now (tests). */
+export const stemMemoSize = () => STEMS.size;
+
+/**
  * The stem of one lowercase word: irregular forms first, then the nominal suffix -ment (payment →
  * pay, reimbursement → reimburse, which Porter2 keeps apart from their verbs), then Porter2.
  */
 export function stem(word: string): string {
-  let w = SYNONYMS[word] ?? word;
-  w = LEMMAS[w] ?? w;
+  if (word.length > STEM_MAX_WORD) return word;
+  const known = STEMS.get(word);
+  if (known !== undefined) return known;
+  const s = stemOnce(word);
+  // A caller sending ever new words only turns the oldest out.
+  if (STEMS.size >= STEM_MEMO_MAX_ENTRIES) STEMS.delete(STEMS.keys().next().value!);
+  STEMS.set(word, s);
+  return s;
+}
+
+/** The table's own entry: a word like "constructor" must not find Object's (a message with it threw). */
+const own = (table: Readonly<Record<string, string>>, key: string): string | undefined =>
+  Object.hasOwn(table, key) ? table[key] : undefined;
+
+function stemOnce(word: string): string {
+  let w = own(SYNONYMS, word) ?? word;
+  w = own(LEMMAS, w) ?? w;
   if (w.length >= 8 && w.endsWith('ments')) w = w.slice(0, -5);
   else if (w.length >= 7 && w.endsWith('ment')) w = w.slice(0, -4);
   return porter2(w);
@@ -164,7 +197,7 @@ export function terms(text: string): string[] {
   const out: string[] = [];
   for (let i = 0; i < words.length; i++) {
     if (dates[i]) continue;
-    const phrase = i + 1 < words.length ? PHRASES[`${words[i]} ${words[i + 1]}`] : undefined;
+    const phrase = i + 1 < words.length ? own(PHRASES, `${words[i]} ${words[i + 1]}`) : undefined;
     if (phrase !== undefined) {
       out.push(stem(phrase));
       i++;

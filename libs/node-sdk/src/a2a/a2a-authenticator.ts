@@ -19,6 +19,14 @@ type Req = { headers: Record<string, string | string[] | undefined> };
 
 export class A2AAuthenticator {
   private readonly strategy: JwtStrategy;
+  /**
+   * One frozen Caller per verified principal (ADR 0375): every request of a remembered token gets
+   * the same object, so what is derived from the caller (its entitlement class per bundle
+   * revision) is computed once and found by identity. Weak: a Caller lives as long as its
+   * principal's entry in `verified` (bounded, expiring with the token); a token verified again gets
+   * a new one, and another token never shares it.
+   */
+  private readonly callers = new WeakMap<A2APrincipal, NonNullable<Caller>>();
 
   /** `verified`: tokens verified before (ADR 0241); pass one with maxEntries 0 to verify every time. */
   constructor(
@@ -62,7 +70,16 @@ export class A2AAuthenticator {
       principal = await this.run({ headers });
       this.verified.remember(token, principal, principal.expiresAt);
     }
-    return { caller: { principal: principal.subject, tenant: principal.tenant, scopes: principal.scopes }, token };
+    return { caller: this.callerOf(principal), token };
+  }
+
+  private callerOf(principal: A2APrincipal): NonNullable<Caller> {
+    let caller = this.callers.get(principal);
+    if (!caller) {
+      caller = Object.freeze({ principal: principal.subject, tenant: principal.tenant, scopes: Object.freeze([...principal.scopes]) });
+      this.callers.set(principal, caller);
+    }
+    return caller;
   }
 
   /** passport's strategy contract (success / fail / error) as a promise. */

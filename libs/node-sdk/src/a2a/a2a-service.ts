@@ -167,23 +167,38 @@ export class A2AService {
    */
   async sendStreamingMessage(rawParams: unknown, rc: RequestContext, active: readonly string[]): Promise<TaskStream> {
     this.requireStreaming();
-    // Node, owner and anonymous-pool caps before anything is stored (the task cap once it exists).
+    // Node, owner and anonymous-pool caps before anything is stored.
     this.streams.check(ownerKey(rc.caller));
     const push = await this.pushConfigOf(rawParams, rc);
-    const prepared = { ...(await this.prepare(rawParams, rc, active)), streamed: true };
-    await this.attachPush(push, prepared, rc);
+    // The stream is opened (its listener in place, its Redis SUBSCRIBE sent) right before the task's
+    // first save, once every check passed: the SUBSCRIBE and the save travel together, so the first
+    // event waits for neither one after the other (ADR 0377). A refusal from here on closes it.
+    let opening: Promise<TaskStream> | undefined;
+    const open = (taskId: string, owner: string) => {
+      opening = this.openStream(taskId, owner);
+      opening.catch(() => undefined);
+    };
+    let prepared: Prepared;
+    try {
+      prepared = { ...(await this.prepare(rawParams, rc, active, false, open)), streamed: true };
+      await this.attachPush(push, prepared, rc);
+    } catch (error) {
+      void opening?.then(
+        (s) => s.close(),
+        () => undefined,
+      );
+      throw error;
+    }
     const r = prepared.record;
-    // The stream's listener is in place as soon as openStream is called (its Redis SUBSCRIBE is on
-    // its way): the handler starts now, not one round trip later, and what it says before the
+    // The handler starts now, not once the subscription is confirmed; what it says before the
     // stream's first event waits in the stream (ADR 0355). The task is stored: it runs even if the
     // stream is refused or the client goes away.
-    const opening = this.openStream(r.task.id, prepared.owner);
     if (prepared.execution) {
       void this.execution
         .execute(prepared)
         .catch((error: unknown) => this.deps.log.error({ taskId: r.task.id, err: (error as Error).message }, 'streamed message failed'));
     }
-    const stream = await opening;
+    const stream = await opening!;
     stream.capabilityId = r.capabilityId;
     stream.first({ task: trimHistory(r.task, prepared.params.configuration?.historyLength) }, r.seq, endsStream(r.task.status.state));
     return stream;
@@ -286,15 +301,14 @@ export class A2AService {
     }
   }
 
-  /** Takes a slot of every stream cap (or refuses, naming the cap); closing the stream gives it back. */
-  private async openStream(taskId: string, owner: string): Promise<TaskStream> {
+  /** Takes a slot of every stream cap (or throws, naming the cap); closing the stream gives it back. */
+  private openStream(taskId: string, owner: string): Promise<TaskStream> {
+    // Synchronous: a refused slot throws before the caller goes on (before a streamed task is saved).
     const release = this.streams.acquire(owner, taskId);
-    try {
-      return await TaskStream.open(this.deps.events, taskId, release);
-    } catch (error) {
+    return TaskStream.open(this.deps.events, taskId, release).catch((error: unknown) => {
       release();
       throw error;
-    }
+    });
   }
 
   /**
@@ -302,7 +316,13 @@ export class A2AService {
    * also applies the byte limits): every refusal happens here and changes nothing. The steps are
    * in send/prepare-steps.ts.
    */
-  private async prepare(rawParams: unknown, rc: RequestContext, active: readonly string[], coalesce = false): Promise<Prepared> {
+  private async prepare(
+    rawParams: unknown,
+    rc: RequestContext,
+    active: readonly string[],
+    coalesce = false,
+    beforeSave?: (taskId: string, owner: string) => void,
+  ): Promise<Prepared> {
     const params = sendMessageParams(rawParams, this.limits);
     const bundle = this.current();
     if (params.configuration?.taskPushNotificationConfig !== undefined && !declaredBy(bundle).pushNotifications) {
@@ -319,6 +339,7 @@ export class A2AService {
       const clarification = { layer: 'clarification', confidence: decision.confidence, candidates: decision.candidates };
       const routing = { ...clarification, explanation: decision.explanation };
       const next = transition(task, inbound, 'TASK_STATE_INPUT_REQUIRED', decision.message, { routing }, this.limits.historyPartMaxBytes);
+      beforeSave?.(task.id, owner);
       const saved = await saveTask(this.deps.tasks, this.deps.events, { ...base, task: next, capabilityId: undefined }, record);
       return { params, rc, active, owner, record: saved, inbound };
     }
@@ -345,6 +366,7 @@ export class A2AService {
     try {
       // A new SendMessage task is stored working at once: nobody streams it yet (ADR 82).
       const first = routedTask(task, inbound, metadata, coalesce && record === undefined, this.limits.historyPartMaxBytes);
+      beforeSave?.(task.id, owner);
       saved = await saveTask(this.deps.tasks, this.deps.events, { ...base, task: first, capabilityId }, record);
     } catch (error) {
       admission.release();

@@ -540,6 +540,35 @@ describe('A2A tasks', () => {
       expect(await one.done()).toBe(true);
     });
 
+    it('takes the stream slot before the task is saved: of two streams racing for the last slot, the refused one stores nothing (ADR 0377)', async () => {
+      const few = await serve({ maxStreams: 1 });
+      servers.push(few.app);
+      let open!: () => void;
+      gate = new Promise((r) => (open = r));
+      // Both pass the early check together (no stream is open yet); only one gets the slot.
+      const [one, two] = await Promise.all([
+        few.service.sendStreamingMessage(msg(RECON), { caller: financeAgentExample().callers.partner }, []).then(
+          (stream) => ({ stream }),
+          (error: unknown) => ({ error }),
+        ),
+        few.service.sendStreamingMessage(msg(RECON), { caller: financeAgentExample().callers.partner }, []).then(
+          (stream) => ({ stream }),
+          (error: unknown) => ({ error }),
+        ),
+      ]);
+      const refused = [one, two].filter((r) => 'error' in r);
+      expect(refused).toHaveLength(1);
+      expect((refused[0] as { error: { reason?: string } }).error.reason).toBe('TOO_MANY_STREAMS');
+      const owner = ownerKey(financeAgentExample().callers.partner);
+      expect((await few.store.list(owner, { pageSize: 10 })).records).toHaveLength(1);
+      expect(few.service.openStreams).toBe(1);
+      open();
+      gate = Promise.resolve();
+      const stream = ([one, two].find((r) => 'stream' in r) as { stream: AsyncIterable<unknown> }).stream;
+      for await (const _event of stream) void _event;
+      await until(async () => few.service.openStreams === 0 && few.events.listenerCount === 0);
+    });
+
     it('answers a malformed task id in a REST path 400 on get, cancel and subscribe, never 500', async () => {
       const h = { 'a2a-version': '1.0', ...partner() };
       for (const [method, path] of [

@@ -4,6 +4,7 @@
  */
 import { Redis } from 'ioredis';
 import { RedisTaskStore } from './redis-task-store';
+import { saveTask } from './send/prepare-steps';
 import { RedisTaskEvents, type TaskEvent } from './task-events';
 import { ANONYMOUS_OWNER, ownerKey, type TaskRecord } from './task-store';
 
@@ -175,6 +176,33 @@ describe('RedisTaskStore and RedisTaskEvents', () => {
     event: { statusUpdate: { taskId, contextId: 'c', status: { state: 'TASK_STATE_WORKING', timestamp: 'x' } } },
   });
   const settle = () => new Promise((r) => setTimeout(r, 150));
+
+  it("a new task's first save is heard by this node's listeners only, never PUBLISHed; its next saves are (ADR 0379)", async () => {
+    const one = new RedisTaskEvents(connect(), connect(), PREFIX);
+    const two = new RedisTaskEvents(connect(), connect(), PREFIX);
+    const here: TaskEvent[] = [];
+    const there: TaskEvent[] = [];
+    const offHere = await one.subscribe('u-1', (e) => here.push(e));
+    // Even a replica that somehow listened on the new id before it existed hears nothing of its creation.
+    const offThere = await two.subscribe('u-1', (e) => there.push(e));
+    const owner = ownerKey({ tenant: 'acme', principal: 'new' });
+    const submitted = { status: { state: 'TASK_STATE_SUBMITTED' as const, timestamp: new Date(20).toISOString() } };
+    const created = await saveTask(a, one, { ...record('u-1', owner, 20, submitted), seq: 0 }, undefined);
+    expect(created.seq).toBe(1);
+    const next = {
+      ...created,
+      task: { ...created.task, status: { state: 'TASK_STATE_WORKING' as const, timestamp: new Date(21).toISOString() } },
+    };
+    await saveTask(a, one, next, created);
+    await settle();
+    expect(here.map((e) => [e.seq, Object.keys(e.event)[0]])).toEqual([
+      [1, 'task'],
+      [2, 'statusUpdate'],
+    ]);
+    expect(there.map((e) => e.seq)).toEqual([2]);
+    await offHere();
+    await offThere();
+  });
 
   it('saving with an event publishes it in the same step to other replicas, once, and locally once; a refused save publishes nothing', async () => {
     const one = new RedisTaskEvents(connect(), connect(), PREFIX);

@@ -39,6 +39,8 @@ interface Queued {
   /** Saved together or not at all; none: only `extra` changes (saved without an event). */
   updates: readonly Update[];
   extra: RecordExtra;
+  /** Its events go to this node's listeners only, never PUBLISHed (a new task's first save: ADR 0379). */
+  unheard?: boolean;
   resolve: () => void;
   reject: (error: unknown) => void;
 }
@@ -47,6 +49,7 @@ interface Built {
   record: TaskRecord;
   /** undefined: the record changed without an event (RecordExtra only). */
   change?: TaskEvent;
+  unheard?: boolean;
 }
 
 export class TaskRun {
@@ -77,9 +80,17 @@ export class TaskRun {
     return this.endedOn;
   }
 
-  /** Saves the task and publishes the event describing the change. */
-  commit(task: WireTask, event: StreamEvent, extra: RecordExtra = {}): Promise<void> {
-    return this.apply(() => ({ task, event }), extra);
+  /**
+   * Saves the task and publishes the event describing the change. `unheard`: nobody outside this
+   * node can be listening (a task just created: its id is known only here), so the event reaches
+   * this node's listeners and is not PUBLISHed (ADR 0379).
+   */
+  commit(task: WireTask, event: StreamEvent, extra: RecordExtra = {}, unheard = false): Promise<void> {
+    if (this.endedOn) return Promise.resolve();
+    return new Promise<void>((resolve, reject) => {
+      this.queue.push({ updates: [() => ({ task, event })], extra, resolve, reject, unheard });
+      queueMicrotask(() => this.kick());
+    });
   }
 
   /**
@@ -170,7 +181,7 @@ export class TaskRun {
         updatedAt: Date.parse(task.status.timestamp),
         seq: base.seq + 1,
       };
-      into.push({ record, change: { seq: record.seq, final: endsStream(task.status.state), event } });
+      into.push({ record, change: { seq: record.seq, final: endsStream(task.status.state), event }, unheard: q.unheard });
       base = record;
     }
     return into;
@@ -217,9 +228,12 @@ export class TaskRun {
     if (built.length === 0) return;
     const last = built[built.length - 1].record;
     const id = last.task.id;
-    const changes = built.flatMap((b) => (b.change ? [b.change] : []));
+    const heard = built.filter((b) => b.change);
+    const changes = heard.map((b) => b.change!);
     const outs = this.store.publishesOnSave && this.events.outbound ? changes.map((c) => this.events.outbound!(id, c)) : undefined;
-    const publish: PublishOnSave[] | undefined = outs?.map(({ channel, message }) => ({ channel, message }));
+    const publish: PublishOnSave[] | undefined = outs
+      ?.filter((_, i) => !heard[i].unheard)
+      .map(({ channel, message }) => ({ channel, message }));
     const stored = await this.store.save(last, publish, { unlessTerminal: true });
     if (stored) return this.end(stored);
     this.record = last;

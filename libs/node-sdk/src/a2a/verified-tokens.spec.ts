@@ -1,5 +1,7 @@
 import { a2aVerifier, mintA2AToken, VerifiedTokens, type A2APrincipal } from '@cp/auth';
 import { loadConfig } from '@cp/common';
+import { financeAgentExample, ProjectionCache } from '@cp/capabilities';
+import { given } from '@cp/capabilities/testing';
 import { A2AAuthenticator } from './a2a-authenticator';
 
 const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent' });
@@ -65,5 +67,87 @@ describe('verified a2a tokens are remembered, never past their expiry, never whe
     // An already expired token is never remembered.
     verified.remember('d', p, now / 1000 - 1);
     expect(verified.get('d')).toBeUndefined();
+  });
+});
+
+describe("a token's caller and what is derived from it, remembered with the token (ADR 0375)", () => {
+  const f = financeAgentExample();
+  const snapshot = (revision: number, reconScopes: string[]) =>
+    given.snapshot(
+      f.manifests.map((m) => (m.id === 'reconcile-invoice' ? { ...m, requiresScopes: reconScopes } : m)),
+      { revision },
+    );
+
+  it('gives every request of a remembered token the same frozen caller, whose class is computed once per snapshot', async () => {
+    const auth = new A2AAuthenticator(a2aVerifier(config));
+    const token = mintA2AToken(config, 'p@acme', 'acme-partner', ['recon.run']);
+    const first = (await auth.authenticate(bearer(token))).caller!;
+    const again = (await auth.authenticate(bearer(token))).caller!;
+    expect(again).toBe(first);
+    expect(Object.isFrozen(first) && Object.isFrozen(first.scopes)).toBe(true);
+    expect(() => (first.scopes as string[]).push('recon.admin')).toThrow(TypeError);
+    const cache = new ProjectionCache(snapshot(1, ['recon.run']));
+    const key = cache.classKey(first);
+    for (let i = 0; i < 5; i++) expect(cache.classKey((await auth.authenticate(bearer(token))).caller)).toBe(key);
+    expect(cache.stats.classKeys).toBe(1);
+    expect(key).toBe(
+      new ProjectionCache(snapshot(1, ['recon.run'])).classKey({ principal: 'p@acme', tenant: 'acme-partner', scopes: ['recon.run'] }),
+    );
+  });
+
+  it('never lets another token hit: same claims, another caller; other scopes, another class', async () => {
+    const auth = new A2AAuthenticator(a2aVerifier(config));
+    const a = mintA2AToken(config, 'p@acme', 'acme-partner', ['recon.run']);
+    const b = mintA2AToken(config, 'p@acme', 'acme-partner', ['recon.run'], 3599);
+    const none = mintA2AToken(config, 'p@acme', 'acme-partner', []);
+    const [ca, cb, cn] = await Promise.all([a, b, none].map(async (t) => (await auth.authenticate(bearer(t))).caller));
+    expect(a).not.toBe(b);
+    expect(cb).not.toBe(ca);
+    const cache = new ProjectionCache(snapshot(1, ['recon.run']));
+    expect(cache.classKey(cn)).not.toBe(cache.classKey(ca));
+    expect(cache.routerIndex(cn).entries.map((e) => e.id)).toEqual(['invoice-lookup']);
+    expect(cache.routerIndex(ca).entries.map((e) => e.id)).toEqual(['invoice-lookup', 'reconcile-invoice']);
+  });
+
+  it('forgets the caller when the token leaves the bounded cache or expires: a new caller, its class computed again', async () => {
+    let now = Date.now();
+    const verified = new VerifiedTokens<A2APrincipal>({ maxEntries: 1, maxAgeMs: 3_600_000, now: () => now });
+    const auth = new A2AAuthenticator(a2aVerifier(config), verified);
+    const a = mintA2AToken(config, 'p@acme', 'acme-partner', ['recon.run'], 120);
+    const b = mintA2AToken(config, 'q@acme', 'acme-partner', ['recon.run']);
+    const cache = new ProjectionCache(snapshot(1, ['recon.run']));
+    const first = (await auth.authenticate(bearer(a))).caller;
+    cache.classKey(first);
+    await auth.authenticate(bearer(b)); // a is turned out (maxEntries 1)
+    expect(verified.size).toBe(1);
+    const second = (await auth.authenticate(bearer(a))).caller;
+    expect(second).not.toBe(first);
+    cache.classKey(second);
+    expect(cache.stats.classKeys).toBe(2);
+    // Past its exp the cache no longer answers for it: the full verification decides (here: the real clock).
+    now += 121_000;
+    expect(verified.get(a)).toBeUndefined();
+    const third = (await auth.authenticate(bearer(a))).caller;
+    expect(third).not.toBe(second);
+  });
+
+  it('computes the class again under a new bundle revision (a new snapshot is a new cache)', async () => {
+    const auth = new A2AAuthenticator(a2aVerifier(config));
+    const caller = (await auth.authenticate(bearer(mintA2AToken(config, 'p@acme', 'acme-partner', ['recon.run'])))).caller;
+    const before = new ProjectionCache(snapshot(1, ['recon.run']));
+    // Revision 2 asks for a scope the caller lacks: the same caller object is in another class.
+    const after = new ProjectionCache(snapshot(2, ['recon.run', 'recon.admin']));
+    expect(before.routerIndex(caller).entries.map((e) => e.id)).toEqual(['invoice-lookup', 'reconcile-invoice']);
+    expect(after.routerIndex(caller).entries.map((e) => e.id)).toEqual(['invoice-lookup']);
+    expect(after.classKey(caller)).not.toBe(before.classKey(caller));
+  });
+
+  it('never remembers the class of a caller that could change (not frozen)', () => {
+    const cache = new ProjectionCache(snapshot(1, ['recon.run']));
+    const caller = { principal: 'p@acme', tenant: 'acme-partner', scopes: [] as string[] };
+    const without = cache.classKey(caller);
+    caller.scopes.push('recon.run');
+    expect(cache.classKey(caller)).not.toBe(without);
+    expect(cache.stats.classKeys).toBe(2);
   });
 });

@@ -266,7 +266,9 @@ export async function saveTask(
   known: TaskRecord | undefined,
 ): Promise<TaskRecord> {
   const run = new TaskRun(known ?? { ...record, seq: 0, updatedAt: 0 }, tasks, events);
-  await run.commit(record.task, known ? statusUpdate(record.task) : { task: record.task }, { capabilityId: record.capabilityId });
+  // A new task's id is known only here until this call answers: its first event is for this node's
+  // listeners alone (the caller's stream, push), never PUBLISHed (ADR 0379).
+  await run.commit(record.task, known ? statusUpdate(record.task) : { task: record.task }, { capabilityId: record.capabilityId }, !known);
   // Finished on another replica since it was read (a cancel): refused like a finished task.
   if (run.ended) throw finishedTask(run.ended.task);
   return run.current;
