@@ -59,3 +59,40 @@ export function fuseChoices(
     .sort((a, b) => (score.get(b) as number) - (score.get(a) as number) || position(a) - position(b));
   return [...first, ...rest].slice(0, MAX_CHOICES);
 }
+
+/** When a semantic ranking may turn a route into a clarification (issue 31, ADR 0362). */
+export interface SecondOpinion {
+  /** Veto when the semantic ranking's best cosine exceeds the routed capability's by more than this. */
+  margin: number;
+}
+
+/** Chosen on the tuning half of the labelled set (ADR 0362): the middle of the 0.12–0.25 plateau. */
+export const DEFAULT_SECOND_OPINION: SecondOpinion = { margin: 0.2 };
+
+/**
+ * Whether a semantic ranking vetoes routing to `routed`: among the entries that name one of
+ * `candidates` with a finite score, the best exceeds the routed capability's by more than
+ * `margin`. A ranking that does not score the routed capability (garbage, a partial answer) does
+ * not veto: the lexical route stands. Pure.
+ */
+export function secondOpinionVetoes(
+  routed: string,
+  semantic: readonly unknown[],
+  candidates: readonly RouterEntry[],
+  opinion: SecondOpinion = DEFAULT_SECOND_OPINION,
+): boolean {
+  const known = new Set(candidates.map((c) => c.id));
+  const scored = semantic.filter(
+    (s): s is { id: string; score: number } =>
+      s !== null &&
+      typeof s === 'object' &&
+      typeof (s as { id?: unknown }).id === 'string' &&
+      known.has((s as { id: string }).id) &&
+      typeof (s as { score?: unknown }).score === 'number' &&
+      Number.isFinite((s as { score: number }).score),
+  );
+  const mine = scored.find((s) => s.id === routed);
+  if (mine === undefined) return false;
+  const best = Math.max(...scored.map((s) => s.score));
+  return best - mine.score > opinion.margin;
+}
