@@ -19,7 +19,7 @@ import {
   LexicalClassifier,
   fuseChoices,
   lexicalChoiceOrder,
-  secondOpinionVetoes,
+  applySecondOpinion,
   type ChoiceFusion,
   type SecondOpinion,
   type Classifier,
@@ -60,7 +60,8 @@ export class SemanticChoicesClassifier implements Classifier {
     const r = this.lexical.classifyAsync ? await this.lexical.classifyAsync(text, candidates) : this.lexical.classify(text, candidates);
     const threshold = this.options.threshold ?? DEFAULT_CONFIDENCE_THRESHOLD;
     const routes = r.id !== null && candidates.some((c) => c.id === r.id) && r.confidence >= threshold;
-    if (routes && this.options.secondOpinion && candidates.length > 1) return this.secondOpinion(text, candidates, r, this.options.secondOpinion);
+    if (routes && this.options.secondOpinion && candidates.length > 1)
+      return this.secondOpinion(text, candidates, r, this.options.secondOpinion);
     if (routes || candidates.length <= 1 || text.trim() === '') return r;
     let semantic: RankedCandidate[];
     try {
@@ -88,34 +89,12 @@ export class SemanticChoicesClassifier implements Classifier {
     r: ClassifierResult,
     opinion: SecondOpinion,
   ): Promise<ClassifierResult> {
-    const routed = r.id as string;
     let semantic: unknown;
     try {
       semantic = await this.options.ranker.rank(text, candidates);
     } catch {
       return r; // the endpoint failed (and cools down): the lexical route, as without it
     }
-    if (!Array.isArray(semantic) || !secondOpinionVetoes(routed, semantic, candidates, opinion)) return r;
-    // Vetoed: the ranking scored the routed capability; keep its well-formed entries only.
-    const known = new Set(candidates.map((c) => c.id));
-    const ranked = (semantic as unknown[]).filter(
-      (s): s is { id: string; score: number } =>
-        s !== null && typeof s === 'object' && known.has((s as { id: string }).id) && Number.isFinite((s as { score: number }).score),
-    );
-    const ids = ranked.map((s) => s.id);
-    const plausible = fuseChoices([routed, ...lexicalChoiceOrder(r)], ids, candidates, {
-      ...(this.options.fusion ?? DEFAULT_CHOICE_FUSION),
-      keepLexicalFirst: true,
-    });
-    const best = ranked.reduce((a, b) => (b.score > a.score ? b : a));
-    const mine = ranked.find((s) => s.id === routed) as { id: string; score: number };
-    return {
-      ...r,
-      confidence: 0,
-      plausible,
-      reason:
-        `${r.reason ?? `"${routed}" would be routed`} (lexical confidence ${r.confidence.toFixed(2)}); the embeddings ranking puts ` +
-        `"${best.id}" ahead of it by ${(best.score - mine.score).toFixed(3)} (more than ${opinion.margin}), so it asks instead`,
-    };
+    return applySecondOpinion(r, semantic, candidates, opinion, this.options.fusion ?? DEFAULT_CHOICE_FUSION) ?? r;
   }
 }
