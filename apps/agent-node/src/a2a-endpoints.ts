@@ -117,7 +117,10 @@ export function nodeClassifier(
     : undefined;
   const embeddings =
     ranker && config.EMBEDDINGS_ROLE !== 'route'
-      ? new SemanticChoicesClassifier({ ranker, secondOpinion: config.EMBEDDINGS_ROLE === 'second-opinion' ? DEFAULT_SECOND_OPINION : undefined })
+      ? new SemanticChoicesClassifier({
+          ranker,
+          secondOpinion: config.EMBEDDINGS_ROLE === 'second-opinion' ? DEFAULT_SECOND_OPINION : undefined,
+        })
       : ranker;
   if (!config.CHAT_ROUTER_URL) return embeddings;
   return new ChatCompletionsClassifier({

@@ -53,7 +53,8 @@ async function main(): Promise<void> {
     const embeddings = new EmbeddingsClassifier({ url: local.url, model: 'use-lite', timeoutMs: 60_000 });
     const rules: [string, Rule | null][] = [['§5 (choices only)', null]];
     for (const below of [Infinity, 0.8, 0.7, 0.65])
-      for (const maxRank of [1, 2, 3, 5, 8, 10, 12, 15]) rules.push([`rank>${maxRank} conf<${below}`, { maxRank, margin: Infinity, both: false, below }]);
+      for (const maxRank of [1, 2, 3, 5, 8, 10, 12, 15])
+        rules.push([`rank>${maxRank} conf<${below}`, { maxRank, margin: Infinity, both: false, below }]);
     for (const below of [Infinity, 0.8, 0.7, 0.65])
       for (const margin of [0.02, 0.05, 0.08, 0.1, 0.12, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4])
         rules.push([`gap>${margin} conf<${below}`, { maxRank: Infinity, margin, both: false, below }]);
