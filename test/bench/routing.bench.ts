@@ -10,7 +10,8 @@
  *    local-embeddings.ts) also the semantic router (EmbeddingsClassifier over a local
  *    OpenAI-compatible server) and its agreement with the lexical router (measurement only), and
  *    the product router with its clarifications' choices chosen with the embeddings ranking
- *    (SemanticChoicesClassifier, ADR 0361), plus the latency that adds per clarification. With
+ *    (SemanticChoicesClassifier, ADR 0361), the same with the embeddings' second opinion that may
+ *    turn a route into a clarification (ADR 0362), plus the latency each adds per decision. With
  *    BENCH_CHAT_URL the chat-completions router (ADR 0291) against that endpoint.
  *    BENCH_ROUTING_SETS=tuning,held-out,… limits the quality tables to the named sets (by the
  *    start of their title), e.g. to try a change without looking at the blind third set.
@@ -19,6 +20,7 @@
  *    one run, with plain BM25 as the bare baseline doing the same ranking work.
  */
 import {
+  DEFAULT_SECOND_OPINION,
   LexicalClassifier,
   route,
   routeAsync,
@@ -120,6 +122,13 @@ async function quality(): Promise<void> {
           entries,
         );
         columns[local ? 'route() now + semantic choices (USE-lite)' : 'route() now + semantic choices'] = evaluate(view, choices);
+        // ADR 0362: the same, and the ranking may turn a route into a clarification (second opinion).
+        const opinion = await precomputed(
+          new SemanticChoicesClassifier({ ranker: embeddingsFor(endpoint, local !== undefined), secondOpinion: DEFAULT_SECOND_OPINION }),
+          view.suite.tests.map((t) => t.text ?? ''),
+          entries,
+        );
+        columns[local ? 'route() now + second opinion (USE-lite)' : 'route() now + second opinion'] = evaluate(view, opinion);
       }
       // BENCH_CHAT_URL (+ _MODEL, _API_KEY, _OUTPUT): the chat-completions router against any
       // OpenAI-compatible endpoint (ADR 0291); skipped when unset. Every message is asked once.
@@ -163,48 +172,59 @@ function embeddingsFor(endpoint: string, local: boolean): EmbeddingsClassifier {
 }
 
 /**
- * What choosing a clarification's choices with the embeddings ranking costs (ADR 0361): routeAsync
- * on the labelled set's messages (its 25-capability index), the lexical router alone and with
- * SemanticChoicesClassifier, alternating message by message (the order swapped every round), the
- * capability embeddings cached by a warm-up pass as in a running node. The endpoint is asked only
- * on the clarification path: the calls on messages that route are counted (expected 0).
+ * What the embeddings endpoint costs per decision: routeAsync on the labelled set's messages (its
+ * 25-capability index), the lexical router alone, with semantic choices (ADR 0361) and with the
+ * second opinion (ADR 0362), alternating message by message (the order rotated every round), the
+ * capability embeddings cached by a warm-up pass as in a running node. Each message's path is the
+ * LEXICAL router's verdict (routed or clarification), so the three are compared on the same
+ * messages; the endpoint calls on messages the lexical router routes are counted (semantic choices:
+ * expected 0; second opinion: one each).
  */
 async function clarificationLatency(endpoint: string, local: boolean): Promise<void> {
   const index = routingTestIndex(set.snapshot, {});
   const caller = { principal: 'bench', tenant: 'routing-test', scopes: [] };
   const embeddings = embeddingsFor(endpoint, local);
-  let calls = 0;
-  const semantic = new SemanticChoicesClassifier({
-    ranker: {
-      rank: (text, candidates) => {
-        calls++;
-        return embeddings.rank(text, candidates);
-      },
+  const calls = { choices: 0, opinion: 0 };
+  const counted = (name: keyof typeof calls) => ({
+    rank: (text: string, candidates: Parameters<EmbeddingsClassifier['rank']>[1]) => {
+      calls[name]++;
+      return embeddings.rank(text, candidates);
     },
   });
   const lexical = new LexicalClassifier();
+  const routers: ['lexical' | 'choices' | 'opinion', Classifier][] = [
+    ['lexical', lexical],
+    ['choices', new SemanticChoicesClassifier({ ranker: counted('choices') })],
+    ['opinion', new SemanticChoicesClassifier({ ranker: counted('opinion'), secondOpinion: DEFAULT_SECOND_OPINION })],
+  ];
   const messages = set.suite.tests.map((t) => ({ messageId: 'bench', role: 'ROLE_USER', parts: [{ text: t.text ?? '' }] }));
   const timed = async (classifier: Classifier, m: (typeof messages)[number]) => {
     const t0 = process.hrtime.bigint();
     const r = await routeAsync(m, caller, index, { classifier });
     return { ms: Number(process.hrtime.bigint() - t0) / 1e6, kind: r.kind };
   };
-  for (const m of messages) await timed(semantic, m); // warm-up: capability embeddings cached
-  const samples = { lexical: { ask: [] as number[], route: [] as number[] }, semantic: { ask: [] as number[], route: [] as number[] } };
-  let callsOnRoutes = 0;
+  const lexicalPath: ('ask' | 'route')[] = [];
+  for (const m of messages) {
+    lexicalPath.push((await timed(lexical, m)).kind === 'input-required' ? 'ask' : 'route');
+    for (const [, c] of routers.slice(1)) await timed(c, m); // warm-up: capability embeddings cached
+  }
+  const samples = Object.fromEntries(routers.map(([name]) => [name, { ask: [] as number[], route: [] as number[] }])) as Record<
+    (typeof routers)[number][0],
+    { ask: number[]; route: number[] }
+  >;
+  const callsOnRoutes = { choices: 0, opinion: 0 };
+  let turnedToAsk = 0;
   for (let round = 0; round < ROUNDS; round++) {
-    for (const m of messages) {
-      const order: ['lexical' | 'semantic', Classifier][] = [
-        ['lexical', lexical],
-        ['semantic', semantic],
-      ];
+    for (const [i, m] of messages.entries()) {
+      const order = [...routers.slice(round % 3), ...routers.slice(0, round % 3)];
       if (round % 2 === 1) order.reverse();
       for (const [name, c] of order) {
-        const before = calls;
+        const before = { ...calls };
         const { ms, kind } = await timed(c, m);
-        const path = kind === 'input-required' ? 'ask' : 'route';
+        const path = lexicalPath[i];
         samples[name][path].push(ms);
-        if (name === 'semantic' && path === 'route') callsOnRoutes += calls - before;
+        if (name !== 'lexical' && path === 'route') callsOnRoutes[name] += calls[name] - before[name];
+        if (name === 'opinion' && path === 'route' && kind === 'input-required') turnedToAsk++;
       }
     }
   }
@@ -213,20 +233,24 @@ async function clarificationLatency(endpoint: string, local: boolean): Promise<v
     return s[Math.min(s.length - 1, Math.floor(s.length * p))] ?? NaN;
   };
   console.log(
-    `## Latency per decision with semantic choices, ${index.entries.length}-capability index, ${messages.length} messages × ${ROUNDS} rounds, alternating (Node ${process.version})\n`,
+    `## Latency per decision with the embeddings endpoint, ${index.entries.length}-capability index, ${messages.length} messages × ${ROUNDS} rounds, alternating (Node ${process.version})\n`,
   );
+  console.log('path = what the lexical router decides for the message\n');
   console.log('| path | router | decisions | p50 ms | p90 ms | p99 ms | p50 vs lexical |');
   console.log('|---|---|--:|--:|--:|--:|--:|');
+  const label = { lexical: 'lexical alone', choices: '+ semantic choices', opinion: '+ second opinion' };
   for (const path of ['ask', 'route'] as const) {
     const base = q(samples.lexical[path], 0.5);
-    for (const name of ['lexical', 'semantic'] as const) {
+    for (const [name] of routers) {
       const xs = samples[name][path];
       console.log(
-        `| ${path === 'ask' ? 'clarification' : 'routed'} | ${name === 'lexical' ? 'lexical alone' : '+ semantic choices'} | ${xs.length} | ${q(xs, 0.5).toFixed(3)} | ${q(xs, 0.9).toFixed(3)} | ${q(xs, 0.99).toFixed(3)} | ${(q(xs, 0.5) / base).toFixed(2)}× |`,
+        `| ${path === 'ask' ? 'clarification' : 'routed'} | ${label[name]} | ${xs.length} | ${q(xs, 0.5).toFixed(3)} | ${q(xs, 0.9).toFixed(3)} | ${q(xs, 0.99).toFixed(3)} | ${(q(xs, 0.5) / base).toFixed(2)}× |`,
       );
     }
   }
-  console.log(`\nembeddings calls on messages that routed: ${callsOnRoutes}\n`);
+  console.log(
+    `\nembeddings calls on messages the lexical router routes: semantic choices ${callsOnRoutes.choices}, second opinion ${callsOnRoutes.opinion} (of ${samples.opinion.route.length}; ${turnedToAsk} of them turned into a clarification)\n`,
+  );
 }
 
 function latency(): void {

@@ -20,7 +20,7 @@ import {
   UsageReporter,
   type A2AServer,
 } from '@cp/node-sdk';
-import type { Classifier } from '@cp/capabilities';
+import { DEFAULT_SECOND_OPINION, type Classifier } from '@cp/capabilities';
 import { registerFinanceA2A } from './finance-a2a';
 import { NodeIdentityToken, type NodeIdentity } from './node-identity';
 import { startUpstreamProbing } from './upstream-probing';
@@ -99,7 +99,8 @@ export class A2AEndpoints implements OnModuleInit, OnApplicationShutdown {
  * to the embeddings router when that is configured too (ADR 0093), else to the lexical one; unset
  * both and the lexical router decides (route()'s default). With EMBEDDINGS_ROLE=choices the
  * embeddings endpoint does not decide: the lexical router does, and the endpoint helps choose a
- * clarification's choices (ADR 0361).
+ * clarification's choices (ADR 0361); with `second-opinion` it may also turn a route into a
+ * clarification (ADR 0362).
  */
 export function nodeClassifier(
   config: AppConfig,
@@ -114,7 +115,13 @@ export function nodeClassifier(
         log,
       })
     : undefined;
-  const embeddings = ranker && config.EMBEDDINGS_ROLE === 'choices' ? new SemanticChoicesClassifier({ ranker }) : ranker;
+  const embeddings =
+    ranker && config.EMBEDDINGS_ROLE !== 'route'
+      ? new SemanticChoicesClassifier({
+          ranker,
+          secondOpinion: config.EMBEDDINGS_ROLE === 'second-opinion' ? DEFAULT_SECOND_OPINION : undefined,
+        })
+      : ranker;
   if (!config.CHAT_ROUTER_URL) return embeddings;
   return new ChatCompletionsClassifier({
     url: config.CHAT_ROUTER_URL,

@@ -38,6 +38,24 @@ describe('nodeClassifier', () => {
     expect(testConfig({ EMBEDDINGS_ROLE: '' }).EMBEDDINGS_ROLE).toBe('route');
   });
 
+  it('EMBEDDINGS_ROLE=second-opinion: choices, and the embeddings may turn a route into a question (ADR 0362); choices alone has no veto', () => {
+    const options = (c: unknown) => (c as { options: { ranker: unknown; secondOpinion?: { margin: number } } }).options;
+    const opinion = nodeClassifier(testConfig({ EMBEDDINGS_URL: 'http://127.0.0.1:1/v1', EMBEDDINGS_ROLE: 'second-opinion' }), log);
+    expect(opinion).toBeInstanceOf(SemanticChoicesClassifier);
+    expect(options(opinion).ranker).toBeInstanceOf(EmbeddingsClassifier);
+    expect(options(opinion).secondOpinion).toEqual({ margin: 0.2 });
+    const choices = nodeClassifier(testConfig({ EMBEDDINGS_URL: 'http://127.0.0.1:1/v1', EMBEDDINGS_ROLE: 'choices' }), log);
+    expect(options(choices).secondOpinion).toBeUndefined();
+    const both = nodeClassifier(
+      testConfig({ CHAT_ROUTER_URL: 'http://127.0.0.1:1/v1', EMBEDDINGS_URL: 'http://127.0.0.1:2/v1', EMBEDDINGS_ROLE: 'second-opinion' }),
+      log,
+    );
+    expect(options((both as unknown as { fallback: unknown }).fallback).secondOpinion).toEqual({ margin: 0.2 });
+    expect(nodeClassifier(testConfig({ EMBEDDINGS_ROLE: 'second-opinion' }), log)).toBeUndefined();
+    for (const bad of ['second_opinion', 'Second-Opinion', 'second-opinion ', 'veto'])
+      expect(() => testConfig({ EMBEDDINGS_ROLE: bad })).toThrow(/EMBEDDINGS_ROLE/);
+  });
+
   it('refuses bad chat settings at boot, naming the variable', () => {
     expect(() => testConfig({ CHAT_ROUTER_URL: 'file:///etc/passwd' })).toThrow(/CHAT_ROUTER_URL/);
     expect(() => testConfig({ CHAT_ROUTER_TIMEOUT_MS: '0' })).toThrow(/CHAT_ROUTER_TIMEOUT_MS/);

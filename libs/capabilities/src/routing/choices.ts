@@ -59,3 +59,78 @@ export function fuseChoices(
     .sort((a, b) => (score.get(b) as number) - (score.get(a) as number) || position(a) - position(b));
   return [...first, ...rest].slice(0, MAX_CHOICES);
 }
+
+/** When a semantic ranking may turn a route into a clarification (issue 31, ADR 0362). */
+export interface SecondOpinion {
+  /** Veto when the semantic ranking's best cosine exceeds the routed capability's by more than this. */
+  margin: number;
+}
+
+/** Chosen on the tuning half of the labelled set (ADR 0362): the middle of the 0.12–0.25 plateau. */
+export const DEFAULT_SECOND_OPINION: SecondOpinion = { margin: 0.2 };
+
+/**
+ * Whether a semantic ranking vetoes routing to `routed`: among the entries that name one of
+ * `candidates` with a finite score, the best exceeds the routed capability's by more than
+ * `margin`. A ranking that does not score the routed capability (garbage, a partial answer) does
+ * not veto: the lexical route stands. Pure.
+ */
+export function secondOpinionVetoes(
+  routed: string,
+  semantic: readonly unknown[],
+  candidates: readonly RouterEntry[],
+  opinion: SecondOpinion = DEFAULT_SECOND_OPINION,
+): boolean {
+  const known = new Set(candidates.map((c) => c.id));
+  const scored = semantic.filter(
+    (s): s is { id: string; score: number } =>
+      s !== null &&
+      typeof s === 'object' &&
+      typeof (s as { id?: unknown }).id === 'string' &&
+      known.has((s as { id: string }).id) &&
+      typeof (s as { score?: unknown }).score === 'number' &&
+      Number.isFinite((s as { score: number }).score),
+  );
+  const mine = scored.find((s) => s.id === routed);
+  if (mine === undefined) return false;
+  const best = Math.max(...scored.map((s) => s.score));
+  return best - mine.score > opinion.margin;
+}
+
+/**
+ * The second opinion applied to a classifier's routing verdict `r` (ADR 0362): null when the
+ * ranking does not veto (the route stands), else the same verdict turned into a question: the
+ * same best guess, confidence 0, and the fused choices with the routed capability first. Never
+ * names a capability outside `candidates`, never a different route.
+ */
+export function applySecondOpinion(
+  r: ClassifierResult,
+  semantic: unknown,
+  candidates: readonly RouterEntry[],
+  opinion: SecondOpinion = DEFAULT_SECOND_OPINION,
+  fusion: ChoiceFusion = DEFAULT_CHOICE_FUSION,
+): ClassifierResult | null {
+  const routed = r.id;
+  if (routed === null || !Array.isArray(semantic)) return null;
+  if (!secondOpinionVetoes(routed, semantic, candidates, opinion)) return null;
+  const known = new Set(candidates.map((c) => c.id));
+  const ranked = (semantic as unknown[]).filter(
+    (s): s is { id: string; score: number } =>
+      s !== null && typeof s === 'object' && known.has((s as { id: string }).id) && Number.isFinite((s as { score: number }).score),
+  );
+  const best = ranked.reduce((a, b) => (b.score > a.score ? b : a));
+  const mine = ranked.find((s) => s.id === routed) as { id: string; score: number };
+  return {
+    ...r,
+    confidence: 0,
+    plausible: fuseChoices(
+      [routed, ...lexicalChoiceOrder(r)],
+      ranked.map((s) => s.id),
+      candidates,
+      { ...fusion, keepLexicalFirst: true },
+    ),
+    reason:
+      `${r.reason ?? `"${routed}" would be routed`} (lexical confidence ${r.confidence.toFixed(2)}); the embeddings ranking puts ` +
+      `"${best.id}" ahead of it by ${(best.score - mine.score).toFixed(3)} (more than ${opinion.margin}), so it asks instead`,
+  };
+}

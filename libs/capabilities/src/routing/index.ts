@@ -16,8 +16,15 @@ export type {
 export { clarificationQuestion, resolveReply, normalizeReply, MAX_CHOICES, REPLY_MAX_CHARS } from './clarification';
 export type { PendingClarification } from './clarification';
 export { LexicalClassifier, DEFAULT_CALIBRATION } from './classifier';
-export { fuseChoices, lexicalChoiceOrder, DEFAULT_CHOICE_FUSION } from './choices';
-export type { ChoiceFusion } from './choices';
+export {
+  applySecondOpinion,
+  fuseChoices,
+  lexicalChoiceOrder,
+  secondOpinionVetoes,
+  DEFAULT_CHOICE_FUSION,
+  DEFAULT_SECOND_OPINION,
+} from './choices';
+export type { ChoiceFusion, SecondOpinion } from './choices';
 export type { Calibration, Classifier, ClassifierResult, LexicalOptions, RankedCandidate, RoutingHints, TermExpansion } from './classifier';
 export { terms, stem, tokens, bigrams, withoutNames } from './text';
 export { partKind, partMediaType, normalizeMediaType, mediaTypeMatches, messageText } from './message';

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { buildRouterIndex } from '../router-index';
 import { callerArb, snapshotArb } from '../testing/arbitraries';
-import { fuseChoices, lexicalChoiceOrder } from './choices';
+import { applySecondOpinion, fuseChoices, lexicalChoiceOrder } from './choices';
 import { LexicalClassifier, type Classifier } from './classifier';
 import { clarificationQuestion } from './clarification';
 import { route } from './route';
@@ -152,5 +152,75 @@ describe('route (properties)', () => {
       ),
       { numRuns: 150 },
     );
+  });
+
+  it('the second opinion (ADR 0362) only turns a route into a question: never a route the classifier did not choose, only entitled choices, the routed capability first', () => {
+    const anyId = fc.oneof(
+      fc.nat(39).map((i) => `cap-${String(i).padStart(4, '0')}`),
+      fc.string({ maxLength: 12 }),
+    );
+    const anyScore = fc.oneof(fc.double({ min: -2, max: 2, noNaN: true }), fc.constantFrom(NaN, Infinity, -Infinity));
+    // What a hostile or broken ranker could answer: entries with any ids and scores, junk among them, or no list at all.
+    const anyRanking = fc.oneof(
+      fc.array(fc.oneof(fc.record({ id: anyId, score: anyScore }), fc.constantFrom(null, 7, 'x', {})), { maxLength: 8 }),
+      fc.constantFrom(null, 'not a list', 42, {}),
+      // A score for each of the caller's entitled capabilities, in index order (so vetoes happen).
+      { arbitrary: fc.record({ perEntry: fc.array(anyScore, { minLength: 40, maxLength: 40 }) }), weight: 3 },
+    );
+    // The verdict the wrapped classifier gives (the lexical one rarely routes these generated
+    // registries' texts): any best guess, any confidence, any plausible set.
+    // A number picks one of the caller's entitled capabilities (so routes happen), a string any id.
+    const anyVerdict = fc.record({
+      id: fc.option(fc.oneof({ arbitrary: fc.nat(), weight: 4 }, { arbitrary: anyId, weight: 1 }), { nil: null }),
+      confidence: fc.oneof(fc.double({ min: 0, max: 1, noNaN: true }), fc.double({ min: 0.6, max: 1, noNaN: true })),
+      plausible: fc.array(anyId, { maxLength: 5 }),
+    });
+    let vetoes = 0;
+    fc.assert(
+      fc.property(
+        snapshotArb(40),
+        fc.array(callerArb, { minLength: 1, maxLength: 3 }),
+        anyVerdict,
+        anyRanking,
+        fc.double({ min: 0, max: 0.5, noNaN: true }),
+        (snapshot, callers, generated, answer, margin) => {
+          for (const caller of callers) {
+            const index = buildRouterIndex(snapshot, caller);
+            const entitled = new Set(index.entries.map((e) => e.id));
+            const ranking =
+              answer !== null && typeof answer === 'object' && 'perEntry' in answer
+                ? index.entries.map((e, i) => ({ id: e.id, score: answer.perEntry[i % answer.perEntry.length] }))
+                : answer;
+            const id =
+              typeof generated.id === 'number'
+                ? (index.entries[generated.id % Math.max(index.entries.length, 1)]?.id ?? null)
+                : generated.id;
+            const verdict = { ...generated, id };
+            const base: Classifier = { classify: () => verdict };
+            // SemanticChoicesClassifier (node SDK) with the second opinion, in pure form.
+            const vetoing: Classifier = { classify: (t, c) => applySecondOpinion(verdict, ranking, c, { margin }) ?? verdict };
+            const message = { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'invoice report' }] };
+            const alone = route(message, caller, index, { classifier: base });
+            const r = route(message, caller, index, { classifier: vetoing });
+            if (r.kind === 'routed') {
+              expect(alone.kind).toBe('routed');
+              if (alone.kind === 'routed') expect(r.entry.id).toBe(alone.entry.id);
+            }
+            if (alone.kind !== 'routed') expect(r.kind).toBe(alone.kind);
+            if (r.kind === 'input-required') {
+              expect(r.candidates.length).toBeLessThanOrEqual(3);
+              for (const c of r.candidates) expect(entitled.has(c.id)).toBe(true);
+              if (alone.kind === 'routed') {
+                expect(r.candidates[0].id).toBe(alone.entry.id);
+                vetoes++;
+              }
+            }
+          }
+        },
+      ),
+      { numRuns: 200 },
+    );
+    // Not vacuous: some generated rankings did veto a route.
+    expect(vetoes).toBeGreaterThan(0);
   });
 });

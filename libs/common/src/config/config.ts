@@ -209,9 +209,12 @@ const configFields = z.object({
   /**
    * What the embeddings endpoint does (ADR 0361): `route` = it decides messages (ADR 0093);
    * `choices` = the lexical router decides and the endpoint is asked only when the router
-   * clarifies, to choose and order the choices it offers (cannot add a wrong route).
+   * clarifies, to choose and order the choices it offers (cannot add a wrong route);
+   * `second-opinion` = `choices`, and the endpoint is asked about routed messages too and may turn
+   * a route into a clarification when it disagrees by more than a margin (ADR 0362; can only
+   * remove routes, never add or change one).
    */
-  EMBEDDINGS_ROLE: z.enum(['route', 'choices']).default('route'),
+  EMBEDDINGS_ROLE: z.enum(['route', 'choices', 'second-opinion']).default('route'),
   /**
    * The chat-completions router (issue 31, ADR 0291): an OpenAI-compatible chat API chooses among
    * the caller's entitled candidates; unset = off. The caller's message text leaves the node: a

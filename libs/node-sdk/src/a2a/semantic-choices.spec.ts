@@ -7,7 +7,7 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { a2aVerifier, mintA2AToken } from '@cp/auth';
 import { loadConfig } from '@cp/common';
-import { buildNodeBundle } from '@cp/capabilities';
+import { DEFAULT_SECOND_OPINION, buildNodeBundle } from '@cp/capabilities';
 import { given } from '../../../capabilities/src/testing/given';
 import { ActiveBundle } from '../active-bundle';
 import { EmbeddingsClassifier } from '../routing/embeddings-classifier';
@@ -66,8 +66,18 @@ describe('clarification choices chosen with an embeddings endpoint, on the node 
   let fake: FakeEmbeddings;
   let url = '';
 
+  type Role = 'choices' | 'second-opinion';
+  let role = 'choices' as Role;
+  let classifiers: Record<Role, SemanticChoicesClassifier>;
+
   beforeAll(async () => {
     fake = await fakeEmbeddings();
+    // Cool-down 0: each test's endpoint behaviour is its own.
+    const ranker = new EmbeddingsClassifier({ url: fake.url, model: 'test-embed', apiKey: 'k', timeoutMs: 2_000, coolDownMs: 0 });
+    classifiers = {
+      choices: new SemanticChoicesClassifier({ ranker }),
+      'second-opinion': new SemanticChoicesClassifier({ ranker, secondOpinion: DEFAULT_SECOND_OPINION }),
+    };
     const bundle = new ActiveBundle(buildNodeBundle(given.snapshot(manifests)));
     const done = async () => ({ state: 'completed' as const, artifacts: [{ parts: [{ data: { ok: true } }] }] });
     const handlers = new HandlerRegistry();
@@ -85,10 +95,11 @@ describe('clarification choices chosen with an embeddings endpoint, on the node 
       tasks: new InMemoryTaskStore(),
       events: new InMemoryTaskEvents(),
       log: silent,
-      classifier: new SemanticChoicesClassifier({
-        // Cool-down 0: each test's endpoint behaviour is its own.
-        ranker: new EmbeddingsClassifier({ url: fake.url, model: 'test-embed', apiKey: 'k', timeoutMs: 2_000, coolDownMs: 0 }),
-      }),
+      // The node's classifier as EMBEDDINGS_ROLE selects it: `choices`, or `second-opinion` (ADR 0362).
+      classifier: {
+        classify: (text, candidates) => classifiers[role].classify(text, candidates),
+        classifyAsync: (text, candidates) => classifiers[role].classifyAsync(text, candidates),
+      },
     });
     await app.listen({ port: 0, host: '127.0.0.1' });
     url = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
@@ -99,6 +110,7 @@ describe('clarification choices chosen with an embeddings endpoint, on the node 
   });
   afterEach(() => {
     fake.mode = 'ok';
+    role = 'choices';
   });
 
   const send = async (token: string, message: Record<string, unknown>): Promise<Task> => {
@@ -140,5 +152,38 @@ describe('clarification choices chosen with an embeddings endpoint, on the node 
     const routed = await send(user, { messageId: 'd', parts: [{ text: 'book a hotel room' }] });
     expect(routed.metadata.routing).toMatchObject({ capabilityId: 'book-hotel', layer: 'classifier' });
     expect(fake.inputs.length).toBe(before);
+  });
+
+  // Lexically a hotel booking; by the deterministic embeddings closest to supplier-statements, by
+  // more than the margin (0.2).
+  const contradicted = 'Book a hotel room for Zorblat Quuxley Frobnitz, Zorblat Quuxley Frobnitz and Zorblat Quuxley Frobnitz';
+
+  it('second opinion: a route the embeddings contradict is asked about, the routed capability first, and "1" routes to it', async () => {
+    expect((await send(user, { messageId: 'e', parts: [{ text: contradicted }] })).metadata.routing).toMatchObject({
+      capabilityId: 'book-hotel',
+      layer: 'classifier',
+    });
+    role = 'second-opinion';
+    const before = fake.inputs.length;
+    const asked = await send(user, { messageId: 'f', parts: [{ text: contradicted }] });
+    expect(fake.inputs.length).toBe(before + 1);
+    expect(asked.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
+    const offered = (asked.metadata.routing.candidates ?? []).map((c) => c.id);
+    expect(offered[0]).toBe('book-hotel');
+    expect(offered).toContain('supplier-statements');
+    expect(asked.metadata.routing.explanation.reason).toMatch(/so it asks instead/);
+    expect(JSON.stringify(asked)).not.toContain('secret-payroll');
+    const picked = await send(user, { messageId: 'g', taskId: asked.id, parts: [{ text: '1' }] });
+    expect(picked.id).toBe(asked.id);
+    expect(picked.metadata.routing).toMatchObject({ capabilityId: 'book-hotel', layer: 'clarified' });
+  });
+
+  it('second opinion: an endpoint answering garbage or an error leaves the lexical route', async () => {
+    role = 'second-opinion';
+    for (const mode of ['garbage', 'error'] as const) {
+      fake.mode = mode;
+      const routed = await send(user, { messageId: `h-${mode}`, parts: [{ text: contradicted }] });
+      expect(routed.metadata.routing).toMatchObject({ capabilityId: 'book-hotel', layer: 'classifier' });
+    }
   });
 });

@@ -6,6 +6,12 @@
  * candidates is fused with the lexical order to fill the at most three choices
  * (`fuseChoices`: the lexical best guess first, then reciprocal-rank fusion). Endpoint down, slow,
  * cooling down or answering nonsense: the lexical choices are offered, as without it.
+ *
+ * With `secondOpinion` (EMBEDDINGS_ROLE=second-opinion, ADR 0362) the endpoint is asked about
+ * messages the router routes too, and may only VETO: when its best candidate's cosine exceeds the
+ * routed capability's by more than the margin, the message is clarified instead, offering the
+ * fused three with the routed capability first. It never routes, never routes elsewhere; a failed
+ * or nonsensical answer leaves the lexical route.
  */
 import {
   DEFAULT_CHOICE_FUSION,
@@ -13,7 +19,9 @@ import {
   LexicalClassifier,
   fuseChoices,
   lexicalChoiceOrder,
+  applySecondOpinion,
   type ChoiceFusion,
+  type SecondOpinion,
   type Classifier,
   type ClassifierResult,
   type RankedCandidate,
@@ -32,6 +40,8 @@ export interface SemanticChoicesOptions {
   /** The router's threshold (route options): below it the router asks, and only then is the ranker called. */
   threshold?: number;
   fusion?: ChoiceFusion;
+  /** Off when absent: routed messages are not sent to the ranker (ADR 0361). On: ADR 0362. */
+  secondOpinion?: SecondOpinion;
 }
 
 export class SemanticChoicesClassifier implements Classifier {
@@ -50,6 +60,8 @@ export class SemanticChoicesClassifier implements Classifier {
     const r = this.lexical.classifyAsync ? await this.lexical.classifyAsync(text, candidates) : this.lexical.classify(text, candidates);
     const threshold = this.options.threshold ?? DEFAULT_CONFIDENCE_THRESHOLD;
     const routes = r.id !== null && candidates.some((c) => c.id === r.id) && r.confidence >= threshold;
+    if (routes && this.options.secondOpinion && candidates.length > 1)
+      return this.secondOpinion(text, candidates, r, this.options.secondOpinion);
     if (routes || candidates.length <= 1 || text.trim() === '') return r;
     let semantic: RankedCandidate[];
     try {
@@ -68,5 +80,21 @@ export class SemanticChoicesClassifier implements Classifier {
       plausible,
       reason: `${r.reason ?? 'the best guess is not sure enough'}; choices ordered with the embeddings ranking`,
     };
+  }
+
+  /** ADR 0362: the lexical route stands unless the ranking vetoes it; a veto asks, routed capability first. */
+  private async secondOpinion(
+    text: string,
+    candidates: readonly RouterEntry[],
+    r: ClassifierResult,
+    opinion: SecondOpinion,
+  ): Promise<ClassifierResult> {
+    let semantic: unknown;
+    try {
+      semantic = await this.options.ranker.rank(text, candidates);
+    } catch {
+      return r; // the endpoint failed (and cools down): the lexical route, as without it
+    }
+    return applySecondOpinion(r, semantic, candidates, opinion, this.options.fusion ?? DEFAULT_CHOICE_FUSION) ?? r;
   }
 }
