@@ -5,6 +5,7 @@ import type { Prisma } from '../../../../prisma/generated/client';
 import { writeAudit, type AuditEntry } from '../audit/audit-writer';
 import { PrismaService } from '../prisma.service';
 import { RegistryError, RegistryErrorCode } from './registry.errors';
+import { readRegistrySnapshot } from './registry-snapshot.repository';
 import { REVISION_LISTENERS, type RevisionListener } from './revision-listener';
 
 export type RegistryTx = Prisma.TransactionClient;
@@ -21,7 +22,9 @@ export interface RegistryChange {
  * The one way to change an agent's registry: in ONE transaction it bumps the agent's revision
  * (locking the agent row, so changes to one agent serialize), records the RegistryRevision row
  * (the invalidation outbox), runs the change and writes its audit events; after the commit it
- * tells the revision listeners. A stale expectedRevision writes nothing.
+ * tells the revision listeners. A stale expectedRevision writes nothing. When a listener prepares
+ * (ADR 0365), the snapshot of the new revision is read in the same transaction, after the work,
+ * and handed to it before the COMMIT, so the publisher reads nothing again after it.
  */
 @Injectable()
 export class RegistryWriter {
@@ -45,7 +48,8 @@ export class RegistryWriter {
         });
         const { result, audit } = await work(tx, revision);
         await writeAudit(tx, change.actor, { agentId: change.agentId, revision }, audit);
-        return { result, revision, actions: audit.map((a) => a.action) };
+        const prepared = await this.prepare(tx, change.agentId);
+        return { result, revision, actions: audit.map((a) => a.action), prepared };
       });
       span?.setAttribute('cp.revision', committed.revision);
       return committed;
@@ -55,14 +59,33 @@ export class RegistryWriter {
       for (const action of outcome.actions.length > 0 ? outcome.actions : ['revision']) changes.labels(action).inc();
     }
     // After the write span: the publish is a sibling under the mutation (ADR 0142).
-    await this.notify(change.agentId, outcome.revision);
+    await this.notify(change.agentId, outcome.revision, outcome.prepared);
     return { result: outcome.result, revision: outcome.revision };
   }
 
-  private async notify(agentId: string, revision: number): Promise<void> {
-    for (const listener of this.listeners) {
+  /**
+   * Inside the transaction: the new revision's snapshot (the agent row is locked by the bump, and
+   * every change of the agent's registry goes through here, so nothing else changes it before the
+   * COMMIT) handed to each listener that prepares. Nothing is read when none does.
+   */
+  private async prepare(tx: RegistryTx, agentId: string): Promise<unknown[]> {
+    if (!this.listeners.some((l) => l.prepare)) return [];
+    const snapshot = await readRegistrySnapshot(tx, agentId);
+    if (!snapshot) return [];
+    return this.listeners.map((listener) => {
       try {
-        await listener.revisionCommitted(agentId, revision);
+        return listener.prepare?.(snapshot);
+      } catch (error) {
+        this.logger.warn(`revision listener could not prepare ${agentId}@${snapshot.revision}: ${(error as Error).message}`);
+        return undefined;
+      }
+    });
+  }
+
+  private async notify(agentId: string, revision: number, prepared: unknown[]): Promise<void> {
+    for (const [i, listener] of this.listeners.entries()) {
+      try {
+        await listener.revisionCommitted(agentId, revision, prepared[i]);
       } catch (error) {
         this.logger.warn(`revision listener failed for ${agentId}@${revision}: ${(error as Error).message}; the outbox will retry`);
       }
