@@ -208,6 +208,38 @@ describe('RegistryWriter', () => {
     expect(mine.map((p) => p.name)).toEqual(names);
   });
 
+  it("judges the change's check on the new revision's snapshot in the transaction: a refusal rolls everything back", async () => {
+    const id = await anAgent();
+    const seen: { revision: number; name: string }[] = [];
+    const change = (name: string) =>
+      writer.change(
+        {
+          agentId: id,
+          actor: 'user:alice',
+          summary: `rename to ${name}`,
+          check: (snapshot) => {
+            seen.push({ revision: snapshot.revision, name: snapshot.agent.name });
+            if (snapshot.agent.name.includes('forbidden')) throw new Error(`refused: ${snapshot.agent.name}`);
+          },
+        },
+        async (tx) => {
+          await tx.agent.update({ where: { id }, data: { name } });
+          return { result: name, audit: [{ action: 'agent.update', targetType: 'agent', targetId: id, after: { name } }] };
+        },
+      );
+    await expect(change('a forbidden name')).rejects.toThrow('refused: a forbidden name');
+    expect(await agentRow(id)).toMatchObject({ revision: 1, name: 'Finance Agent' });
+    expect(await prisma.registryRevision.count({ where: { agentId: id, revision: { gt: 1 } } })).toBe(0);
+    expect(await prisma.auditEvent.count({ where: { agentId: id, revision: 2 } })).toBe(0);
+    expect(prepared.filter((p) => p.agentId === id)).toEqual([]);
+    expect(handed.filter((h) => h.agentId === id)).toEqual([]);
+    expect((await change('an allowed name')).revision).toBe(2);
+    expect(seen).toEqual([
+      { revision: 2, name: 'a forbidden name' },
+      { revision: 2, name: 'an allowed name' },
+    ]);
+  });
+
   it('reads a consistent snapshot of the registry', async () => {
     const agent = await given.agent();
     for (const m of financeAgentExample().manifests) await given.manifest(agent, { ...m, owner: agent.teamId });

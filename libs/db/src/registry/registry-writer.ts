@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import type { Registry } from 'prom-client';
 import { inSpan, MetricsRegistryToken, serverCounter } from '@cp/common';
+import type { RegistrySnapshot } from '@cp/capabilities';
 import type { Prisma } from '../../../../prisma/generated/client';
 import { writeAudit, type AuditEntry } from '../audit/audit-writer';
 import { PrismaService } from '../prisma.service';
@@ -16,6 +17,12 @@ export interface RegistryChange {
   expectedRevision?: number;
   actor: string;
   summary: string;
+  /**
+   * Judged inside the transaction, after the work, on the new revision's snapshot as the
+   * transaction sees it (ADR 0365): throwing refuses the change and rolls everything back. It
+   * replaces a check of its own snapshot transaction before the write.
+   */
+  check?: (snapshot: RegistrySnapshot) => void;
 }
 
 /**
@@ -48,7 +55,7 @@ export class RegistryWriter {
         });
         const { result, audit } = await work(tx, revision);
         await writeAudit(tx, change.actor, { agentId: change.agentId, revision }, audit);
-        const prepared = await this.prepare(tx, change.agentId);
+        const prepared = await this.prepare(tx, change);
         return { result, revision, actions: audit.map((a) => a.action), prepared };
       });
       span?.setAttribute('cp.revision', committed.revision);
@@ -66,12 +73,15 @@ export class RegistryWriter {
   /**
    * Inside the transaction: the new revision's snapshot (the agent row is locked by the bump, and
    * every change of the agent's registry goes through here, so nothing else changes it before the
-   * COMMIT) handed to each listener that prepares. Nothing is read when none does.
+   * COMMIT), judged by the change's check, then handed to each listener that prepares. Nothing is
+   * read when there is neither.
    */
-  private async prepare(tx: RegistryTx, agentId: string): Promise<unknown[]> {
-    if (!this.listeners.some((l) => l.prepare)) return [];
+  private async prepare(tx: RegistryTx, change: RegistryChange): Promise<unknown[]> {
+    const { agentId } = change;
+    if (!change.check && !this.listeners.some((l) => l.prepare)) return [];
     const snapshot = await readRegistrySnapshot(tx, agentId);
     if (!snapshot) return [];
+    change.check?.(snapshot);
     return this.listeners.map((listener) => {
       try {
         return listener.prepare?.(snapshot);
