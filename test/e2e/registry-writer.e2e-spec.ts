@@ -11,7 +11,7 @@ import {
   RegistrySnapshotRepository,
   RegistryWriter,
 } from '@cp/db';
-import { financeAgentExample } from '@cp/capabilities';
+import { financeAgentExample, type RegistrySnapshot } from '@cp/capabilities';
 import { testConfig } from '../support/config';
 import { givenDb, type GivenDb } from '../support/given-db';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
@@ -19,6 +19,10 @@ import { createTestDatabase, type TestDatabase } from '../support/test-database'
 // Each test works on an agent of its own, so the suite passes in any order (jest --randomize).
 const heard: string[] = [];
 const failingAgents = new Set<string>();
+/** A listener that prepares (ADR 0365): what it was given inside the transaction, and after the commit. */
+const prepared: { agentId: string; revision: number; name: string; committed: boolean }[] = [];
+const handed: { agentId: string; revision: number; prepared: unknown }[] = [];
+const failingPrepares = new Set<string>();
 
 @Global()
 @Module({
@@ -30,6 +34,18 @@ const failingAgents = new Set<string>();
           revisionCommitted: async (agentId: string, revision: number) => {
             if (failingAgents.has(agentId)) throw new Error('redis down');
             heard.push(`${agentId}@${revision}`);
+          },
+        },
+        {
+          prepare: (snapshot: RegistrySnapshot) => {
+            if (failingPrepares.has(snapshot.agentId)) throw new Error('cannot build');
+            const entry = { agentId: snapshot.agentId, revision: snapshot.revision, name: snapshot.agent.name, committed: false };
+            prepared.push(entry);
+            return entry;
+          },
+          revisionCommitted: async (agentId: string, revision: number, given?: unknown) => {
+            if (given) (given as { committed: boolean }).committed = true;
+            handed.push({ agentId, revision, prepared: given });
           },
         },
       ],
@@ -147,6 +163,81 @@ describe('RegistryWriter', () => {
     expect(
       (await prisma.registryRevision.findUniqueOrThrow({ where: { agentId_revision: { agentId: id, revision } } })).publishedAt,
     ).toBeNull();
+  });
+
+  it('hands a preparing listener the new revision as its own transaction sees it, and what it prepared only after the commit', async () => {
+    const id = await anAgent();
+    const { revision } = await rename(id, 'Prepared');
+    const mine = prepared.filter((p) => p.agentId === id);
+    // Read after the work, before the COMMIT: the new name and revision, nothing published yet.
+    expect(mine).toEqual([{ agentId: id, revision, name: 'Prepared', committed: true }]);
+    expect(handed.filter((h) => h.agentId === id)).toEqual([{ agentId: id, revision, prepared: mine[0] }]);
+    expect(heard).toContain(`${id}@${revision}`);
+  });
+
+  it('prepares nothing for a change that rolls back, and tells no listener', async () => {
+    const id = await anAgent();
+    await expect(
+      writer.change({ agentId: id, actor: 'user:alice', summary: 'fails' }, async (tx) => {
+        await tx.agent.update({ where: { id }, data: { name: 'never' } });
+        throw new Error('the change itself failed');
+      }),
+    ).rejects.toThrow('the change itself failed');
+    expect(prepared.filter((p) => p.agentId === id)).toEqual([]);
+    expect(handed.filter((h) => h.agentId === id)).toEqual([]);
+  });
+
+  it('keeps the commit when a listener cannot prepare: it is told after the commit with nothing prepared', async () => {
+    const id = await anAgent();
+    failingPrepares.add(id);
+    const { revision } = await rename(id, 'unprepared');
+    expect((await agentRow(id)).revision).toBe(revision);
+    expect(handed.filter((h) => h.agentId === id)).toEqual([{ agentId: id, revision, prepared: undefined }]);
+    expect(heard).toContain(`${id}@${revision}`);
+  });
+
+  it('each of concurrent changes prepares the snapshot of its own revision', async () => {
+    const id = await anAgent();
+    await Promise.all(Array.from({ length: 4 }, (_, i) => rename(id, `concurrent ${i}`)));
+    const mine = prepared.filter((p) => p.agentId === id).sort((a, b) => a.revision - b.revision);
+    expect(mine.map((p) => p.revision)).toEqual([2, 3, 4, 5]);
+    // Each snapshot holds its own change's name: nothing of a later change leaked into it.
+    const names = (await prisma.auditEvent.findMany({ where: { agentId: id }, orderBy: { revision: 'asc' } })).map(
+      (e) => (e.after as { name: string }).name,
+    );
+    expect(mine.map((p) => p.name)).toEqual(names);
+  });
+
+  it("judges the change's check on the new revision's snapshot in the transaction: a refusal rolls everything back", async () => {
+    const id = await anAgent();
+    const seen: { revision: number; name: string }[] = [];
+    const change = (name: string) =>
+      writer.change(
+        {
+          agentId: id,
+          actor: 'user:alice',
+          summary: `rename to ${name}`,
+          check: (snapshot) => {
+            seen.push({ revision: snapshot.revision, name: snapshot.agent.name });
+            if (snapshot.agent.name.includes('forbidden')) throw new Error(`refused: ${snapshot.agent.name}`);
+          },
+        },
+        async (tx) => {
+          await tx.agent.update({ where: { id }, data: { name } });
+          return { result: name, audit: [{ action: 'agent.update', targetType: 'agent', targetId: id, after: { name } }] };
+        },
+      );
+    await expect(change('a forbidden name')).rejects.toThrow('refused: a forbidden name');
+    expect(await agentRow(id)).toMatchObject({ revision: 1, name: 'Finance Agent' });
+    expect(await prisma.registryRevision.count({ where: { agentId: id, revision: { gt: 1 } } })).toBe(0);
+    expect(await prisma.auditEvent.count({ where: { agentId: id, revision: 2 } })).toBe(0);
+    expect(prepared.filter((p) => p.agentId === id)).toEqual([]);
+    expect(handed.filter((h) => h.agentId === id)).toEqual([]);
+    expect((await change('an allowed name')).revision).toBe(2);
+    expect(seen).toEqual([
+      { revision: 2, name: 'a forbidden name' },
+      { revision: 2, name: 'an allowed name' },
+    ]);
   });
 
   it('reads a consistent snapshot of the registry', async () => {

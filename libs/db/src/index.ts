@@ -9,7 +9,7 @@ export { manifestFromRow, manifestColumns, MANIFEST_ROW_COLUMNS, agentBaseFromRo
 export { seedGatewayDemoWhenAbsent, seedWhenEmpty, SEED_ACTOR } from './seed';
 export { RegistryWriter, type RegistryTx, type RegistryChange } from './registry/registry-writer';
 export { AuditWriter, AuditWriterModule, writeAudit, type AuditEntry, type DelegationChain } from './audit/audit-writer';
-export { RegistrySnapshotRepository } from './registry/registry-snapshot.repository';
+export { RegistrySnapshotRepository, readRegistrySnapshot } from './registry/registry-snapshot.repository';
 export { RegistryModule } from './registry/registry.module';
 export { RegistryError, RegistryErrorCode } from './registry/registry.errors';
 export { REVISION_LISTENERS, type RevisionListener } from './registry/revision-listener';

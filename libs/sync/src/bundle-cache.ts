@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { Registry } from 'prom-client';
-import { buildNodeBundle } from '@cp/capabilities';
+import { buildNodeBundle, type NodeBundle, type RegistrySnapshot } from '@cp/capabilities';
 import {
   redisAway,
   currentTraceparent,
@@ -15,7 +15,15 @@ import {
   type RedisClient,
 } from '@cp/common';
 import { RegistrySnapshotRepository } from '@cp/db';
-import { catalogIdentity, nodeBundleEtag, parseRevisionStamp, revisionAnnouncement, signNodeBundle, syncKeys } from '@cp/node-protocol';
+import {
+  catalogIdentity,
+  nodeBundleEtag,
+  parseBundleEtag,
+  parseRevisionStamp,
+  revisionAnnouncement,
+  signNodeBundle,
+  syncKeys,
+} from '@cp/node-protocol';
 import type { RevisionReader } from './revision-reads';
 import { SigningKeys } from './signing-keys';
 import { SyncError, SyncErrorCode } from './sync.errors';
@@ -82,6 +90,62 @@ end
 redis.call('HSET', KEYS[1], 'body', ARGV[1], 'etag', ARGV[2], 'kid', ARGV[3])
 redis.call('EXPIRE', KEYS[1], ARGV[4])
 return false`;
+
+/**
+ * The publisher's one round trip after a commit (ADR 0365): STORE_FIRST, then RAISE_REVISION with
+ * its announcements, in one call. KEYS: [1] the bundle hash, [2] the revision key, [3] the
+ * revisions channel, [4] the changes channel, [5] the delta key, [6] the base bundle hash.
+ * ARGV: [1] body, [2] etag, [3] kid, [4] ttl seconds, [5] revision, [6] epoch, [7] traceparent,
+ * [8] 's' on Redis Cluster, [9] the delta from the base (or ''), [10] the base's ETag, [11] its revision.
+ * The delta is stored and pushed only when it leads to what Redis now serves for the revision (this
+ * body was stored, not another process's), starts from what the fleet was served (the base hash's
+ * ETag is ARGV[10] and the key held the base revision of this epoch before), and the key now holds
+ * this revision. Returns {stamp held afterwards, '1' when the delta was pushed, and when another
+ * bundle of the revision was kept, its body and etag}.
+ */
+const PUBLISH_BUILT = `
+local kept = false
+if redis.call('HGET', KEYS[1], 'kid') == ARGV[3] then
+  local stored = redis.call('HMGET', KEYS[1], 'body', 'etag')
+  if stored[1] and stored[2] then kept = stored end
+end
+if not kept then
+  redis.call('HSET', KEYS[1], 'body', ARGV[1], 'etag', ARGV[2], 'kid', ARGV[3])
+  redis.call('EXPIRE', KEYS[1], ARGV[4])
+end
+local held = redis.call('GET', KEYS[2])
+local cur, epoch = -1, ''
+if held then
+  local bar = string.find(held, '|', 1, true)
+  if bar then cur = tonumber(string.sub(held, 1, bar - 1)); epoch = string.sub(held, bar + 1) else cur = tonumber(held) end
+end
+local delta = ''
+if not kept and ARGV[9] ~= '' and cur == tonumber(ARGV[11]) and epoch == ARGV[6] and redis.call('HGET', KEYS[6], 'etag') == ARGV[10] then
+  delta = ARGV[9]
+  redis.call('SET', KEYS[5], delta, 'EX', ARGV[4])
+end
+local rev = tonumber(ARGV[5])
+if rev > cur or (ARGV[6] ~= '' and ARGV[6] ~= epoch) then
+  cur = rev
+  if ARGV[6] ~= '' then epoch = ARGV[6] end
+  redis.call('SET', KEYS[2], tostring(cur) .. '|' .. epoch)
+end
+local stamp = tostring(cur) .. '|' .. epoch
+local message = stamp
+if ARGV[7] ~= '' then message = stamp .. '|' .. ARGV[7] end
+local publish = ARGV[8] == 's' and 'SPUBLISH' or 'PUBLISH'
+redis.call(publish, KEYS[3], message)
+local pushed = '0'
+if delta ~= '' and cur == rev then message = message .. '\\n' .. delta; pushed = '1' end
+redis.call(publish, KEYS[4], message)
+if kept then return {stamp, pushed, kept[1], kept[2]} end
+return {stamp, pushed}`;
+
+/** A bundle built and signed from a snapshot the caller holds (ADR 0365), with its parsed document. */
+export interface BuiltBundle {
+  entry: CachedBundle;
+  bundle: NodeBundle;
+}
 
 const RELEASE_LOCK = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`;
 
@@ -261,19 +325,7 @@ export class BundleCache {
     this.stats.postgresReads++;
     const snapshot = await this.snapshots.snapshot(agentId);
     if (!snapshot) return null;
-    this.stats.builds++;
-    const key = this.signing.active();
-    // Every card, the node's anonymous catalog and the bundle are signed here, once per (agent,
-    // revision), never per request. The catalog names this control plane's host and publisher (ADR 0315).
-    const bundle = await signNodeBundle(buildNodeBundle(snapshot, { catalog: this.catalog }), key);
-    const entry: CachedBundle = {
-      agentId,
-      revision: snapshot.revision,
-      epoch: snapshot.epoch ?? '',
-      etag: nodeBundleEtag(snapshot.revision, bundle.contentHash),
-      body: JSON.stringify(bundle),
-      kid: key.kid,
-    };
+    const { entry } = await this.buildFrom(snapshot);
     const redisKey = this.keys(agentId).bundle(entry.revision, entry.epoch);
     // Another process may have stored this revision meanwhile (the lock is per revision asked, and
     // expires): serve the stored one, never a second build of the same revision.
@@ -292,6 +344,88 @@ export class BundleCache {
     }
     await this.raiseStamp(agentId, entry.revision, false, entry.epoch);
     return this.remember(entry);
+  }
+
+  /**
+   * The bundle of `snapshot`, built and signed, stored nowhere yet. Every card, the node's anonymous
+   * catalog and the bundle are signed here, once per (agent, revision), never per request. The
+   * catalog names this control plane's host and publisher (ADR 0315).
+   */
+  async buildFrom(snapshot: RegistrySnapshot): Promise<BuiltBundle> {
+    this.stats.builds++;
+    const key = this.signing.active();
+    const bundle = await signNodeBundle(buildNodeBundle(snapshot, { catalog: this.catalog }), key);
+    const entry: CachedBundle = {
+      agentId: snapshot.agentId,
+      revision: snapshot.revision,
+      epoch: snapshot.epoch ?? '',
+      etag: nodeBundleEtag(snapshot.revision, bundle.contentHash),
+      body: JSON.stringify(bundle),
+      kid: key.kid,
+    };
+    return { entry, bundle };
+  }
+
+  /** buildFrom in a span, timed (cp_bundle_build_duration_seconds), as `compute` is. */
+  buildSnapshot(snapshot: RegistrySnapshot): Promise<BuiltBundle> {
+    const started = performance.now();
+    return inSpan('bundle.build', { 'cp.agent.id': snapshot.agentId, 'cp.revision': snapshot.revision }, async () => {
+      const built = await this.buildFrom(snapshot);
+      if (this.metrics) serverHistogram(this.metrics, 'bundleBuild').observe((performance.now() - started) / 1000);
+      return built;
+    });
+  }
+
+  /**
+   * Publishes a bundle built from the committed revision's snapshot in ONE Redis call (ADR 0365):
+   * stores it unless a bundle of the revision signed by the same key is already there (then that
+   * one is served, and `entry` is changed to it), raises the revision key and announces; `delta`
+   * (from `base`, the bundle Redis holds for the revision announced before) rides the changes
+   * channel only when it leads from what the fleet was served to what is stored. Returns the
+   * revision announced and whether the delta was pushed.
+   */
+  async publishBuilt(
+    entry: CachedBundle,
+    base?: { revision: number; etag: string; delta: string },
+  ): Promise<{ announced: number; pushed: boolean; stored: boolean }> {
+    const keys = this.keys(entry.agentId);
+    const traceparent = revisionAnnouncement('', currentTraceparent()).slice(1);
+    const baseHash = base ? (parseBundleEtag(base.etag)?.contentHash ?? '') : '';
+    const reply = (await this.redis.eval(
+      PUBLISH_BUILT,
+      6,
+      keys.bundle(entry.revision, entry.epoch),
+      keys.revision,
+      keys.channel,
+      keys.changes,
+      base ? keys.delta(base.revision, baseHash, entry.revision, entry.epoch) : keys.delta(-1, '', entry.revision, entry.epoch),
+      base ? keys.bundle(base.revision, entry.epoch) : keys.bundle(-1, entry.epoch),
+      entry.body,
+      entry.etag,
+      entry.kid,
+      String(this.options.bundleTtlSeconds),
+      String(entry.revision),
+      entry.epoch,
+      traceparent,
+      this.sharded ? 's' : '',
+      base?.delta ?? '',
+      base?.etag ?? '',
+      String(base?.revision ?? -1),
+    )) as [string, string, string?, string?];
+    const stored = reply.length === 2;
+    if (!stored) {
+      entry.body = reply[2]!;
+      entry.etag = reply[3]!;
+    }
+    this.remember(entry);
+    const held = parseRevisionStamp(reply[0]) ?? { revision: entry.revision, epoch: entry.epoch };
+    return { announced: held.revision, pushed: reply[1] === '1', stored };
+  }
+
+  /** The body and ETag Redis holds for a revision of an epoch (null when none). */
+  async stored(agentId: string, revision: number, epoch: string): Promise<{ body: string; etag: string } | null> {
+    const [body, etag] = await this.redis.hmget(this.keys(agentId).bundle(revision, epoch), 'body', 'etag');
+    return body === null || etag === null ? null : { body, etag };
   }
 
   /** Memo entries are per signing key too: after a rotation the old ones are never hit again. */

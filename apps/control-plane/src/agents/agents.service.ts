@@ -1,5 +1,13 @@
 import { Injectable } from '@nestjs/common';
-import { addedLeaks, buildPublicCard, canonicalJson, checkAgentCard, findLeaks, type AgentBase } from '@cp/capabilities';
+import {
+  addedLeaks,
+  buildPublicCard,
+  canonicalJson,
+  checkAgentCard,
+  findLeaks,
+  type AgentBase,
+  type RegistrySnapshot,
+} from '@cp/capabilities';
 import type { AdminPrincipal } from '@cp/auth';
 import {
   Prisma,
@@ -166,7 +174,8 @@ export class AgentsService {
     const gated = await this.gate.gatedAllowLists(listsOf(current.base), listsOf(base));
     if (gated.length === 0) {
       const widened = this.allowWidenings(principal, input.id, current.base, base);
-      await this.assertNoLeak(input.id, base);
+      // The leak guard runs in the write's transaction, on the snapshot read there for the
+      // publisher too (ADR 0365): no snapshot transaction of its own before the write.
       return { ...(await this.write(principal, input.id, input.expectedRevision, current.base, base, widened)), changeRequest: null };
     }
     // As for a manifest plan: a change that could never apply is refused now, not held.
@@ -251,7 +260,13 @@ export class AgentsService {
     also?: (tx: RegistryTx, revision: number) => Promise<AuditEntry[]>,
   ): Promise<AgentRecord> {
     const { result } = await this.writer.change(
-      { agentId, expectedRevision, actor: principal.subject, summary: `update agent ${agentId}${also ? ' (break-glass)' : ''}` },
+      {
+        agentId,
+        expectedRevision,
+        actor: principal.subject,
+        summary: `update agent ${agentId}${also ? ' (break-glass)' : ''}`,
+        check: (snapshot) => refuseAddedLeaks({ ...snapshot, agent: before }, snapshot),
+      },
       async (tx, revision) => ({
         result: await this.agents.update(tx, agentId, base),
         audit: [
@@ -303,19 +318,7 @@ export class AgentsService {
   /** The agent's own card text is public text: it must not name its non-public skills, scopes or tenants. */
   private async assertNoLeak(agentId: string, base: AgentBase): Promise<void> {
     const snapshot = await this.snapshots.snapshot(agentId);
-    if (!snapshot) return;
-    const context = { tenants: snapshot.previewTenants };
-    // Refused for the leaks the new base adds, not those the registry already had (ADR 0335).
-    const leaks = addedLeaks(
-      findLeaks(buildPublicCard(snapshot), snapshot.manifests, context),
-      findLeaks(buildPublicCard({ ...snapshot, agent: base }), snapshot.manifests, context),
-    );
-    if (leaks.length)
-      throw new AgentError(
-        AgentErrorCode.PublicCardLeak,
-        `the public card would show text of non-public skills (${leaks.map((l) => `${l.skillId}.${l.field}`).join(', ')})`,
-        { leaks },
-      );
+    if (snapshot) refuseAddedLeaks(snapshot, { ...snapshot, agent: base });
   }
 
   /** The problems validBase would name (none when the base is valid). */
@@ -346,4 +349,19 @@ function approvalRequired(what: string, gated: readonly GatedChange[]): ChangeRe
     `${what} needs a second admin (${gated.map((c) => `${c.kind}: ${c.detail}`).join('; ')}): create the agent without these entries, then add them with updateAgent, which files a change request`,
     { changes: gated },
   );
+}
+
+/** Refused for the leaks `next` adds to the public card, not those `previous` already had (ADR 0335). */
+function refuseAddedLeaks(previous: RegistrySnapshot, next: RegistrySnapshot): void {
+  const context = { tenants: next.previewTenants };
+  const leaks = addedLeaks(
+    findLeaks(buildPublicCard(previous), previous.manifests, context),
+    findLeaks(buildPublicCard(next), next.manifests, context),
+  );
+  if (leaks.length)
+    throw new AgentError(
+      AgentErrorCode.PublicCardLeak,
+      `the public card would show text of non-public skills (${leaks.map((l) => `${l.skillId}.${l.field}`).join(', ')})`,
+      { leaks },
+    );
 }

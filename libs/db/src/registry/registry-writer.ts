@@ -1,10 +1,12 @@
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import type { Registry } from 'prom-client';
 import { inSpan, MetricsRegistryToken, serverCounter } from '@cp/common';
+import type { RegistrySnapshot } from '@cp/capabilities';
 import type { Prisma } from '../../../../prisma/generated/client';
 import { writeAudit, type AuditEntry } from '../audit/audit-writer';
 import { PrismaService } from '../prisma.service';
 import { RegistryError, RegistryErrorCode } from './registry.errors';
+import { readRegistrySnapshot } from './registry-snapshot.repository';
 import { REVISION_LISTENERS, type RevisionListener } from './revision-listener';
 
 export type RegistryTx = Prisma.TransactionClient;
@@ -15,13 +17,21 @@ export interface RegistryChange {
   expectedRevision?: number;
   actor: string;
   summary: string;
+  /**
+   * Judged inside the transaction, after the work, on the new revision's snapshot as the
+   * transaction sees it (ADR 0365): throwing refuses the change and rolls everything back. It
+   * replaces a check of its own snapshot transaction before the write.
+   */
+  check?: (snapshot: RegistrySnapshot) => void;
 }
 
 /**
  * The one way to change an agent's registry: in ONE transaction it bumps the agent's revision
  * (locking the agent row, so changes to one agent serialize), records the RegistryRevision row
  * (the invalidation outbox), runs the change and writes its audit events; after the commit it
- * tells the revision listeners. A stale expectedRevision writes nothing.
+ * tells the revision listeners. A stale expectedRevision writes nothing. When a listener prepares
+ * (ADR 0365), the snapshot of the new revision is read in the same transaction, after the work,
+ * and handed to it before the COMMIT, so the publisher reads nothing again after it.
  */
 @Injectable()
 export class RegistryWriter {
@@ -45,7 +55,8 @@ export class RegistryWriter {
         });
         const { result, audit } = await work(tx, revision);
         await writeAudit(tx, change.actor, { agentId: change.agentId, revision }, audit);
-        return { result, revision, actions: audit.map((a) => a.action) };
+        const prepared = await this.prepare(tx, change);
+        return { result, revision, actions: audit.map((a) => a.action), prepared };
       });
       span?.setAttribute('cp.revision', committed.revision);
       return committed;
@@ -55,14 +66,36 @@ export class RegistryWriter {
       for (const action of outcome.actions.length > 0 ? outcome.actions : ['revision']) changes.labels(action).inc();
     }
     // After the write span: the publish is a sibling under the mutation (ADR 0142).
-    await this.notify(change.agentId, outcome.revision);
+    await this.notify(change.agentId, outcome.revision, outcome.prepared);
     return { result: outcome.result, revision: outcome.revision };
   }
 
-  private async notify(agentId: string, revision: number): Promise<void> {
-    for (const listener of this.listeners) {
+  /**
+   * Inside the transaction: the new revision's snapshot (the agent row is locked by the bump, and
+   * every change of the agent's registry goes through here, so nothing else changes it before the
+   * COMMIT), judged by the change's check, then handed to each listener that prepares. Nothing is
+   * read when there is neither.
+   */
+  private async prepare(tx: RegistryTx, change: RegistryChange): Promise<unknown[]> {
+    const { agentId } = change;
+    if (!change.check && !this.listeners.some((l) => l.prepare)) return [];
+    const snapshot = await readRegistrySnapshot(tx, agentId);
+    if (!snapshot) return [];
+    change.check?.(snapshot);
+    return this.listeners.map((listener) => {
       try {
-        await listener.revisionCommitted(agentId, revision);
+        return listener.prepare?.(snapshot);
+      } catch (error) {
+        this.logger.warn(`revision listener could not prepare ${agentId}@${snapshot.revision}: ${(error as Error).message}`);
+        return undefined;
+      }
+    });
+  }
+
+  private async notify(agentId: string, revision: number, prepared: unknown[]): Promise<void> {
+    for (const [i, listener] of this.listeners.entries()) {
+      try {
+        await listener.revisionCommitted(agentId, revision, prepared[i]);
       } catch (error) {
         this.logger.warn(`revision listener failed for ${agentId}@${revision}: ${(error as Error).message}; the outbox will retry`);
       }

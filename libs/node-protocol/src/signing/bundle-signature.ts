@@ -55,16 +55,18 @@ export async function signProjection(projection: SerializedProjection, key: Sign
  * once per (revision, entitlement class), never per request.
  */
 export async function signNodeBundle(bundle: NodeBundle, key: SignatureKey, now: Date = new Date()): Promise<NodeBundle> {
-  const publicCard = await signProjection(bundle.publicCard, key);
-  const classes: NodeBundleClass[] = [];
-  for (const c of bundle.classes) classes.push({ ...c, extendedCard: await signProjection(c.extendedCard, key) });
   const { signature: _old, ...rest } = bundle;
+  const params = rest.catalog && { host: rest.catalog.host, publisher: rest.catalog.publisher, updatedAt: rest.catalog.updatedAt };
+  // The signatures are independent: started together, WebCrypto computes them on libuv's pool in
+  // parallel (ADR 0365); each is the same signature it was when they were made one after another.
+  const [publicCard, extendedCards, catalog] = await Promise.all([
+    signProjection(bundle.publicCard, key),
+    Promise.all(bundle.classes.map((c) => signProjection(c.extendedCard, key))),
+    params ? catalogSignature(nodeCatalog(rest.snapshot, params, null), key) : undefined,
+  ]);
+  const classes: NodeBundleClass[] = bundle.classes.map((c, i) => ({ ...c, extendedCard: extendedCards[i] }));
   const signed: NodeBundle = { ...rest, publicCard, classes };
-  if (rest.catalog) {
-    const { host, publisher, updatedAt } = rest.catalog;
-    const params = { host, publisher, updatedAt };
-    signed.catalog = { ...params, signature: await catalogSignature(nodeCatalog(rest.snapshot, params, null), key) };
-  }
+  if (params) signed.catalog = { ...params, signature: catalog! };
   signed.contentHash = bundleContentHash(signed);
   const payload: BundleSignaturePayload = {
     agentId: signed.agentId,
