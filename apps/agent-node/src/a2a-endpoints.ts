@@ -20,7 +20,7 @@ import {
   UsageReporter,
   type A2AServer,
 } from '@cp/node-sdk';
-import { DEFAULT_SECOND_OPINION, type Classifier } from '@cp/capabilities';
+import type { Classifier } from '@cp/capabilities';
 import { registerFinanceA2A } from './finance-a2a';
 import { NodeIdentityToken, type NodeIdentity } from './node-identity';
 import { startUpstreamProbing } from './upstream-probing';
@@ -119,7 +119,7 @@ export function nodeClassifier(
     ranker && config.EMBEDDINGS_ROLE !== 'route'
       ? new SemanticChoicesClassifier({
           ranker,
-          secondOpinion: config.EMBEDDINGS_ROLE === 'second-opinion' ? DEFAULT_SECOND_OPINION : undefined,
+          secondOpinion: config.EMBEDDINGS_ROLE === 'second-opinion' ? { margin: config.EMBEDDINGS_VETO_MARGIN } : undefined,
         })
       : ranker;
   if (!config.CHAT_ROUTER_URL) return embeddings;

@@ -4,6 +4,7 @@
  * the chat-completions router, falling back to the embeddings router when both are set. The chat
  * settings are validated at boot.
  */
+import { DEFAULT_SECOND_OPINION } from '@cp/capabilities';
 import { ChatCompletionsClassifier, EmbeddingsClassifier, SemanticChoicesClassifier } from '@cp/node-sdk';
 import { testConfig } from '../../../test/support/config';
 import { nodeClassifier } from './a2a-endpoints';
@@ -54,6 +55,49 @@ describe('nodeClassifier', () => {
     expect(nodeClassifier(testConfig({ EMBEDDINGS_ROLE: 'second-opinion' }), log)).toBeUndefined();
     for (const bad of ['second_opinion', 'Second-Opinion', 'second-opinion ', 'veto'])
       expect(() => testConfig({ EMBEDDINGS_ROLE: bad })).toThrow(/EMBEDDINGS_ROLE/);
+  });
+
+  it("EMBEDDINGS_VETO_MARGIN sets the second opinion's margin (another model has its own scale); hostile values are refused at boot, naming the variable", () => {
+    const margin = (c: unknown) => (c as { options: { secondOpinion?: { margin: number } } }).options.secondOpinion?.margin;
+    const base = { EMBEDDINGS_URL: 'http://127.0.0.1:1/v1', EMBEDDINGS_ROLE: 'second-opinion' };
+    // The default is the rule's own (ADR 0362), and an empty variable is unset.
+    expect(testConfig().EMBEDDINGS_VETO_MARGIN).toBe(DEFAULT_SECOND_OPINION.margin);
+    expect(testConfig({ EMBEDDINGS_VETO_MARGIN: '' }).EMBEDDINGS_VETO_MARGIN).toBe(DEFAULT_SECOND_OPINION.margin);
+    expect(margin(nodeClassifier(testConfig({ ...base, EMBEDDINGS_VETO_MARGIN: '0.05' }), log))).toBe(0.05);
+    expect(margin(nodeClassifier(testConfig({ ...base, EMBEDDINGS_VETO_MARGIN: '2' }), log))).toBe(2);
+    expect(margin(nodeClassifier(testConfig({ ...base, EMBEDDINGS_VETO_MARGIN: '0.333333' }), log))).toBeCloseTo(0.333333, 9);
+    const hostile = [
+      '0',
+      '0.0',
+      '-0.2',
+      '2.000001',
+      '3',
+      '1e-1',
+      '.2',
+      '0.',
+      ' 0.2',
+      '0.2 ',
+      '+0.2',
+      '0x1',
+      'Infinity',
+      'NaN',
+      '0,2',
+      '0.1234567',
+      '0.2\u0000',
+      '9'.repeat(100_000),
+    ];
+    for (const bad of hostile) {
+      let message = '';
+      try {
+        testConfig({ EMBEDDINGS_VETO_MARGIN: bad });
+      } catch (e) {
+        message = (e as Error).message;
+      }
+      expect(message).toMatch(/EMBEDDINGS_VETO_MARGIN/);
+      // The refusal names the bounds, never the value (it may be 100 KB or hold control characters).
+      expect(message.length).toBeLessThan(2_000);
+      expect(message).not.toContain('\u0000');
+    }
   });
 
   it('refuses bad chat settings at boot, naming the variable', () => {

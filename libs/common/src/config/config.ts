@@ -48,6 +48,17 @@ const wholeNumber = (min: number, max: number) => {
     .refine((value) => /^[0-9]{1,7}$/.test(value) && Number(value) >= min && Number(value) <= max, message)
     .transform(Number);
 };
+/**
+ * A decimal written plainly (digits, one optional point and up to 6 decimals), from `min`
+ * (exclusive) to `max`: the same refusals as `wholeNumber` ("1e-1", " ", "Infinity", ".2", "0x1").
+ */
+const plainDecimal = (min: number, max: number) => {
+  const message = `must be a decimal number above ${min} and at most ${max}, written like 0.2`;
+  return z
+    .string()
+    .refine((value) => /^[0-9]{1,3}(\.[0-9]{1,6})?$/.test(value) && Number(value) > min && Number(value) <= max, message)
+    .transform(Number);
+};
 const lifetime = (seconds: number) => z.coerce.number().int().min(1).default(seconds);
 
 const configFields = z.object({
@@ -215,6 +226,12 @@ const configFields = z.object({
    * remove routes, never add or change one).
    */
   EMBEDDINGS_ROLE: z.enum(['route', 'choices', 'second-opinion']).default('route'),
+  /**
+   * `second-opinion`'s veto margin (ADR 0362): a route becomes a question when the embeddings' best
+   * cosine exceeds the routed capability's by more than this. 0.2 was chosen for USE-lite on the
+   * tuning half; another model has its own scale: measure it with test/support/routing-eval/tune-veto.ts.
+   */
+  EMBEDDINGS_VETO_MARGIN: plainDecimal(0, 2).default(0.2),
   /**
    * The chat-completions router (issue 31, ADR 0291): an OpenAI-compatible chat API chooses among
    * the caller's entitled candidates; unset = off. The caller's message text leaves the node: a
