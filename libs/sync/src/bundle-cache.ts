@@ -41,6 +41,14 @@ export interface CachedBundle {
   kid: string;
 }
 
+/** Lua: reads the revision stamp held at `key` ("rev|epoch", or a bare rev) into `cur` and `epoch` (-1 and '' when none). */
+const READ_HELD_STAMP = (key: string) => `local held = redis.call('GET', ${key})
+local cur, epoch = -1, ''
+if held then
+  local bar = string.find(held, '|', 1, true)
+  if bar then cur = tonumber(string.sub(held, 1, bar - 1)); epoch = string.sub(held, bar + 1) else cur = tonumber(held) end
+end`;
+
 /**
  * The revision key holds `<revision>|<epoch>`. Raises it (never lowers it) within an epoch; a new
  * epoch (ARGV[3], the registry was recreated) replaces it whatever its revision; '' = same epoch.
@@ -52,12 +60,7 @@ export interface CachedBundle {
  * Returns the stamp held afterwards.
  */
 const RAISE_REVISION = `
-local held = redis.call('GET', KEYS[1])
-local cur, epoch = -1, ''
-if held then
-  local bar = string.find(held, '|', 1, true)
-  if bar then cur = tonumber(string.sub(held, 1, bar - 1)); epoch = string.sub(held, bar + 1) else cur = tonumber(held) end
-end
+${READ_HELD_STAMP('KEYS[1]')}
 local rev = tonumber(ARGV[1])
 local newEpoch = ARGV[3] ~= '' and ARGV[3] ~= epoch
 if rev > cur or newEpoch then
@@ -113,12 +116,7 @@ if not kept then
   redis.call('HSET', KEYS[1], 'body', ARGV[1], 'etag', ARGV[2], 'kid', ARGV[3])
   redis.call('EXPIRE', KEYS[1], ARGV[4])
 end
-local held = redis.call('GET', KEYS[2])
-local cur, epoch = -1, ''
-if held then
-  local bar = string.find(held, '|', 1, true)
-  if bar then cur = tonumber(string.sub(held, 1, bar - 1)); epoch = string.sub(held, bar + 1) else cur = tonumber(held) end
-end
+${READ_HELD_STAMP('KEYS[2]')}
 local delta = ''
 if not kept and ARGV[9] ~= '' and cur == tonumber(ARGV[11]) and epoch == ARGV[6] and redis.call('HGET', KEYS[6], 'etag') == ARGV[10] then
   delta = ARGV[9]
