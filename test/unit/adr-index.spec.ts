@@ -20,7 +20,7 @@ describe('the ADR index', () => {
   it('gives every row a title and a status', () => {
     for (const [, , , title, status] of rows) {
       expect(title.trim()).not.toBe('');
-      expect(status).toMatch(/^(accepted|proposed|superseded|amended)/);
+      expect(status).toMatch(/^(accepted|proposed|superseded|amended|withdrawn)/);
     }
   });
 });

@@ -12,7 +12,7 @@ import { given } from '../../../capabilities/src/testing/given';
 import { ActiveBundle } from '../active-bundle';
 import { EmbeddingsClassifier } from '../routing/embeddings-classifier';
 import { SemanticChoicesClassifier } from '../routing/semantic-choices';
-import { fakeEmbeddings, type FakeEmbeddings } from '../routing/testing/fake-embeddings';
+import { fakeEmbeddings, type FakeEmbeddings } from '../testing/fake-embeddings';
 import { ToolGateway } from '../tools/tool-gateway';
 import { registerA2AServer } from './a2a-server';
 import { HandlerRegistry } from './handler-registry';

@@ -1,11 +1,11 @@
 /**
  * The semantic router against a small local OpenAI-compatible embeddings server
- * (testing/fake-embeddings.ts: deterministic vectors, no model, same answer on every machine).
+ * (../testing/fake-embeddings.ts: deterministic vectors, no model, same answer on every machine).
  */
 import { buildRouterIndex, routeAsync, type RouterEntry } from '@cp/capabilities';
 import { given } from '../../../capabilities/src/testing/given';
 import { EmbeddingsClassifier } from './embeddings-classifier';
-import { fakeEmbeddings, type FakeEmbeddings as Fake, type FakeMode as Mode } from './testing/fake-embeddings';
+import { fakeEmbeddings, type FakeEmbeddings as Fake, type FakeMode as Mode } from '../testing/fake-embeddings';
 
 const snapshot = given.snapshot([
   given.manifest({

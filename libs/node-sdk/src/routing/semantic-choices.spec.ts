@@ -1,13 +1,13 @@
 /**
  * The lexical router decides, an embeddings ranking chooses a clarification's choices (ADR 0361),
- * against the local deterministic embeddings server (testing/fake-embeddings.ts, real HTTP).
+ * against the local deterministic embeddings server (../testing/fake-embeddings.ts, real HTTP).
  */
 import fc from 'fast-check';
 import { DEFAULT_SECOND_OPINION, buildRouterIndex, route, routeAsync, type InputRequired, type RouteResult } from '@cp/capabilities';
 import { given } from '../../../capabilities/src/testing/given';
 import { EmbeddingsClassifier } from './embeddings-classifier';
 import { SemanticChoicesClassifier, type SemanticRanker } from './semantic-choices';
-import { fakeEmbeddings, type FakeEmbeddings, type FakeMode } from './testing/fake-embeddings';
+import { fakeEmbeddings, type FakeEmbeddings, type FakeMode } from '../testing/fake-embeddings';
 
 // Names in examples are not lexical evidence (ADR 0360), but the embeddings read them: a message
 // naming only the supplier is unknown to the lexical router and close to `supplier-statements`.
