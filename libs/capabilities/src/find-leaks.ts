@@ -12,9 +12,10 @@
  * space is still a copy. Strings shorter than 4 characters are ignored: they match by accident.
  */
 import type { AgentCard } from './card-types';
+import { buildPublicCard } from './cards';
 import type { EveryField } from './every-field';
 import { foldLeakText } from './leak-text';
-import type { CapabilityManifest, SkillBlock } from './types';
+import type { CapabilityManifest, RegistrySnapshot, SkillBlock } from './types';
 
 export const MIN_LEAK_TEXT = 4;
 
@@ -167,4 +168,16 @@ const leakKey = (l: Leak) => `${l.skillId}\u0000${l.field.replace(/\[\d+\]$/, ''
 export function addedLeaks(before: readonly Leak[], after: readonly Leak[]): Leak[] {
   const had = new Set(before.map(leakKey));
   return after.filter((l) => !had.has(leakKey(l)));
+}
+
+/**
+ * The leaks the public card of `next` shows that the public card of `previous` did not (ADR 0335):
+ * what changing the registry from one to the other would newly show.
+ */
+export function publicCardLeaksAdded(previous: RegistrySnapshot, next: RegistrySnapshot): Leak[] {
+  const context = { tenants: next.previewTenants };
+  return addedLeaks(
+    findLeaks(buildPublicCard(previous), previous.manifests, context),
+    findLeaks(buildPublicCard(next), next.manifests, context),
+  );
 }

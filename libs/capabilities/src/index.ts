@@ -25,7 +25,7 @@ export { ProjectionCache } from './projection-cache';
 export type { ProjectionCacheStats } from './projection-cache';
 export { diffCards, hasBreakingChange } from './diff-cards';
 export type { CardChange, CardChangeKind } from './diff-cards';
-export { addedLeaks, findLeaks, MIN_LEAK_TEXT } from './find-leaks';
+export { addedLeaks, findLeaks, MIN_LEAK_TEXT, publicCardLeaksAdded } from './find-leaks';
 export type { Leak } from './find-leaks';
 export { checkManifestChange, wasRemovedFromPreview, sunsetIssues } from './lifecycle';
 export { deprecationFor, deprecationHeaders, deprecationNotice, structuredDate } from './deprecation';

@@ -1,10 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import {
-  addedLeaks,
   buildPublicCard,
   canonicalJson,
   checkAgentCard,
-  findLeaks,
+  publicCardLeaksAdded,
   type AgentBase,
   type RegistrySnapshot,
 } from '@cp/capabilities';
@@ -353,11 +352,7 @@ function approvalRequired(what: string, gated: readonly GatedChange[]): ChangeRe
 
 /** Refused for the leaks `next` adds to the public card, not those `previous` already had (ADR 0335). */
 function refuseAddedLeaks(previous: RegistrySnapshot, next: RegistrySnapshot): void {
-  const context = { tenants: next.previewTenants };
-  const leaks = addedLeaks(
-    findLeaks(buildPublicCard(previous), previous.manifests, context),
-    findLeaks(buildPublicCard(next), next.manifests, context),
-  );
+  const leaks = publicCardLeaksAdded(previous, next);
   if (leaks.length)
     throw new AgentError(
       AgentErrorCode.PublicCardLeak,
