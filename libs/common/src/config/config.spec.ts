@@ -77,51 +77,14 @@ describe('loadConfig', () => {
     ] as const) {
       expect(loadConfig({ CLARIFICATION_AUTO_PROMOTE_AFTER: good }).CLARIFICATION_AUTO_PROMOTE_AFTER).toBe(value);
     }
-    const hostile = [
-      '-1',
-      '-0',
-      '1001',
-      '1e3',
-      '1E2',
-      '0x10',
-      '0o7',
-      '0b11',
-      '1.5',
-      '3.0',
-      '+3',
-      ' ',
-      ' 3',
-      '3 ',
-      '\t3\n',
-      '3\u00003',
-      '\u0000',
-      '3\u001b[2J',
-      '\u00a03',
-      '３',
-      '٣',
-      'Infinity',
-      'NaN',
-      'three',
-      '1_000',
-      '1,000',
-      '9'.repeat(400),
-      '1'.repeat(100_000),
-    ];
-    for (const bad of hostile) {
-      let message = '';
-      try {
-        loadConfig({ CLARIFICATION_AUTO_PROMOTE_AFTER: bad });
-      } catch (error) {
-        expect(error).toBeInstanceOf(ConfigError);
-        message = (error as Error).message;
-      }
-      expect({ bad, message }).toEqual({
-        bad,
-        message: expect.stringMatching(/CLARIFICATION_AUTO_PROMOTE_AFTER: must be a whole number from 0 to 1000/),
-      });
-      // The refusal names the variable, not the hostile value (no control characters or 100 KB echoed into a log).
-      expect(message.length).toBeLessThan(200);
-    }
+    refusesHostileWholeNumbers('CLARIFICATION_AUTO_PROMOTE_AFTER', '1001', 'must be a whole number from 0 to 1000');
+  });
+
+  it('takes A2A_STREAM_REMOTE_AFTER_MS as a whole number 0–10000 in digits (ADR 0380) and refuses anything else, naming the variable', () => {
+    expect(loadConfig({}).A2A_STREAM_REMOTE_AFTER_MS).toBe(100);
+    expect(loadConfig({ A2A_STREAM_REMOTE_AFTER_MS: '0' }).A2A_STREAM_REMOTE_AFTER_MS).toBe(0);
+    expect(loadConfig({ A2A_STREAM_REMOTE_AFTER_MS: '10000' }).A2A_STREAM_REMOTE_AFTER_MS).toBe(10_000);
+    refusesHostileWholeNumbers('A2A_STREAM_REMOTE_AFTER_MS', '10001', 'must be a whole number from 0 to 10000');
   });
 
   it('bounds the stream guards (ADR 0205): the anonymous pool at most half the node, an owner at most the node, naming the variable', () => {
@@ -176,3 +139,49 @@ describe('loadConfig', () => {
     expect(hex.stderr).toMatch(/CLARIFICATION_AUTO_PROMOTE_AFTER: must be a whole number from 0 to 1000/);
   });
 });
+
+/** Every form Number() reads that is not plain digits in range: refused, naming the variable and never echoing the value. */
+function refusesHostileWholeNumbers(variable: string, tooBig: string, expected: string): void {
+  const hostile = [
+    '-1',
+    '-0',
+    tooBig,
+    '1e3',
+    '1E2',
+    '0x10',
+    '0o7',
+    '0b11',
+    '1.5',
+    '3.0',
+    '+3',
+    ' ',
+    ' 3',
+    '3 ',
+    '\t3\n',
+    '3\u00003',
+    '\u0000',
+    '3\u001b[2J',
+    '\u00a03',
+    '３',
+    '٣',
+    'Infinity',
+    'NaN',
+    'three',
+    '1_000',
+    '1,000',
+    '9'.repeat(400),
+    '1'.repeat(100_000),
+  ];
+  for (const bad of hostile) {
+    let message = '';
+    try {
+      loadConfig({ [variable]: bad });
+    } catch (error) {
+      expect(error).toBeInstanceOf(ConfigError);
+      message = (error as Error).message;
+    }
+    expect({ bad, message }).toEqual({ bad, message: expect.stringContaining(`${variable}: ${expected}`) });
+    // The refusal names the variable, not the hostile value (no control characters or 100 KB echoed into a log).
+    expect(message.length).toBeLessThan(200);
+  }
+}

@@ -275,6 +275,12 @@ const configFields = z.object({
   A2A_STREAM_MAX_LIFETIME_MS: z.coerce.number().int().min(100).max(86_400_000).default(3_600_000),
   /** Bytes a slow reader may leave unread before its stream ends with STREAM_READER_TOO_SLOW. */
   A2A_STREAM_BUFFER_MAX_BYTES: z.coerce.number().int().min(4096).max(268_435_456).default(1_048_576),
+  /**
+   * A stream on a task this node just created hears other replicas' events (a cancel sent to
+   * another replica) once it has been open this long; a shorter stream never subscribes. 0: at once,
+   * its first event waiting for the subscription (ADR 0380).
+   */
+  A2A_STREAM_REMOTE_AFTER_MS: wholeNumber(0, 10_000).default(100),
   /** Log lines: `pretty` (coloured, for people), `json`, or `auto` = pretty when stdout is a terminal outside production. */
   LOG_FORMAT: z.enum(['auto', 'pretty', 'json']).default('auto'),
   /**

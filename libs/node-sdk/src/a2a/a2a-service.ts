@@ -170,12 +170,15 @@ export class A2AService {
     // Node, owner and anonymous-pool caps before anything is stored.
     this.streams.check(ownerKey(rc.caller));
     const push = await this.pushConfigOf(rawParams, rc);
-    // The stream is opened (its listener in place, its Redis SUBSCRIBE sent) right before the task's
-    // first save, once every check passed: the SUBSCRIBE and the save travel together, so the first
-    // event waits for neither one after the other (ADR 0377). A refusal from here on closes it.
+    // The stream is opened (its listener in place) right before the task's first save, once every
+    // check passed (ADR 0377). A refusal from here on closes it. A new task's id is known only here
+    // until this call answers: its stream subscribes to other replicas' events only if it lives
+    // A2A_STREAM_REMOTE_AFTER_MS (ADR 0380); a continued task's stream subscribes now, beside the save.
     let opening: Promise<TaskStream> | undefined;
-    const open = (taskId: string, owner: string) => {
-      opening = this.openStream(taskId, owner);
+    let late = false;
+    const open = (taskId: string, owner: string, known: boolean) => {
+      late = !known && this.limits.streamRemoteAfterMs > 0;
+      opening = this.openStream(taskId, owner, !late);
       opening.catch(() => undefined);
     };
     let prepared: Prepared;
@@ -201,6 +204,7 @@ export class A2AService {
     const stream = await opening!;
     stream.capabilityId = r.capabilityId;
     stream.first({ task: trimHistory(r.task, prepared.params.configuration?.historyLength) }, r.seq, endsStream(r.task.status.state));
+    if (late) stream.remoteAfter(this.limits.streamRemoteAfterMs, () => this.deps.tasks.get(r.task.id, prepared.owner));
     return stream;
   }
 
@@ -302,10 +306,10 @@ export class A2AService {
   }
 
   /** Takes a slot of every stream cap (or throws, naming the cap); closing the stream gives it back. */
-  private openStream(taskId: string, owner: string): Promise<TaskStream> {
+  private openStream(taskId: string, owner: string, remote = true): Promise<TaskStream> {
     // Synchronous: a refused slot throws before the caller goes on (before a streamed task is saved).
     const release = this.streams.acquire(owner, taskId);
-    return TaskStream.open(this.deps.events, taskId, release).catch((error: unknown) => {
+    return TaskStream.open(this.deps.events, taskId, release, remote).catch((error: unknown) => {
       release();
       throw error;
     });
@@ -321,7 +325,7 @@ export class A2AService {
     rc: RequestContext,
     active: readonly string[],
     coalesce = false,
-    beforeSave?: (taskId: string, owner: string) => void,
+    beforeSave?: (taskId: string, owner: string, known: boolean) => void,
   ): Promise<Prepared> {
     const params = sendMessageParams(rawParams, this.limits);
     const bundle = this.current();
@@ -339,7 +343,7 @@ export class A2AService {
       const clarification = { layer: 'clarification', confidence: decision.confidence, candidates: decision.candidates };
       const routing = { ...clarification, explanation: decision.explanation };
       const next = transition(task, inbound, 'TASK_STATE_INPUT_REQUIRED', decision.message, { routing }, this.limits.historyPartMaxBytes);
-      beforeSave?.(task.id, owner);
+      beforeSave?.(task.id, owner, record !== undefined);
       const saved = await saveTask(this.deps.tasks, this.deps.events, { ...base, task: next, capabilityId: undefined }, record);
       return { params, rc, active, owner, record: saved, inbound };
     }
@@ -366,7 +370,7 @@ export class A2AService {
     try {
       // A new SendMessage task is stored working at once: nobody streams it yet (ADR 82).
       const first = routedTask(task, inbound, metadata, coalesce && record === undefined, this.limits.historyPartMaxBytes);
-      beforeSave?.(task.id, owner);
+      beforeSave?.(task.id, owner, record !== undefined);
       saved = await saveTask(this.deps.tasks, this.deps.events, { ...base, task: first, capabilityId }, record);
     } catch (error) {
       admission.release();

@@ -22,6 +22,12 @@ export interface StreamLimitSettings {
   streamMaxLifetimeMs: number;
   /** Bytes a slow reader may leave unread in the response buffer before its stream ends (STREAM_READER_TOO_SLOW). */
   streamBufferMaxBytes: number;
+  /**
+   * A stream on a task this node has just created hears other replicas' events (a cancel sent
+   * elsewhere) once it has been open this long, or never if it ended before; 0: from the start,
+   * the first event waiting for the subscription (ADR 0380).
+   */
+  streamRemoteAfterMs: number;
 }
 
 export const DEFAULT_STREAM_LIMITS: StreamLimitSettings = {
@@ -32,6 +38,7 @@ export const DEFAULT_STREAM_LIMITS: StreamLimitSettings = {
   streamIdleTimeoutMs: 300_000,
   streamMaxLifetimeMs: 3_600_000,
   streamBufferMaxBytes: 1_048_576,
+  streamRemoteAfterMs: 100,
 };
 
 /** Gives back a slot; calling it again does nothing. */

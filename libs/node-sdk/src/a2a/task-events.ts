@@ -27,6 +27,14 @@ export interface TaskEvent {
 
 export type TaskEventListener = (event: TaskEvent) => void;
 
+/** One listener on one task's events (TaskEvents.listen). */
+export interface Listening {
+  /** Resolves once other replicas' events reach the listener too; calling it again costs nothing. */
+  remote(): Promise<void>;
+  /** Removes the listener (and the task's subscription with its last listener); idempotent. */
+  close(): Promise<void>;
+}
+
 export interface TaskEvents {
   publish(taskId: string, event: TaskEvent): Promise<void>;
   /**
@@ -41,6 +49,12 @@ export interface TaskEvents {
   deliverLocally?(taskId: string, event: TaskEvent): void;
   /** Resolves once events published from now on reach the listener; returns its unsubscribe. */
   subscribe(taskId: string, listener: TaskEventListener): Promise<() => Promise<void>>;
+  /**
+   * The listener hears this node's events at once and other replicas' only once `remote()` has
+   * resolved (a stream on a task nobody else knows yet subscribes late, or never: ADR 0380).
+   * Throws at once, like subscribe(), when the subscriber connection is lost.
+   */
+  listen(taskId: string, listener: TaskEventListener): Listening;
   /** Local listeners right now (leak checks). */
   readonly listenerCount: number;
 }
@@ -70,6 +84,7 @@ export function notifyingEvents(inner: TaskEvents, notify: (taskId: string, even
       : undefined,
     deliverLocally: inner.deliverLocally?.bind(inner),
     subscribe: (taskId, listener) => inner.subscribe(taskId, listener),
+    listen: (taskId, listener) => inner.listen(taskId, listener),
     get listenerCount() {
       return inner.listenerCount;
     },
@@ -121,8 +136,13 @@ export class InMemoryTaskEvents implements TaskEvents {
   }
 
   async subscribe(taskId: string, listener: TaskEventListener): Promise<() => Promise<void>> {
+    const listening = this.listen(taskId, listener);
+    return () => listening.close();
+  }
+
+  listen(taskId: string, listener: TaskEventListener): Listening {
     this.listeners.add(taskId, listener);
-    return async () => void this.listeners.remove(taskId, listener);
+    return { remote: async () => undefined, close: async () => void this.listeners.remove(taskId, listener) };
   }
 
   get listenerCount(): number {
@@ -185,15 +205,44 @@ export class RedisTaskEvents implements TaskEvents {
   }
 
   async subscribe(taskId: string, listener: TaskEventListener): Promise<() => Promise<void>> {
-    // The stream would hear nothing while its subscriber connection is lost: refuse now (ADR 0240).
+    const listening = this.listen(taskId, listener);
+    try {
+      await listening.remote();
+    } catch (error) {
+      await listening.close();
+      throw error;
+    }
+    return () => listening.close();
+  }
+
+  listen(taskId: string, listener: TaskEventListener): Listening {
+    // The stream would hear nothing from other replicas while its subscriber connection is lost:
+    // refuse now (ADR 0240).
     if (redisAway(this.subscriber)) throw taskStoreUnavailable();
-    // Commands on one connection run in order, so a SUBSCRIBE after a pending UNSUBSCRIBE wins.
-    if (this.listeners.add(taskId, listener)) this.subscribed.set(taskId, this.subscriber.subscribe(this.channel(taskId)));
-    await this.subscribed.get(taskId);
-    return async () => {
-      if (!this.listeners.remove(taskId, listener)) return;
-      this.subscribed.delete(taskId);
-      await this.subscriber.unsubscribe(this.channel(taskId)).catch(() => undefined);
+    this.listeners.add(taskId, listener);
+    let closed = false;
+    return {
+      remote: async () => {
+        if (closed) return;
+        // Commands on one connection run in order, so a SUBSCRIBE after a pending UNSUBSCRIBE wins.
+        let subscribing = this.subscribed.get(taskId);
+        if (!subscribing) {
+          const attempt = this.subscriber.subscribe(this.channel(taskId));
+          this.subscribed.set(taskId, (subscribing = attempt));
+          // A refused SUBSCRIBE is not remembered: the next remote() tries again.
+          attempt.catch(() => this.subscribed.get(taskId) === attempt && this.subscribed.delete(taskId));
+        }
+        await subscribing;
+      },
+      close: async () => {
+        if (closed) return;
+        closed = true;
+        if (!this.listeners.remove(taskId, listener)) return;
+        const subscribing = this.subscribed.get(taskId);
+        if (!subscribing) return;
+        this.subscribed.delete(taskId);
+        await this.subscriber.unsubscribe(this.channel(taskId)).catch(() => undefined);
+      },
     };
   }
 

@@ -3,13 +3,16 @@
  * the task's event listener. It ends after a final event, or when closed (client gone); closing
  * always removes the listener, so a disconnected client leaves nothing behind.
  */
-import type { StreamEvent, TaskEvent, TaskEvents } from './task-events';
+import type { Listening, StreamEvent, TaskEvent, TaskEvents } from './task-events';
+import { endsStream, statusUpdate } from './task-run';
+import type { TaskRecord } from './task-store';
 
 export class TaskStream implements AsyncIterable<StreamEvent> {
   private readonly queue: StreamEvent[] = [];
   private wake?: () => void;
   private done = false;
-  private unsubscribe?: () => Promise<void>;
+  private listening?: Listening;
+  private remoteTimer?: NodeJS.Timeout;
   /** The capability the task is bound to, when routed (for the response's deprecation headers). */
   capabilityId?: string;
   /** Events with seq at or below this are already in the first event's snapshot. */
@@ -17,11 +20,49 @@ export class TaskStream implements AsyncIterable<StreamEvent> {
 
   private constructor(private readonly onClose: () => void) {}
 
-  /** Subscribes before the caller reads the snapshot, so no update falls between the two. */
-  static async open(events: TaskEvents, taskId: string, onClose: () => void): Promise<TaskStream> {
+  /**
+   * Listens before the caller reads the snapshot, so no update falls between the two. `remote`
+   * false: other replicas' events are heard only from `remoteAfter()` on (a task only this node
+   * knows yet, ADR 0380); true: resolves once they are.
+   */
+  static async open(events: TaskEvents, taskId: string, onClose: () => void, remote = true): Promise<TaskStream> {
     const s = new TaskStream(onClose);
-    s.unsubscribe = await events.subscribe(taskId, (e) => s.receive(e));
+    s.listening = events.listen(taskId, (e) => s.receive(e));
+    if (remote) {
+      try {
+        await s.listening.remote();
+      } catch (error) {
+        await s.listening.close();
+        throw error;
+      }
+    }
     return s;
+  }
+
+  /**
+   * A stream opened without other replicas' events (ADR 0380) hears them once it has lived `ms`:
+   * it subscribes then, and reads the stored task (`read`), so a change another replica made
+   * before the subscription (a cancel) still reaches it. A stream that ended before never
+   * subscribes. Call after first().
+   */
+  remoteAfter(ms: number, read: () => Promise<TaskRecord | undefined>): void {
+    if (this.done) return;
+    this.remoteTimer = setTimeout(() => void this.goRemote(read), ms);
+  }
+
+  private async goRemote(read: () => Promise<TaskRecord | undefined>): Promise<void> {
+    try {
+      await this.listening?.remote();
+      if (this.done) return;
+      const stored = await read();
+      // This node's own saves reach the stream after their replies, which come before the read's
+      // (one connection, in order), but a few microtask hops later: let them land first.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      if (!stored || this.done || stored.seq <= this.seen) return;
+      this.receive({ seq: stored.seq, final: endsStream(stored.task.status.state), event: statusUpdate(stored.task) });
+    } catch {
+      // Subscriber or store away: this node's events still reach the stream; its idle timeout bounds the rest.
+    }
   }
 
   /** The first event (the Task); `seq` is its record's seq; `final` ends the stream after it. */
@@ -75,8 +116,9 @@ export class TaskStream implements AsyncIterable<StreamEvent> {
   private async release(): Promise<void> {
     if (this.released) return;
     this.released = true;
+    if (this.remoteTimer) clearTimeout(this.remoteTimer);
     try {
-      await this.unsubscribe?.();
+      await this.listening?.close();
     } finally {
       this.onClose();
     }
