@@ -1,18 +1,12 @@
 /** The A2A layer on a real Fastify server with bundles built by the core (no control plane). */
-import Fastify, { type FastifyInstance } from 'fastify';
-import { a2aVerifier, mintA2AToken } from '@cp/auth';
-import { loadConfig } from '@cp/common';
+import type { FastifyInstance } from 'fastify';
+import { mintA2AToken } from '@cp/auth';
 import { buildNodeBundle, financeAgentExample, type RegistrySnapshot } from '@cp/capabilities';
 import { ActiveBundle } from '../active-bundle';
-import { ToolGateway } from '../tools/tool-gateway';
+import { completedWith, serveTestA2A, testConfig as config } from '../testing/a2a-test-node';
 import { HandlerRegistry } from './handler-registry';
-import { registerA2AServer } from './a2a-server';
 import type { ServedBundle } from './served-bundle';
-import { InMemoryTaskEvents } from './task-events';
-import { InMemoryTaskStore } from './task-store';
 
-const config = loadConfig({ NODE_ENV: 'test' });
-const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
 const REQUIRED = 'https://example.com/ext/signed-receipts/v1';
 const OPTIONAL = 'https://example.com/ext/trace/v1';
 
@@ -32,27 +26,13 @@ function snapshot(overrides: { extensions?: RegistrySnapshot['agent']['extension
 }
 
 async function serve(bundle: () => ServedBundle | undefined): Promise<{ app: FastifyInstance; url: string; usage: string[] }> {
-  const app = Fastify();
   const usage: string[] = [];
-  const handlers = new HandlerRegistry()
-    .register('invoices.v1.lookup', async () => ({ state: 'completed', artifacts: [{ parts: [{ data: { ok: true } }] }] }))
-    .register('recon.v3.reconcile', async (ctx) => ({
-      state: 'completed',
-      artifacts: [{ parts: [{ data: { ext: ctx.activeExtensions } }] }],
-    }));
-  registerA2AServer(app, {
-    bundle,
-    verifier: a2aVerifier(config),
-    handlers,
-    tools: new ToolGateway({ exchange: async () => ({ accessToken: 't', expiresAt: Date.now() + 60_000, scopes: [] }) }, new Map(), silent),
-    log: silent,
-    usage: { record: (c, t) => usage.push(`${c}/${t}`) },
-    tasks: new InMemoryTaskStore(),
-    events: new InMemoryTaskEvents(),
-  });
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  const addr = app.server.address() as { port: number };
-  return { app, url: `http://127.0.0.1:${addr.port}`, usage };
+  const handlers = new HandlerRegistry().register('invoices.v1.lookup', completedWith()).register('recon.v3.reconcile', async (ctx) => ({
+    state: 'completed',
+    artifacts: [{ parts: [{ data: { ext: ctx.activeExtensions } }] }],
+  }));
+  const { app, url } = await serveTestA2A({ bundle, handlers, usage: { record: (c, t) => usage.push(`${c}/${t}`) } });
+  return { app, url, usage };
 }
 
 const rpc = async (url: string, method: string, params: unknown, headers: Record<string, string> = {}) => {

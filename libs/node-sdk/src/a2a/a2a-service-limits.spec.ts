@@ -1,30 +1,19 @@
 /** A2AService around the handler (issue 14), without HTTP: typed limits, missing handlers, refusals. */
-import { buildNodeBundle, financeAgentExample } from '@cp/capabilities';
-import { ActiveBundle } from '../active-bundle';
-import { ToolGateway } from '../tools/tool-gateway';
+import { financeAgentExample } from '@cp/capabilities';
+import { financeBundle, testA2AService } from '../testing/a2a-test-node';
 import { A2AError, A2AErrorName } from './a2a-errors';
-import { A2AService } from './a2a-service';
 import { HandlerRegistry, type HandlerContext } from './handler-registry';
-import { InMemoryTaskEvents } from './task-events';
-import { InMemoryTaskStore } from './task-store';
 
-const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
 const finance = financeAgentExample();
 const lookup = finance.manifests.find((m) => m.id === 'invoice-lookup')!;
 
 function service(handlers: HandlerRegistry, limits: Record<string, number | string>) {
   const manifests = finance.manifests.map((m) => (m.id === lookup.id ? { ...m, limits } : m));
-  const bundle = new ActiveBundle(
-    buildNodeBundle({ agentId: 'finance-agent', revision: 1, agent: finance.agent, manifests, previewTenants: [] }),
-  );
+  const bundle = financeBundle(manifests);
   const usage: string[] = [];
-  const svc = new A2AService({
+  const svc = testA2AService({
     bundle: () => bundle,
     handlers,
-    tasks: new InMemoryTaskStore(),
-    events: new InMemoryTaskEvents(),
-    tools: new ToolGateway({ exchange: () => Promise.reject(new Error('no tools')) }, new Map(), silent),
-    log: silent,
     usage: { record: (c, t) => usage.push(`${c}/${t}`) },
   });
   return { svc, usage };

@@ -1,33 +1,23 @@
 /** How each routed call ended, counted at the one hook where the outcome is known (ADR 0310). */
-import { buildNodeBundle, financeAgentExample } from '@cp/capabilities';
+import { financeAgentExample } from '@cp/capabilities';
 import { LATENCY_BUCKETS } from '@cp/node-protocol';
-import { ActiveBundle } from '../active-bundle';
-import { ToolGateway } from '../tools/tool-gateway';
+import { financeBundle, testA2AService } from '../testing/a2a-test-node';
 import { UsageCounter } from '../usage/usage-counter';
-import { A2AService } from './a2a-service';
+import type { A2AService } from './a2a-service';
 import { HandlerRegistry, type HandlerResult } from './handler-registry';
-import { InMemoryTaskEvents } from './task-events';
-import { InMemoryTaskStore } from './task-store';
 
-const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
 const finance = financeAgentExample();
 const lookup = finance.manifests.find((m) => m.id === 'invoice-lookup')!;
 
 function service(handle: (svc: A2AService, taskId: string) => Promise<HandlerResult>, limits: Record<string, number | string> = {}) {
   const manifests = finance.manifests.map((m) => (m.id === lookup.id ? { ...m, limits } : m));
-  const bundle = new ActiveBundle(
-    buildNodeBundle({ agentId: 'finance-agent', revision: 1, agent: finance.agent, manifests, previewTenants: [] }),
-  );
+  const bundle = financeBundle(manifests);
   const counter = new UsageCounter();
   const observed: string[] = [];
   const handlers = new HandlerRegistry().register(lookup.handler, (ctx) => handle(svc, ctx.task.id));
-  const svc: A2AService = new A2AService({
+  const svc: A2AService = testA2AService({
     bundle: () => bundle,
     handlers,
-    tasks: new InMemoryTaskStore(),
-    events: new InMemoryTaskEvents(),
-    tools: new ToolGateway({ exchange: () => Promise.reject(new Error('no tools')) }, new Map(), silent),
-    log: silent,
     usage: {
       record: (c, t) => counter.record(c, t),
       outcome: (c, t, o, s) => counter.outcome(c, t, o, s * 1000),

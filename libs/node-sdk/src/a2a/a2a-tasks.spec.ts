@@ -4,23 +4,18 @@
  * by cursor and filters by time, and SendStreamingMessage / SubscribeToTask stream over SSE.
  * Real Fastify, in-memory store and event bus (the Redis ones have their own spec).
  */
-import Fastify, { type FastifyInstance } from 'fastify';
-import { a2aVerifier, mintA2AToken } from '@cp/auth';
-import { loadConfig } from '@cp/common';
+import type { FastifyInstance } from 'fastify';
+import { mintA2AToken } from '@cp/auth';
 import { buildNodeBundle, financeAgentExample, type RegistrySnapshot } from '@cp/capabilities';
 import { ActiveBundle } from '../active-bundle';
-import { ToolGateway } from '../tools/tool-gateway';
+import { completedWith, serveTestA2A, testConfig as config } from '../testing/a2a-test-node';
 import type { A2AService } from './a2a-service';
 import { HandlerRegistry, type Handler } from './handler-registry';
-import { registerA2AServer } from './a2a-server';
 import type { ServedBundle } from './served-bundle';
 import { InMemoryTaskEvents } from './task-events';
 import { InMemoryTaskStore, ANONYMOUS_OWNER, ownerKey, type TaskStoreLimits } from './task-store';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
-
-const config = loadConfig({ NODE_ENV: 'test' });
-const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
 function snapshot(streaming = true): RegistrySnapshot {
   const f = financeAgentExample();
@@ -60,7 +55,6 @@ async function serve(
     events?: InMemoryTaskEvents;
   } = {},
 ): Promise<Served> {
-  const app = Fastify({ forceCloseConnections: true });
   const store = new InMemoryTaskStore(
     { maxTaskBytes: 16_384, maxOwnerBytes: 200_000, retentionMs: 60_000, ...options.limits },
     options.clock ?? Date.now,
@@ -82,22 +76,16 @@ async function serve(
       entitlementContext: tight.entitlementContext,
     };
   }
-  const handlers = new HandlerRegistry()
-    .register('invoices.v1.lookup', async () => ({ state: 'completed', artifacts: [{ parts: [{ data: { ok: true } }] }] }))
-    .register('recon.v3.reconcile', reconcile);
-  const { service } = registerA2AServer(app, {
+  const handlers = new HandlerRegistry().register('invoices.v1.lookup', completedWith()).register('recon.v3.reconcile', reconcile);
+  const { app, url, service } = await serveTestA2A({
     bundle: () => bundle,
-    verifier: a2aVerifier(config),
     handlers,
-    tools: new ToolGateway({ exchange: async () => ({ accessToken: 't', expiresAt: Date.now() + 60_000, scopes: [] }) }, new Map(), silent),
-    log: silent,
     tasks: store,
     events,
     maxBodyBytes: 1_000_000,
     limits: { maxJsonDepth: 32, maxPartBytes: 32_000, historyPartMaxBytes: 1024, maxStreams: options.maxStreams ?? 100 },
   });
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  return { app, url: `http://127.0.0.1:${(app.server.address() as { port: number }).port}`, store, events, service };
+  return { app, url, store, events, service };
 }
 
 const rpc = async (url: string, method: string, params: unknown, headers: Record<string, string> = {}) => {

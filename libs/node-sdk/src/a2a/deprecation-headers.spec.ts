@@ -3,19 +3,13 @@
  * and a Link to the replacement, on both bindings, streams included; the task metadata notice
  * names the replacement and the date. Real Fastify, bundles built by the core.
  */
-import Fastify, { type FastifyInstance } from 'fastify';
-import { a2aVerifier, mintA2AToken } from '@cp/auth';
-import { loadConfig } from '@cp/common';
+import type { FastifyInstance } from 'fastify';
+import { mintA2AToken } from '@cp/auth';
 import { buildNodeBundle, financeAgentExample, type CapabilityManifest } from '@cp/capabilities';
 import { ActiveBundle } from '../active-bundle';
-import { ToolGateway } from '../tools/tool-gateway';
+import { completedWith, serveTestA2A, testConfig as config } from '../testing/a2a-test-node';
 import { HandlerRegistry } from './handler-registry';
-import { registerA2AServer } from './a2a-server';
-import { InMemoryTaskEvents } from './task-events';
-import { InMemoryTaskStore } from './task-store';
 
-const config = loadConfig({ NODE_ENV: 'test' });
-const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
 const DEPRECATED_AT = '2027-01-10T12:00:00.000Z';
 const SUNSET = '2027-03-01T00:00:00.000Z';
 const f = financeAgentExample();
@@ -52,28 +46,20 @@ function bundle(sunsetAt: string | null) {
   );
 }
 
-const done = async () => ({ state: 'completed' as const, artifacts: [{ parts: [{ data: { ok: true } }] }] });
+const done = completedWith();
 let current = bundle(SUNSET);
 let app: FastifyInstance;
 let url: string;
 
 beforeAll(async () => {
-  app = Fastify();
-  registerA2AServer(app, {
+  ({ app, url } = await serveTestA2A({
     bundle: () => current,
-    verifier: a2aVerifier(config),
     handlers: new HandlerRegistry()
       .register('invoices.v1.lookup', done)
       .register('invoices.v2.lookup', done)
       .register('recon.v3.reconcile', done)
       .register('recon.v4.reconcile', done),
-    tools: new ToolGateway({ exchange: async () => ({ accessToken: 't', expiresAt: Date.now() + 60_000, scopes: [] }) }, new Map(), silent),
-    log: silent,
-    tasks: new InMemoryTaskStore(),
-    events: new InMemoryTaskEvents(),
-  });
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  url = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
+  }));
 });
 afterAll(async () => app.close());
 

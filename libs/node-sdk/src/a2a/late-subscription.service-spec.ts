@@ -4,19 +4,17 @@
  * task store connection and subscriber), one Redis prefix, the machine's Redis.
  */
 import { Redis } from 'ioredis';
-import { buildNodeBundle, financeAgentExample } from '@cp/capabilities';
-import { ActiveBundle } from '../active-bundle';
-import { ToolGateway } from '../tools/tool-gateway';
-import { A2AService } from './a2a-service';
+import { financeAgentExample } from '@cp/capabilities';
+import { financeBundle, testA2AService } from '../testing/a2a-test-node';
+import type { A2AService } from './a2a-service';
 import { HandlerRegistry, type HandlerResult } from './handler-registry';
 import { RedisTaskStore } from './redis-task-store';
 import { RedisTaskEvents, type StreamEvent } from './task-events';
 import type { TaskStream } from './task-stream';
 
 const PREFIX = `spec-late-${process.pid}-${Date.now()}:`;
-const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
 const finance = financeAgentExample();
-const bundle = new ActiveBundle(buildNodeBundle({ agentId: 'finance-agent', revision: 1, ...finance, previewTenants: [] }));
+const bundle = financeBundle();
 const ANSWER: HandlerResult = { state: 'completed', artifacts: [{ name: 'invoice', parts: [{ text: 'paid' }] }] };
 
 describe('a new task’s stream subscribes to other replicas late, or never (ADR 0380)', () => {
@@ -41,13 +39,11 @@ describe('a new task’s stream subscribes to other replicas late, or never (ADR
     const events = new RedisTaskEvents(connect(), subscriber, PREFIX);
     const handlers = new HandlerRegistry();
     for (const m of finance.manifests) handlers.register(m.handler, () => next());
-    const svc = new A2AService({
+    const svc = testA2AService({
       bundle: () => bundle,
       handlers,
       tasks: new RedisTaskStore(connect(), PREFIX, { maxTaskBytes: 65_536, maxOwnerBytes: 1_048_576, retentionMs: 60_000 }),
       events,
-      tools: new ToolGateway({ exchange: () => Promise.reject(new Error('no tools')) }, new Map(), silent),
-      log: silent,
       limits: { streamRemoteAfterMs },
     });
     return { svc, events, subscribes };

@@ -3,20 +3,13 @@
  * with scores, reason) within what the caller may see, and a clarification the caller resolves
  * by naming a capability is recorded as (message, chosen capability, tenant).
  */
-import Fastify, { type FastifyInstance } from 'fastify';
-import { a2aVerifier, mintA2AToken } from '@cp/auth';
-import { loadConfig } from '@cp/common';
+import type { FastifyInstance } from 'fastify';
+import { mintA2AToken } from '@cp/auth';
 import { buildNodeBundle, financeAgentExample } from '@cp/capabilities';
 import { ActiveBundle } from '../active-bundle';
-import { ToolGateway } from '../tools/tool-gateway';
-import { registerA2AServer } from './a2a-server';
+import { completedWith, serveTestA2A, testConfig as config } from '../testing/a2a-test-node';
 import type { ClarificationChoice } from './a2a-service';
 import { HandlerRegistry } from './handler-registry';
-import { InMemoryTaskEvents } from './task-events';
-import { InMemoryTaskStore } from './task-store';
-
-const config = loadConfig({ NODE_ENV: 'test' });
-const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
 interface Routing {
   capabilityId?: string;
@@ -34,24 +27,12 @@ describe('routing metadata and clarification choices on the node', () => {
     const bundle = new ActiveBundle(
       buildNodeBundle({ agentId: 'finance-agent', revision: 1, agent: f.agent, manifests: f.manifests, previewTenants: [] }),
     );
-    app = Fastify();
-    const done = async () => ({ state: 'completed' as const, artifacts: [{ parts: [{ data: { ok: true } }] }] });
-    registerA2AServer(app, {
+    const done = completedWith();
+    ({ app, url } = await serveTestA2A({
       bundle: () => bundle,
-      verifier: a2aVerifier(config),
       handlers: new HandlerRegistry().register('invoices.v1.lookup', done).register('recon.v3.reconcile', done),
-      tools: new ToolGateway(
-        { exchange: async () => ({ accessToken: 't', expiresAt: Date.now() + 60_000, scopes: [] }) },
-        new Map(),
-        silent,
-      ),
-      tasks: new InMemoryTaskStore(),
-      events: new InMemoryTaskEvents(),
-      log: silent,
       clarifications: { record: (c) => choices.push(c) },
-    });
-    await app.listen({ port: 0, host: '127.0.0.1' });
-    url = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
+    }));
   });
   afterAll(() => app.close());
 

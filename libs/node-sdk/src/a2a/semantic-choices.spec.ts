@@ -4,23 +4,17 @@
  * not rank, only among the caller's own capabilities, and a reply naming a choice routes to it on
  * the same task. A broken endpoint leaves the lexical question as it was.
  */
-import Fastify, { type FastifyInstance } from 'fastify';
-import { a2aVerifier, mintA2AToken } from '@cp/auth';
-import { loadConfig } from '@cp/common';
+import type { FastifyInstance } from 'fastify';
+import { mintA2AToken } from '@cp/auth';
 import { DEFAULT_SECOND_OPINION, buildNodeBundle } from '@cp/capabilities';
 import { given } from '../../../capabilities/src/testing/given';
 import { ActiveBundle } from '../active-bundle';
 import { EmbeddingsClassifier } from '../routing/embeddings-classifier';
 import { SemanticChoicesClassifier } from '../routing/semantic-choices';
+import { completedWith, serveTestA2A, testConfig as config } from '../testing/a2a-test-node';
 import { fakeEmbeddings, type FakeEmbeddings } from '../testing/fake-embeddings';
-import { ToolGateway } from '../tools/tool-gateway';
-import { registerA2AServer } from './a2a-server';
 import { HandlerRegistry } from './handler-registry';
-import { InMemoryTaskEvents } from './task-events';
-import { InMemoryTaskStore } from './task-store';
 
-const config = loadConfig({ NODE_ENV: 'test' });
-const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
 const manifests = [
   given.manifest({
     id: 'book-flight',
@@ -79,30 +73,17 @@ describe('clarification choices chosen with an embeddings endpoint, on the node 
       'second-opinion': new SemanticChoicesClassifier({ ranker, secondOpinion: DEFAULT_SECOND_OPINION }),
     };
     const bundle = new ActiveBundle(buildNodeBundle(given.snapshot(manifests)));
-    const done = async () => ({ state: 'completed' as const, artifacts: [{ parts: [{ data: { ok: true } }] }] });
     const handlers = new HandlerRegistry();
-    for (const m of manifests) handlers.register(m.handler, done);
-    app = Fastify();
-    registerA2AServer(app, {
+    for (const m of manifests) handlers.register(m.handler, completedWith());
+    ({ app, url } = await serveTestA2A({
       bundle: () => bundle,
-      verifier: a2aVerifier(config),
       handlers,
-      tools: new ToolGateway(
-        { exchange: async () => ({ accessToken: 't', expiresAt: Date.now() + 60_000, scopes: [] }) },
-        new Map(),
-        silent,
-      ),
-      tasks: new InMemoryTaskStore(),
-      events: new InMemoryTaskEvents(),
-      log: silent,
       // The node's classifier as EMBEDDINGS_ROLE selects it: `choices`, or `second-opinion` (ADR 0362).
       classifier: {
         classify: (text, candidates) => classifiers[role].classify(text, candidates),
         classifyAsync: (text, candidates) => classifiers[role].classifyAsync(text, candidates),
       },
-    });
-    await app.listen({ port: 0, host: '127.0.0.1' });
-    url = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
+    }));
   });
   afterAll(async () => {
     await app.close();
