@@ -1,6 +1,7 @@
 /** A2AService around the handler (issue 14), without HTTP: typed limits, missing handlers, refusals. */
 import { financeAgentExample } from '@cp/capabilities';
 import { financeBundle, testA2AService } from '../testing/a2a-test-node';
+import type { A2AService } from './a2a-service';
 import { A2AError, A2AErrorName } from './a2a-errors';
 import { HandlerRegistry, type HandlerContext } from './handler-registry';
 
