@@ -51,19 +51,18 @@ function parsed(url: string): URL {
  * it is kept per allow list (a new bundle's list is another array) and URL. A host name is resolved
  * and checked on every call (ADR 0271: a DNS answer that changes is seen at once).
  */
-const checkedLiterals = new WeakMap<readonly string[], Map<string, AddressCheckResult>>();
+const checkedLiterals = new WeakMap<readonly string[], Map<string, AddressCheckResult | 'resolve'>>();
 async function check(target: URL, call: UpstreamCall): Promise<AddressCheckResult> {
-  const literal = ipaddr.isValid(target.hostname.replace(/^\[|\]$/g, ''));
-  if (!literal) return resolveAndCheck(target, { allow: call.allow, resolve: call.resolve, purpose: 'upstream' });
   let byUrl = checkedLiterals.get(call.allow);
-  if (!byUrl) checkedLiterals.set(call.allow, (byUrl = new Map<string, AddressCheckResult>()));
+  if (!byUrl) checkedLiterals.set(call.allow, (byUrl = new Map<string, AddressCheckResult | 'resolve'>()));
   let checked = byUrl.get(target.href);
-  if (!checked) {
-    checked = await resolveAndCheck(target, { allow: call.allow, purpose: 'upstream' });
+  if (checked === undefined) {
+    const literal = ipaddr.isValid(target.hostname.replace(/^\[|\]$/g, ''));
+    checked = literal ? await resolveAndCheck(target, { allow: call.allow, purpose: 'upstream' }) : 'resolve';
     if (byUrl.size >= MAX_URLS) byUrl.clear();
     byUrl.set(target.href, checked);
   }
-  return checked;
+  return checked === 'resolve' ? resolveAndCheck(target, { allow: call.allow, resolve: call.resolve, purpose: 'upstream' }) : checked;
 }
 
 /**
