@@ -127,6 +127,8 @@ class Connection {
   private framing: Framing = { kind: 'none' };
   private chunkLeft = 0;
   private chunkState: 'size' | 'data' | 'crlf' | 'trailers' = 'size';
+  /** Trailer bytes so far: bounded like a head. */
+  private trailerBytes = 0;
   private reusable = false;
   private dead = false;
 
@@ -334,12 +336,15 @@ class Connection {
       if (line !== '') throw new UpstreamError('the upstream sent a malformed chunk');
       this.chunkState = 'size';
     } else if (this.chunkState === 'trailers') {
+      this.trailerBytes += eol + 2;
+      if (this.trailerBytes > MAX_HEAD_BYTES) throw new UpstreamError(`the upstream sent trailers larger than ${MAX_HEAD_BYTES} bytes`);
       if (line === '') this.finish();
     } else {
       const size = /^([0-9A-Fa-f]{1,8})[ \t]*(?:;[^\r\n]*)?$/.exec(line);
       if (!size) throw new UpstreamError('the upstream sent a malformed chunk');
       this.chunkLeft = parseInt(size[1], 16);
       this.chunkState = this.chunkLeft === 0 ? 'trailers' : 'data';
+      this.trailerBytes = 0;
     }
     return true;
   }
@@ -374,10 +379,21 @@ class Pool {
   ) {}
 
   /** A free connection (the most recent first), a new one, or the next one freed when at the limit. */
-  async acquire(connectTimeoutMs: number): Promise<Connection> {
+  async acquire(connectTimeoutMs: number, waitMs: number): Promise<Connection> {
     for (let c = this.free.pop(); c; c = this.free.pop()) if (c.idle) return c;
     if (this.all.size >= this.maxConnections) {
-      const c = await new Promise<Connection | undefined>((resolve) => this.waiting.push(resolve));
+      // Waiting for a connection counts against the answer's time, as a queued request's would.
+      const c = await new Promise<Connection | undefined>((resolve, reject) => {
+        const waiter = (got: Connection | undefined) => {
+          clearTimeout(timer);
+          resolve(got);
+        };
+        const timer = setTimeout(() => {
+          this.waiting.splice(this.waiting.indexOf(waiter), 1);
+          reject(new UpstreamError(`the upstream did not answer within ${waitMs} ms`));
+        }, waitMs);
+        this.waiting.push(waiter);
+      });
       if (c) return c;
     }
     return this.connect(connectTimeoutMs);
@@ -429,9 +445,10 @@ class Pool {
     this.waiting.shift()?.(undefined);
   }
 
-  close(): void {
+  /** Idle connections closed now, busy ones once their answer was read (`all`: every one now). */
+  close(all = false): void {
     this.closed = true;
-    for (const c of [...this.all]) if (c.idle) c.destroy();
+    for (const c of [...this.all]) if (all || c.idle) c.destroy(new UpstreamError('the upstream connection was closed by the node'));
   }
 }
 
@@ -461,7 +478,7 @@ function poolFor(target: HttpTarget): Pool {
 /** One request; resolves with the response once its head arrived (within `headTimeoutMs`). */
 export async function httpRequest(target: HttpTarget, request: HttpRequest): Promise<HttpResponse> {
   if (request.signal?.aborted) throw new UpstreamError('the upstream call was canceled');
-  const connection = await poolFor(target).acquire(request.connectTimeoutMs);
+  const connection = await poolFor(target).acquire(request.connectTimeoutMs, request.headTimeoutMs);
   if (request.signal?.aborted) {
     poolFor(target).release(connection);
     throw new UpstreamError('the upstream call was canceled');
@@ -469,8 +486,8 @@ export async function httpRequest(target: HttpTarget, request: HttpRequest): Pro
   return new Promise<HttpResponse>((resolve, reject) => connection.start(target, request, resolve, reject));
 }
 
-/** The pools' connections closed (tests, shutdown). */
+/** Every pool's connections closed, also those under way (tests, shutdown). */
 export function closeUpstreamConnections(): void {
-  for (const pool of pools.values()) pool.close();
+  for (const pool of pools.values()) pool.close(true);
   pools.clear();
 }
