@@ -217,6 +217,47 @@ describe('the node as a gateway in front of an @a2a-js/sdk upstream (issue 28)',
     });
   });
 
+  it('CancelTask on another replica while a SendMessage waits for its upstream reaches the upstream task at once, in the context the task id gives (ADR 0386)', async () => {
+    await onReplica('gateway-replica-4', async (replicaUrl) => {
+      const before = upstream.seen.length;
+      const client = await clientFor(partner);
+      // "hold": the SDK answers this SendMessage only once its task ended (here: canceled).
+      const sent = client.sendMessage({ message: message('reconcile INV-8 and hold') } as never) as Promise<Task>;
+      await until('the upstream holds the message', () => upstream.seen.slice(before).some((c) => c.method === 'SendMessage'), 30_000);
+      let pending: Json | undefined;
+      await until(
+        'the node task is listed',
+        async () => {
+          const listed = await a2aRpc(replicaUrl, 'ListTasks', {}, bearer(partner));
+          pending = ((listed.body.result?.tasks ?? []) as Json[]).find(
+            (t) => t.status.state === 'TASK_STATE_WORKING' && JSON.stringify(t.history ?? []).includes('INV-8'),
+          );
+          return pending !== undefined;
+        },
+        30_000,
+      );
+      // The other replica, which does not run the forwarding, takes the cancel.
+      const r = await a2aRpc(replicaUrl, 'CancelTask', { id: pending!.id }, bearer(partner));
+      expect(r.body.result?.status.state).toBe('TASK_STATE_CANCELED');
+      const send = upstream.seen.slice(before).find((c) => c.method === 'SendMessage')!.body as Json;
+      const chosen = send.params.message.contextId;
+      expect(chosen).not.toBe(pending!.contextId);
+      expect(JSON.stringify(send)).not.toContain(pending!.id);
+      const cancelAfterList = () => {
+        const calls = upstream.seen.slice(before);
+        const list = calls.findIndex((c) => c.method === 'ListTasks' && (c.body as Json).params?.contextId === chosen);
+        return list < 0 ? undefined : calls.slice(list + 1).find((c) => c.method === 'CancelTask');
+      };
+      const cancel = await until('the upstream got CancelTask after ListTasks, from the other replica', cancelAfterList, 30_000);
+      expect((await verified(cancel.authorization)).sub).toBe('orchestrator@acme-partner');
+      // The held SendMessage is answered once its upstream task is canceled: the cancel did not wait for it.
+      const answered = Task.toJSON(await sent) as Json;
+      expect(answered.id).toBe(pending!.id);
+      expect(answered.status.state).toBe('TASK_STATE_CANCELED');
+      expect(upstream.canceled).toContain((cancel.body as Json).params.id);
+    });
+  });
+
   it('an input-required continuation sent to another replica reaches the same upstream task', async () => {
     await onReplica('gateway-replica-3', async (replicaUrl) => {
       const client = await clientFor(partner);

@@ -8,18 +8,16 @@
  * request timeout, a silent stream ends at the idle timeout, and nothing of the upstream's headers
  * is ever read beyond the status and content type.
  */
-import http from 'node:http';
-import https from 'node:https';
-import type { LookupFunction } from 'node:net';
 import { randomUUID } from 'node:crypto';
-import { resolveAndCheck, type HostResolver } from '@cp/common/core';
+import { StringDecoder } from 'node:string_decoder';
+import ipaddr from 'ipaddr.js';
+import { resolveAndCheck, type AddressCheckResult, type HostResolver } from '@cp/common/core';
 import { upstreamTimeouts, type UpstreamSpec } from '@cp/capabilities';
 import type { WireMessage } from '../wire-types';
+import { HEADER_VALUE, httpRequest, UpstreamError, type HttpResponse, type HttpTarget } from './upstream-http';
 import { malformed, protocolOf, type UpstreamProtocol } from './upstream-protocol';
 
-export class UpstreamError extends Error {
-  override readonly name = 'UpstreamError';
-}
+export { UpstreamError };
 
 export interface UpstreamCall {
   spec: UpstreamSpec;
@@ -32,98 +30,72 @@ export interface UpstreamCall {
   signal?: AbortSignal;
 }
 
-const pinned = (address: string, family: 4 | 6): LookupFunction =>
-  ((_h: string, o: { all?: boolean }, cb: (...a: unknown[]) => void) =>
-    o?.all ? cb(null, [{ address, family }]) : cb(null, address, family)) as LookupFunction;
-
-/**
- * Keep-alive sockets, one pool per checked address (ADR 0271): a pooled socket was connected to
- * the address that passed the SSRF check for that very host, so reusing it never reaches an
- * address the check did not pass (a DNS answer that changes selects another pool). Bounded: the
- * oldest pool is closed when there are more than MAX_POOLS.
- */
-const MAX_POOLS = 256;
-const pools = new Map<string, http.Agent>();
-function poolFor(target: URL, address: string): http.Agent {
-  const key = `${target.protocol}//${target.host}@${address}`;
-  let agent = pools.get(key);
-  if (!agent) {
-    const options = { keepAlive: true, maxSockets: 256, maxFreeSockets: 64, scheduling: 'lifo' as const };
-    agent = target.protocol === 'https:' ? new https.Agent(options) : new http.Agent(options);
-    pools.set(key, agent);
-    if (pools.size > MAX_POOLS) {
-      const [oldest, pool] = pools.entries().next().value!;
-      pools.delete(oldest);
-      pool.destroy();
-    }
-  }
-  return agent;
-}
-
 const joinPath = (base: string, path: string) => `${base.replace(/\/+$/, '')}${path}`;
 
-/** One request to the checked address (`body` undefined: a GET); resolves with the response once its head arrived. */
-async function open(
-  call: UpstreamCall,
-  url: string,
-  body: unknown,
-  accept: string,
-): Promise<{ res: http.IncomingMessage; abort: () => void }> {
-  const target = new URL(url);
-  const checked = await resolveAndCheck(target, { allow: call.allow, resolve: call.resolve, purpose: 'upstream' });
+/** A URL's parts, parsed once per URL (bounded: the oldest goes first). */
+const MAX_URLS = 1024;
+const parsedUrls = new Map<string, URL>();
+function parsed(url: string): URL {
+  let target = parsedUrls.get(url);
+  if (!target) {
+    target = new URL(url);
+    parsedUrls.set(url, target);
+    if (parsedUrls.size > MAX_URLS) parsedUrls.delete(parsedUrls.keys().next().value!);
+  }
+  return target;
+}
+
+/**
+ * The SSRF check of an upstream URL (resolveAndCheck, every rule of the webhooks'). A host that is
+ * an address has nothing to resolve: its answer depends on the address and the allow list alone, so
+ * it is kept per allow list (a new bundle's list is another array) and URL. A host name is resolved
+ * and checked on every call (ADR 0271: a DNS answer that changes is seen at once).
+ */
+const checkedLiterals = new WeakMap<readonly string[], Map<string, AddressCheckResult | 'resolve'>>();
+async function check(target: URL, call: UpstreamCall): Promise<AddressCheckResult> {
+  let byUrl = checkedLiterals.get(call.allow);
+  if (!byUrl) checkedLiterals.set(call.allow, (byUrl = new Map<string, AddressCheckResult | 'resolve'>()));
+  let checked = byUrl.get(target.href);
+  if (checked === undefined) {
+    const literal = ipaddr.isValid(target.hostname.replace(/^\[|\]$/g, ''));
+    checked = literal ? await resolveAndCheck(target, { allow: call.allow, purpose: 'upstream' }) : 'resolve';
+    if (byUrl.size >= MAX_URLS) byUrl.clear();
+    byUrl.set(target.href, checked);
+  }
+  return checked === 'resolve' ? resolveAndCheck(target, { allow: call.allow, resolve: call.resolve, purpose: 'upstream' }) : checked;
+}
+
+/**
+ * One request to the checked address (`body` undefined: a GET); resolves with the response once its
+ * head arrived. Keep-alive connections are pooled per checked address (ADR 0271, ADR 0385).
+ */
+async function open(call: UpstreamCall, url: string, body: unknown, accept: string): Promise<HttpResponse> {
+  const target = parsed(url);
+  const checked = await check(target, call);
   if (!checked.ok) throw new UpstreamError(`the upstream address is not allowed: ${checked.reason}`);
   const timeouts = upstreamTimeouts(call.spec);
   const payload = body === undefined ? undefined : JSON.stringify(body);
-  const client = target.protocol === 'https:' ? https : http;
-  return new Promise((resolve, reject) => {
-    const req = client.request(target, {
-      method: payload === undefined ? 'GET' : 'POST',
-      headers: {
-        ...(payload === undefined ? {} : { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(payload)) }),
-        accept,
-        ...(call.token ? { authorization: `Bearer ${call.token}` } : {}),
-        'a2a-version': call.spec.version,
-      },
-      lookup: pinned(checked.address, checked.family),
-      // Pooled per checked address: every call is checked on its own (DNS rebinding), sockets are reused.
-      agent: poolFor(target, checked.address),
-    });
-    const connect = setTimeout(
-      () => req.destroy(new UpstreamError('the upstream did not accept the connection in time')),
-      timeouts.connect,
-    );
-    // The answer's head (a stream's first bytes) must come within the request timeout.
-    const head = setTimeout(
-      () => req.destroy(new UpstreamError(`the upstream did not answer within ${timeouts.request} ms`)),
-      timeouts.request,
-    );
-    // A pooled socket is connected already: no connect event will come.
-    req.on('socket', (s) => (s.connecting ? s.once('connect', () => clearTimeout(connect)) : clearTimeout(connect)));
-    const onAbort = () => req.destroy(new UpstreamError('the upstream call was canceled'));
-    call.signal?.addEventListener('abort', onAbort, { once: true });
-    req.on('error', (e) => {
-      clearTimeout(connect);
-      clearTimeout(head);
-      call.signal?.removeEventListener('abort', onAbort);
-      reject(
-        e instanceof UpstreamError
-          ? e
-          : new UpstreamError(`the upstream could not be reached (${(e as NodeJS.ErrnoException).code ?? 'error'})`),
-      );
-    });
-    req.on('response', (res) => {
-      clearTimeout(connect);
-      clearTimeout(head);
-      // A response read to its end leaves its socket to the pool; anything else closes it.
-      resolve({
-        res,
-        abort: () => {
-          call.signal?.removeEventListener('abort', onAbort);
-          if (!res.complete) req.destroy();
-        },
-      });
-    });
-    req.end(payload);
+  // The token comes from the control plane's exchange; a line break in it would be a header of its own.
+  if (call.token !== undefined && !HEADER_VALUE.test(call.token)) throw new UpstreamError('the upstream token is not a valid header value');
+  let headers = `accept: ${accept}\r\na2a-version: ${call.spec.version}\r\n`;
+  if (payload !== undefined) headers += 'content-type: application/json\r\n';
+  if (call.token) headers += `authorization: Bearer ${call.token}\r\n`;
+  const https = target.protocol === 'https:';
+  const http: HttpTarget = {
+    https,
+    hostname: target.hostname.replace(/^\[|\]$/g, ''),
+    host: target.host,
+    port: target.port === '' ? (https ? 443 : 80) : Number(target.port),
+    address: checked.address,
+  };
+  return httpRequest(http, {
+    method: payload === undefined ? 'GET' : 'POST',
+    path: `${target.pathname}${target.search}`,
+    headers,
+    body: payload,
+    connectTimeoutMs: timeouts.connect,
+    headTimeoutMs: timeouts.request,
+    signal: call.signal,
   });
 }
 
@@ -175,18 +147,17 @@ function request(call: UpstreamCall, method: string, path: string, params: unkno
 /** The 1.0 StreamResponse objects of an upstream stream, one at a time. */
 async function* streamed(call: UpstreamCall, req: { url: string; body: unknown; rpcId?: string }): AsyncGenerator<Record<string, unknown>> {
   const protocol = protocolOf(call.spec);
-  const { res, abort } = await open(call, req.url, req.body, 'text/event-stream');
+  const res = await open(call, req.url, req.body, 'text/event-stream');
   try {
-    const type = String(res.headers['content-type'] ?? '');
-    if (res.statusCode !== 200 || !type.startsWith('text/event-stream')) {
+    if (res.status !== 200 || !res.contentType.startsWith('text/event-stream')) {
       // Its body is never read into anything the caller sees: an upstream's errors are its own.
-      throw new UpstreamError(`the upstream answered HTTP ${res.statusCode ?? 0}`);
+      throw new UpstreamError(`the upstream answered HTTP ${res.status}`);
     }
     for await (const data of sseData(res, call.maxEventBytes, upstreamTimeouts(call.spec).idle)) {
       yield translate(data, req.rpcId, protocol, 'event');
     }
   } finally {
-    abort();
+    res.abort();
   }
 }
 
@@ -238,16 +209,16 @@ export async function getUpstreamTask(call: UpstreamCall, upstreamTaskId: string
 
 /** The whole text of one JSON answer: HTTP 200, a JSON content type, bounded in bytes and time. */
 async function answerOf(call: UpstreamCall, req: { url: string; body: unknown }): Promise<string> {
-  const { res, abort } = await open(call, req.url, req.body, 'application/json');
+  const res = await open(call, req.url, req.body, 'application/json');
   try {
-    const type = String(res.headers['content-type'] ?? '');
     // 201: an HTTP+JSON send that created a task (the SDK's 0.3 REST server answers so).
-    if (res.statusCode !== 200 && res.statusCode !== 201) throw new UpstreamError(`the upstream answered HTTP ${res.statusCode ?? 0}`);
+    if (res.status !== 200 && res.status !== 201) throw new UpstreamError(`the upstream answered HTTP ${res.status}`);
     // Its content type is not repeated: nothing of the upstream's headers reaches the caller.
-    if (!/^application\/(?:[\w.+-]*\+)?json\b/.test(type)) throw new UpstreamError('the upstream answered without a JSON content type');
+    if (!/^application\/(?:[\w.+-]*\+)?json\b/.test(res.contentType))
+      throw new UpstreamError('the upstream answered without a JSON content type');
     return await readBounded(res, call.maxEventBytes, upstreamTimeouts(call.spec).request);
   } finally {
-    abort();
+    res.abort();
   }
 }
 
@@ -289,76 +260,121 @@ export async function cancelUpstream(call: UpstreamCall, upstreamTaskId: string)
   const protocol = protocolOf(call.spec);
   const params = { id: upstreamTaskId };
   const req = request(call, protocol.cancelMethod, protocol.cancelPath(upstreamTaskId), params);
-  const { res, abort } = await open(call, req.url, req.body, 'application/json');
+  const res = await open(call, req.url, req.body, 'application/json');
   try {
     await readBounded(res, call.maxEventBytes, upstreamTimeouts(call.spec).request);
   } finally {
-    abort();
+    res.abort();
   }
 }
 
 /** A whole answer, at most `max` bytes, within `timeoutMs` of its head. */
-function readBounded(res: http.IncomingMessage, max: number, timeoutMs: number): Promise<string> {
+function readBounded(res: HttpResponse, max: number, timeoutMs: number): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
+    let done = false;
     const fail = (error: UpstreamError) => {
+      if (done) return;
+      done = true;
       clearTimeout(timer);
-      res.destroy();
+      res.abort();
       reject(error);
     };
     const timer = setTimeout(() => fail(new UpstreamError(`the upstream did not answer within ${timeoutMs} ms`)), timeoutMs);
-    res.on('data', (c: Buffer) => {
-      size += c.length;
-      if (size > max) fail(new UpstreamError(`the upstream answer is larger than ${max} bytes`));
-      else chunks.push(c);
-    });
-    res.on('end', () => {
-      clearTimeout(timer);
-      resolve(Buffer.concat(chunks).toString('utf8'));
-    });
-    res.on('error', () => fail(new UpstreamError('the upstream connection was lost')));
-    res.on('close', () => {
-      if (!res.complete) fail(new UpstreamError('the upstream connection was lost'));
+    res.read({
+      data: (c) => {
+        if (done) return;
+        size += c.length;
+        if (size > max) fail(new UpstreamError(`the upstream answer is larger than ${max} bytes`));
+        else chunks.push(c);
+      },
+      end: () => {
+        if (done) return;
+        done = true;
+        clearTimeout(timer);
+        resolve(chunks.length === 1 ? chunks[0].toString('utf8') : Buffer.concat(chunks).toString('utf8'));
+      },
+      error: (e) => fail(e),
     });
   });
 }
+
+/** Unread text of an upstream stream past which its reading pauses (each event is bounded apart). */
+const PAUSE_AT = 256 * 1024;
 
 /**
  * The `data` of each SSE event. An event larger than `max`, a silence longer than `idleMs` or a
  * connection lost before the stream ended is an UpstreamError.
  */
-async function* sseData(res: http.IncomingMessage, max: number, idleMs: number): AsyncGenerator<string> {
+async function* sseData(res: HttpResponse, max: number, idleMs: number): AsyncGenerator<string> {
+  const decoder = new StringDecoder('utf8');
   let buffer = '';
+  let ended = false;
+  let failure: UpstreamError | undefined;
+  let wake: (() => void) | undefined;
+  let paused = false;
+  const notify = () => {
+    const w = wake;
+    wake = undefined;
+    w?.();
+  };
   let idle: NodeJS.Timeout | undefined;
   const arm = () => {
     clearTimeout(idle);
-    idle = setTimeout(() => res.destroy(new UpstreamError(`the upstream was silent for more than ${idleMs} ms`)), idleMs);
+    idle = setTimeout(() => {
+      failure ??= new UpstreamError(`the upstream was silent for more than ${idleMs} ms`);
+      res.abort();
+      notify();
+    }, idleMs);
   };
   arm();
-  res.setEncoding('utf8');
-  try {
-    for await (const chunk of res as AsyncIterable<string>) {
+  res.read({
+    data: (c) => {
       arm();
-      buffer += chunk;
+      buffer += decoder.write(c);
+      if (buffer.length > PAUSE_AT && !paused) {
+        paused = true;
+        res.pause();
+      }
+      notify();
+    },
+    end: () => {
+      buffer += decoder.end();
+      ended = true;
+      notify();
+    },
+    error: (e) => {
+      failure ??= e;
+      notify();
+    },
+  });
+  try {
+    for (;;) {
       let at: number;
       while ((at = buffer.search(/\r?\n\r?\n/)) >= 0) {
         const raw = buffer.slice(0, at);
         if (raw.length > max) throw new UpstreamError(`the upstream sent an event larger than ${max} bytes`);
         buffer = buffer.slice(at + (buffer[at] === '\r' ? 4 : 2));
-        const data = raw
-          .split(/\r?\n/)
-          .filter((l) => l.startsWith('data:'))
-          .map((l) => l.slice(5).replace(/^ /, ''))
-          .join('\n');
+        let data = '';
+        let first = true;
+        for (const line of raw.split(/\r?\n/)) {
+          if (!line.startsWith('data:')) continue;
+          data += (first ? '' : '\n') + (line.charCodeAt(5) === 32 ? line.slice(6) : line.slice(5));
+          first = false;
+        }
         if (data !== '') yield data;
       }
       if (buffer.length > max) throw new UpstreamError(`the upstream sent an event larger than ${max} bytes`);
+      if (failure) throw failure;
+      if (ended) return;
+      if (paused) {
+        paused = false;
+        res.resume();
+      }
+      await new Promise<void>((r) => (wake = r));
     }
-  } catch (error) {
-    throw error instanceof UpstreamError ? error : new UpstreamError('the upstream connection was lost');
   } finally {
     clearTimeout(idle);
   }
-  if (!res.complete) throw new UpstreamError('the upstream connection was lost');
 }

@@ -16,7 +16,7 @@ import { registerA2AServer } from '../a2a-server';
 import { InMemoryTaskEvents } from '../task-events';
 import { statusUpdate, TaskRun } from '../task-run';
 import { InMemoryTaskStore, ownerKey, type TaskRecord, type TaskStore } from '../task-store';
-import { UpstreamGateway } from './upstream-gateway';
+import { UpstreamGateway, upstreamContextFor } from './upstream-gateway';
 
 const config = loadConfig({ NODE_ENV: 'test' });
 const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
@@ -404,6 +404,41 @@ describe('the node as a gateway to an upstream agent', () => {
     expect((await sent).body.result.task.status.state).toBe('TASK_STATE_CANCELED');
     await waitFor('CancelTask at the upstream', () => up.received.some((r) => r.body.method === 'CancelTask'));
     expect(up.received.filter((r) => r.body.method === 'CancelTask').map((r) => r.body.params)).toEqual([{ id: 'up-h' }]);
+  });
+
+  it('a CancelTask on another replica while a SendMessage waits reaches the upstream task at once, in the context the node task’s id gives (ADR 0386)', async () => {
+    const store = new InMemoryTaskStore();
+    const upstreamHolds = holdingUpstream((contextId) => [{ id: 'up-h', contextId, status: { state: 'TASK_STATE_WORKING' } }]);
+    const { up, gw } = await start(upstreamHolds.behaviour, undefined, store);
+    // The second replica: same store, same upstream, its own gateway (nothing of the forwarding in its memory).
+    const other = await gateway(
+      { url: up.url, binding: 'jsonrpc', version: '1.0', timeouts: { idle: 2000, request: 1500 } },
+      undefined,
+      store,
+    );
+    closers.push(() => other.app.close());
+    const sent = rpc(gw.url, 'SendMessage', reconcile);
+    await waitFor('the upstream call', () => up.received.length === 1);
+    const pending = await cancelPending(other.url);
+    await waitFor('CancelTask at the upstream', () => up.received.some((r) => r.body.method === 'CancelTask'));
+    const [send, list, cancel] = up.received;
+    const chosen = send.body.params.message.contextId;
+    expect(chosen).toBe(upstreamContextFor(pending.id));
+    expect(list.body).toMatchObject({ method: 'ListTasks', params: { contextId: chosen, pageSize: 1 } });
+    expect(cancel.body).toMatchObject({ method: 'CancelTask', params: { id: 'up-h' } });
+    expect(cancel.authorization).toBe('Bearer exchanged-for-reconcile-invoice');
+    expect((await sent).body.result.task.status.state).toBe('TASK_STATE_CANCELED');
+  });
+
+  it('the context a held SendMessage is put in is one per node task, UUID-shaped, and carries none of the node task’s id', () => {
+    const ids = Array.from({ length: 50 }, (_, i) => `${i}-6b1c2f4e-9a0d-4c1e-8f7a-2d5e3b9c1a7f`);
+    const contexts = ids.map(upstreamContextFor);
+    expect(new Set(contexts).size).toBe(ids.length);
+    expect(upstreamContextFor(ids[0])).toBe(contexts[0]);
+    for (const [i, c] of contexts.entries()) {
+      expect(c).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      expect(c).not.toContain(ids[i].slice(2, 10));
+    }
   });
 
   it('never calls the upstream for a caller who is not entitled', async () => {

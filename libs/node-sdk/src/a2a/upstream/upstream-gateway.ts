@@ -12,7 +12,7 @@ import type { HostResolver } from '@cp/common/core';
 import type { Handler, HandlerResult, TaskUpdates } from '../handler';
 import type { HandlerRegistration, TaskRecordAccess } from '../handler-registry';
 import type { WireArtifact, WireMessage } from '../wire-types';
-import { randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import {
   cancelUpstream,
   findUpstreamTask,
@@ -207,6 +207,20 @@ async function* answered(call: UpstreamCall, message: WireMessage, modes: readon
   }
 }
 
+/**
+ * The context a new upstream task of a held SendMessage is put in (ADR 0371, ADR 0386): a one-way
+ * hash of the node task's id shaped as a UUID (version 8), so every replica of the node finds that
+ * task from the node task's id alone, and the upstream learns none of the node's ids (a random
+ * UUID's hash says nothing about it).
+ */
+export function upstreamContextFor(nodeTaskId: string): string {
+  const h = createHash('sha256').update(`cp-upstream-context\n${nodeTaskId}`).digest();
+  h[6] = (h[6] & 0x0f) | 0x80;
+  h[8] = (h[8] & 0x3f) | 0x80;
+  const x = h.toString('hex', 0, 16);
+  return `${x.slice(0, 8)}-${x.slice(8, 12)}-${x.slice(12, 16)}-${x.slice(16, 20)}-${x.slice(20, 32)}`;
+}
+
 export class UpstreamGateway {
   /** Node tasks whose forwarding runs here; a cancel that finds no link yet is remembered for them. */
   private readonly running = new Set<string>();
@@ -233,16 +247,22 @@ export class UpstreamGateway {
    * CancelTask reaches the upstream task this node task is mapped to (`link`, as stored with the
    * task; best effort, logged). Without one, a forwarding running here cancels it once the
    * upstream names its task, or at once when it is found in the context the node chose for it
-   * (ADR 0371); once either way.
+   * (ADR 0371); once either way. A forwarding on another replica: the task in that context, found
+   * from the node task's id, is canceled at once too (ADR 0386).
    */
   async cancel(policy: PolicyEntry, nodeTaskId: string, callerToken: string | undefined, link?: UpstreamLink): Promise<void> {
     if (!policy.upstream) return;
     if (!link) {
       // The upstream has not named its task yet: cancel it as soon as it does (else it runs on unseen).
-      if (!this.running.has(nodeTaskId)) return;
-      this.cancelOnLink.add(nodeTaskId);
-      const contextId = this.contexts.get(nodeTaskId);
-      if (contextId) await this.cancelInContext(policy, nodeTaskId, callerToken, contextId);
+      if (this.running.has(nodeTaskId)) {
+        this.cancelOnLink.add(nodeTaskId);
+        const contextId = this.contexts.get(nodeTaskId);
+        if (contextId) await this.cancelInContext(policy, nodeTaskId, callerToken, contextId);
+      } else if (policy.upstream.version === '1.0') {
+        // Forwarded by another replica (or by none any more): a held SendMessage's upstream task
+        // is in the context its id gives; a stream's is not, and nothing is found there (ADR 0386).
+        await this.cancelInContext(policy, nodeTaskId, callerToken, upstreamContextFor(nodeTaskId), false);
+      }
       return;
     }
     try {
@@ -253,18 +273,23 @@ export class UpstreamGateway {
     }
   }
 
-  /** The upstream task in the context the node chose for it, canceled unless its link did it first (ADR 0371). */
+  /**
+   * The upstream task in the context the node chose for it, canceled unless its link did it first
+   * (ADR 0371); `here` false: the forwarding runs on another replica, which cancels it again if its
+   * link comes (a second CancelTask of an ended task, harmless; ADR 0386).
+   */
   private async cancelInContext(
     policy: PolicyEntry,
     nodeTaskId: string,
     callerToken: string | undefined,
     contextId: string,
+    here = true,
   ): Promise<void> {
     try {
       const call = await this.call(policy, callerToken);
       const upstreamTaskId = await findUpstreamTask(call, contextId);
       // Not there yet (or its answer came meanwhile): the link cancels it when it names it.
-      if (upstreamTaskId === undefined || !this.cancelOnLink.delete(nodeTaskId)) return;
+      if (upstreamTaskId === undefined || (here && !this.cancelOnLink.delete(nodeTaskId))) return;
       await cancelUpstream(call, upstreamTaskId);
     } catch (error) {
       this.deps.log.warn({ taskId: nodeTaskId, capability: policy.capabilityId, err: (error as Error).message }, 'upstream cancel failed');
@@ -304,7 +329,7 @@ export class UpstreamGateway {
       else if (record.streamed === false && policy.upstream!.version === '1.0') {
         // A context of the node's choosing (none of the node's ids): a cancel before the answer
         // finds the upstream's task in it (ADR 0371). A stream names its task in its first event.
-        message.contextId = randomUUID();
+        message.contextId = upstreamContextFor(nodeTaskId);
         this.contexts.set(nodeTaskId, message.contextId);
       }
       let final: HandlerResult | undefined;

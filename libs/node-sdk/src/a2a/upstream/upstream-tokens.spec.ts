@@ -69,6 +69,18 @@ describe('upstream tokens reused within their lifetime', () => {
     expect(keys).not.toContain('caller-secret-token');
   });
 
+  it('a policy entry that names another upstream or other scopes gets its own token, never the one kept for the first', async () => {
+    const c = cache((n) => ({ accessToken: `up-${n}`, expiresAt: now + 300_000 }));
+    const entry = policy();
+    expect(await c.get(entry, 'caller-A')).toBe('up-1');
+    entry.upstream = { url: 'https://elsewhere.example.com/a2a', binding: 'jsonrpc', version: '1.0' };
+    expect(await c.get(entry, 'caller-A')).toBe('up-2');
+    entry.requiresScopes = ['recon.admin'];
+    expect(await c.get(entry, 'caller-A')).toBe('up-3');
+    expect(await c.get(entry, 'caller-A')).toBe('up-3');
+    expect(calls).toHaveLength(3);
+  });
+
   it('a failed exchange is not kept: the next request asks again', async () => {
     let fail = true;
     const c = new UpstreamTokenCache(async () => {

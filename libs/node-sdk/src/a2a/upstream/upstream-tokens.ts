@@ -27,6 +27,21 @@ function expiryOf(token: string): number | undefined {
   }
 }
 
+/**
+ * The part of a cache key a capability decides (its id, the upstream's audience and scopes), kept
+ * per policy entry while that entry names the same upstream spec and scopes (a new bundle's entries
+ * are new objects): the audience parses the upstream's URL.
+ */
+const policyKeys = new WeakMap<PolicyEntry, { spec: unknown; scopes: readonly string[]; id: string; key: string }>();
+function policyKey(policy: PolicyEntry): string {
+  const spec = policy.upstream!;
+  const known = policyKeys.get(policy);
+  if (known && known.spec === spec && known.scopes === policy.requiresScopes && known.id === policy.capabilityId) return known.key;
+  const key = [policy.capabilityId, upstreamAudience(spec), upstreamScopes(spec, policy.requiresScopes).join(' ')].join('\n');
+  policyKeys.set(policy, { spec, scopes: policy.requiresScopes, id: policy.capabilityId, key });
+  return key;
+}
+
 export class UpstreamTokenCache {
   private readonly entries = new Map<string, { token: string; issuedAt: number; expiresAt: number }>();
   /** Exchanges under way, so concurrent first requests of one caller share one exchange. */
@@ -39,13 +54,7 @@ export class UpstreamTokenCache {
   ) {}
 
   async get(policy: PolicyEntry, callerToken: string): Promise<string> {
-    const spec = policy.upstream!;
-    const key = [
-      createHash('sha256').update(callerToken).digest('base64url'),
-      policy.capabilityId,
-      upstreamAudience(spec),
-      upstreamScopes(spec, policy.requiresScopes).join(' '),
-    ].join('\n');
+    const key = `${createHash('sha256').update(callerToken).digest('base64url')}\n${policyKey(policy)}`;
     const hit = this.entries.get(key);
     const now = this.now();
     if (hit && hit.expiresAt - now > Math.max(MIN_MARGIN_MS, (hit.expiresAt - hit.issuedAt) / 10)) return hit.token;
