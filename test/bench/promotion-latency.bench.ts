@@ -1,0 +1,288 @@
+/**
+ * What a promotion of a clarification costs (issue 31 §7), each path beside its floor in the same
+ * run. Run after `npm run build` (the control plane is dist/apps/control-plane):
+ *   npx tsx test/bench/promotion-latency.bench.ts
+ *
+ * The built control plane with CLARIFICATION_AUTO_PROMOTE_AFTER=2 on a private redis-server and a
+ * fresh database; the back-office agent of test/fixtures/routing-eval seeded in the database as in
+ * routing-learning.bench.ts; one real NodeSync that fetches and applies every revision announced
+ * (as in production, and as in that bench). Each round runs, in an order rotated every round:
+ *   - promote: `promoteRoutingClarification` of a pending clarification (admin, GraphQL);
+ *   - dismiss: `dismissRoutingClarification` of another (the same round trip, token and write
+ *     check, one minimal write): the admin floor;
+ *   - auto: the node's second identical report of a clarification (POST /node/v1/clarifications),
+ *     which the control plane promotes (ADR 0336);
+ *   - report: a report of a text never reported (recorded, nothing promoted): the automatic floor.
+ * Every promotion is checked: the revision moves by one, the answer names it.
+ *
+ * BENCH_ROUNDS (default 40). BENCH_CPU_PROF=<dir>: the control plane runs with --cpu-prof into
+ * <dir> (written when the bench stops it with SIGINT). BENCH_NODE=0: no NodeSync. BENCH_SPANS=1: the
+ * control plane exports its spans (OTLP/HTTP JSON) to a collector in this process, and the p50 of
+ * each span name is printed per path (tracing costs time of its own: a breakdown, not a figure).
+ */
+import type { ChildProcess } from 'node:child_process';
+import { createServer } from 'node:http';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PrismaPg } from '@prisma/adapter-pg';
+import { mintAdminToken, mintNodeToken } from '@cp/auth';
+import { LexicalClassifier } from '@cp/capabilities';
+import { loadConfig } from '@cp/common';
+import { agentColumns, manifestColumns } from '@cp/db';
+import { NodeSync } from '@cp/node-sdk';
+import { PrismaClient } from '../../prisma/generated/client';
+import { startBuiltControlPlane } from '../support/bench-control-plane';
+import { startPrivateRedis } from '../support/redis-server';
+import { createTestDatabase } from '../support/test-database';
+import { tuningClarifications } from '../support/routing-eval/learning';
+import { loadEvalSet } from '../support/routing-eval/routing-eval';
+
+const TENANT = 'bench-tenant';
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 40);
+const PROFILE_DIR = process.env.BENCH_CPU_PROF;
+const WITH_NODE = process.env.BENCH_NODE !== '0';
+const SPANS = process.env.BENCH_SPANS === '1';
+
+interface Span {
+  traceId: string;
+  name: string;
+  ms: number;
+}
+
+/** An OTLP/HTTP JSON trace receiver on a free port: every span it is sent. */
+async function spanCollector(): Promise<{ url: string; spans: Span[]; close(): void }> {
+  const spans: Span[] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      type Otlp = {
+        resourceSpans?: {
+          scopeSpans?: { spans?: { traceId: string; name: string; startTimeUnixNano: string; endTimeUnixNano: string }[] }[];
+        }[];
+      };
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as Otlp;
+      for (const r of body.resourceSpans ?? [])
+        for (const s of r.scopeSpans ?? [])
+          for (const span of s.spans ?? [])
+            spans.push({
+              traceId: span.traceId,
+              name: span.name,
+              ms: Number(BigInt(span.endTimeUnixNano) - BigInt(span.startTimeUnixNano)) / 1e6,
+            });
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  return { url: `http://127.0.0.1:${port}`, spans, close: () => server.close() };
+}
+const progress = (message: string) => process.stderr.write(`[promotion-latency bench] ${message}\n`);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+const LIST = `query($agentId: String!) { routingClarifications(agentId: $agentId, status: "pending") { id text } }`;
+const DISMISS = `mutation($id: ID!) { dismissRoutingClarification(id: $id) { id } }`;
+const PROMOTE = `mutation($input: PromoteClarificationInput!) { promoteRoutingClarification(input: $input) { revision } }`;
+
+type Path = 'promote' | 'dismiss' | 'auto' | 'report';
+const PATHS: Path[] = ['promote', 'dismiss', 'auto', 'report'];
+
+async function main(): Promise<void> {
+  const set = loadEvalSet();
+  const agentId = set.snapshot.agentId;
+  const redisServer = await startPrivateRedis();
+  const db = await createTestDatabase('bench_promotion_latency');
+  const prefix = 'bench:promotion:';
+  const config = loadConfig({ NODE_ENV: 'test', DATABASE_URL: db.url, REDIS_URL: redisServer.url, REDIS_KEY_PREFIX: prefix });
+  const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: db.url }) });
+  const dir = mkdtempSync(join(tmpdir(), 'bench-promotion-'));
+  const children: ChildProcess[] = [];
+  const loadBefore = readFileSync('/proc/loadavg', 'utf8').trim();
+  let node: NodeSync | undefined;
+  try {
+    const manifests = set.snapshot.manifests;
+    for (const owner of new Set(manifests.map((m) => m.owner))) await prisma.team.create({ data: { id: owner, name: owner } });
+    await prisma.scope.createMany({
+      data: [...new Set(manifests.flatMap((m) => m.requiresScopes))].map((name) => ({ name, description: name })),
+    });
+    await prisma.agent.create({ data: { id: agentId, teamId: manifests[0].owner, revision: 1, ...agentColumns(set.snapshot.agent) } });
+    await prisma.capabilityManifest.createMany({ data: manifests.map((m) => ({ agentId, ...manifestColumns(m) })) });
+
+    // --cpu-prof writes its profile at a normal exit only: the first SIGINT listener exits so (Nest's re-raises the signal).
+    const exitOnSigint = join(dir, 'exit-on-sigint.cjs');
+    writeFileSync(exitOnSigint, "process.once('SIGINT', () => process.exit(0));\n");
+    const collector = SPANS ? await spanCollector() : undefined;
+    const { url, child } = await startBuiltControlPlane(
+      {
+        NODE_ENV: 'test',
+        LOG_LEVEL: 'warn',
+        DATABASE_URL: db.url,
+        REDIS_URL: redisServer.url,
+        REDIS_KEY_PREFIX: prefix,
+        CLARIFICATION_AUTO_PROMOTE_AFTER: '2',
+        ...(collector ? { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' } : {}),
+      },
+      children,
+      { nodeArgs: PROFILE_DIR ? ['--require', exitOnSigint, '--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : [] },
+    );
+    const nodeToken = mintNodeToken(config, agentId);
+    const admin = mintAdminToken(config, 'bench', ['team-admin'], [manifests[0].owner]);
+    if (WITH_NODE) {
+      node = new NodeSync({
+        controlPlaneUrl: url,
+        nodeToken,
+        agentId,
+        nodeId: 'promotion-node',
+        cacheDir: join(dir, 'node'),
+        redisUrl: redisServer.url,
+        redisKeyPrefix: prefix,
+        pollIntervalMs: 120_000,
+        heartbeatIntervalMs: 120_000,
+        requestTimeoutMs: 60_000,
+      });
+      await node.start();
+      await node.whenReady(120_000);
+    }
+
+    // With BENCH_SPANS, each timed request names a trace of its own, so its spans are told apart by path.
+    const traceOf = new Map<string, Path>();
+    let current: Path | undefined;
+    const traced = (headers: Record<string, string>) => {
+      if (!collector || !current) return headers;
+      const traceId = randomBytes(16).toString('hex');
+      traceOf.set(traceId, current);
+      return { ...headers, traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01` };
+    };
+    const graphql = async <T>(query: string, variables: Record<string, unknown>): Promise<T> => {
+      const res = await fetch(`${url}/graphql`, {
+        method: 'POST',
+        headers: traced({ 'content-type': 'application/json', authorization: `Bearer ${admin}` }),
+        body: JSON.stringify({ query, variables }),
+      });
+      const body = (await res.json()) as { data?: T; errors?: unknown };
+      if (!body.data || body.errors) throw new Error(`GraphQL refused: ${JSON.stringify(body.errors).slice(0, 600)}`);
+      return body.data;
+    };
+    const report = async (choices: { text: string; capabilityId: string }[]) => {
+      const res = await fetch(`${url}/node/v1/clarifications`, {
+        method: 'POST',
+        headers: traced({ 'content-type': 'application/json', authorization: `Bearer ${nodeToken}` }),
+        body: JSON.stringify({ choices: choices.map((c) => ({ ...c, tenant: TENANT })) }),
+      });
+      if (res.status !== 202) throw new Error(`report refused: ${res.status} ${await res.text()}`);
+      return (await res.json()) as { autoPromoted: { revision: number }[]; notPromoted: { reason: string }[] };
+    };
+
+    // Texts the tuning half's clarifications give, one per path and round (marked, so each is a row of its own).
+    const base = tuningClarifications(set, new LexicalClassifier());
+    const text = (path: Path, i: number) => {
+      const c = base[i % base.length];
+      return { text: `${c.text} (${path} ${i})`, capabilityId: c.capabilityId };
+    };
+    const rounds = [...Array(ROUNDS).keys()];
+    // Pending rows for the admin paths, and the first answer of each text the node answers twice.
+    await report(rounds.flatMap((i) => [text('promote', i), text('dismiss', i), text('auto', i)]));
+    const listed = (await graphql<{ routingClarifications: { id: string; text: string }[] }>(LIST, { agentId })).routingClarifications;
+    const idOf = new Map(listed.map((r) => [r.text, r.id]));
+    const id = (path: Path, i: number) => {
+      const found = idOf.get(text(path, i).text);
+      if (!found) throw new Error(`clarification "${text(path, i).text}" was not listed`);
+      return found;
+    };
+
+    let revision = (await prisma.agent.findUniqueOrThrow({ where: { id: agentId } })).revision;
+    const ms: Record<Path, number[]> = { promote: [], dismiss: [], auto: [], report: [] };
+    const run: Record<Path, (i: number) => Promise<void>> = {
+      promote: async (i) => {
+        const done = await graphql<{ promoteRoutingClarification: { revision: number } }>(PROMOTE, {
+          input: { id: id('promote', i), as: 'EXAMPLE', expectedRevision: revision },
+        });
+        if (done.promoteRoutingClarification.revision !== revision + 1) throw new Error('promote did not make one revision');
+        revision++;
+      },
+      dismiss: async (i) => {
+        await graphql(DISMISS, { id: id('dismiss', i) });
+      },
+      auto: async (i) => {
+        const outcome = await report([text('auto', i)]);
+        if (outcome.autoPromoted[0]?.revision !== revision + 1)
+          throw new Error(`the second answer was not promoted: ${JSON.stringify(outcome).slice(0, 400)}`);
+        revision++;
+      },
+      report: async (i) => {
+        const outcome = await report([text('report', i)]);
+        if (outcome.autoPromoted.length + outcome.notPromoted.length > 0) throw new Error('a first answer was promoted');
+      },
+    };
+    // One warm-up round (JIT, connection pools), not counted.
+    const warm = ROUNDS;
+    await report([text('promote', warm), text('dismiss', warm), text('auto', warm)]);
+    for (const r of (await graphql<{ routingClarifications: { id: string; text: string }[] }>(LIST, { agentId })).routingClarifications)
+      idOf.set(r.text, r.id);
+    for (const path of PATHS) await run[path](warm);
+
+    for (const i of rounds) {
+      const order = PATHS.map((_, k) => PATHS[(k + i) % PATHS.length]);
+      for (const path of order) {
+        current = path;
+        const t0 = performance.now();
+        await run[path](i);
+        ms[path].push(performance.now() - t0);
+        current = undefined;
+      }
+      if (WITH_NODE) for (let k = 0; k < 2000 && node!.current()?.revision !== revision; k++) await sleep(5);
+      if (i % 10 === 9) progress(`${i + 1} rounds, revision ${revision}`);
+    }
+
+    const quantile = (xs: number[], p: number) => {
+      const sorted = [...xs].sort((a, b) => a - b);
+      return sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)] ?? NaN;
+    };
+    const at = new Date().toISOString().slice(0, 16).replace('T', ' ');
+    console.log(`\n${ROUNDS} rounds, ${manifests.length} manifests, node ${WITH_NODE ? 'on' : 'off'}, ${at} UTC`);
+    console.log('| path | p50 ms | p90 ms | p99 ms | p50 / floor | p90 / floor |');
+    console.log('|---|--:|--:|--:|--:|--:|');
+    const floorOf: Record<Path, Path> = { promote: 'dismiss', dismiss: 'dismiss', auto: 'report', report: 'report' };
+    for (const path of PATHS) {
+      const [p50, p90, p99] = [0.5, 0.9, 0.99].map((p) => quantile(ms[path], p));
+      const f = ms[floorOf[path]];
+      console.log(
+        `| ${path} | ${p50.toFixed(1)} | ${p90.toFixed(1)} | ${p99.toFixed(1)} | ${(p50 / quantile(f, 0.5)).toFixed(1)}× | ${(p90 / quantile(f, 0.9)).toFixed(1)}× |`,
+      );
+    }
+    if (collector) {
+      await sleep(7000); // the BatchSpanProcessor exports every 5 s
+      const byPath = new Map<string, number[]>();
+      for (const span of collector.spans) {
+        const path = traceOf.get(span.traceId);
+        if (path) byPath.set(`${path}\u0000${span.name}`, [...(byPath.get(`${path}\u0000${span.name}`) ?? []), span.ms]);
+      }
+      console.log('\n| path | span | count | p50 ms | p90 ms |\n|---|---|--:|--:|--:|');
+      for (const [k, xs] of [...byPath].sort())
+        console.log(`| ${k.replace('\u0000', ' | ')} | ${xs.length} | ${quantile(xs, 0.5).toFixed(1)} | ${quantile(xs, 0.9).toFixed(1)} |`);
+      collector.close();
+    }
+    console.log(`final revision ${revision}; load average before/after: ${loadBefore} / ${readFileSync('/proc/loadavg', 'utf8').trim()}`);
+    if (PROFILE_DIR) {
+      child.kill('SIGINT');
+      await new Promise((r) => child.once('exit', r));
+    }
+  } finally {
+    await node?.stop().catch(() => undefined);
+    for (const c of children) c.kill('SIGKILL');
+    await prisma.$disconnect();
+    await redisServer.stop();
+    rmSync(dir, { recursive: true, force: true });
+    await db.drop();
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (error) => {
+    console.error(error);
+    process.exit(1);
+  },
+);
