@@ -80,7 +80,12 @@ export function bundleContentHash(
   bundle: Omit<NodeBundle, 'contentHash' | 'generatedAt'> & Partial<Pick<NodeBundle, 'contentHash' | 'generatedAt'>>,
 ): string {
   const { contentHash: _h, generatedAt: _g, signature: _s, ...content } = bundle;
-  return createHash('sha256').update(canonicalJson(content), 'utf8').digest('hex');
+  return contentHashOf(canonicalJson(content));
+}
+
+/** The content hash of a bundle's content already written as canonical JSON (without contentHash, generatedAt, signature). */
+function contentHashOf(canonical: string): string {
+  return createHash('sha256').update(canonical, 'utf8').digest('hex');
 }
 
 /**
@@ -186,9 +191,12 @@ export function buildNodeBundle(
       : {}),
   };
   // Round-trip through canonical JSON so the returned object is exactly what a node receives
-  // (no undefined members, no shared references with the caller's snapshot).
-  const plain = JSON.parse(canonicalJson(content)) as typeof content;
-  return { ...plain, generatedAt: now.toISOString(), contentHash: bundleContentHash(plain) };
+  // (no undefined members, no shared references with the caller's snapshot). That text is also
+  // what bundleContentHash(plain) would write again (parsing canonical JSON and writing it anew
+  // gives the same text), so it is hashed as it is: one pass over the bundle, not two.
+  const canonical = canonicalJson(content);
+  const plain = JSON.parse(canonical) as typeof content;
+  return { ...plain, generatedAt: now.toISOString(), contentHash: contentHashOf(canonical) };
 }
 
 export type NodeBundleCheck = { ok: true; bundle: NodeBundle } | { ok: false; error: string };
