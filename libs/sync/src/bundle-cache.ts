@@ -22,6 +22,7 @@ import {
   parseRevisionStamp,
   revisionAnnouncement,
   signNodeBundle,
+  SignedCardMemo,
   syncKeys,
 } from '@cp/node-protocol';
 import type { RevisionReader } from './revision-reads';
@@ -162,6 +163,8 @@ const WAIT_LIMIT_MS = 10_000;
 export class BundleCache {
   private readonly memo = new Map<string, CachedBundle>();
   private readonly computing = new Map<string, Promise<CachedBundle | null>>();
+  /** Cards signed for earlier revisions: an unchanged card keeps its signature and ETag (ADR 0390). */
+  private readonly signedCards = new SignedCardMemo();
   private readonly prefix: string;
   /** Redis Cluster: announce on the agent's shard channel (SPUBLISH) rather than to every node. */
   private readonly sharded: boolean;
@@ -352,7 +355,7 @@ export class BundleCache {
   async buildFrom(snapshot: RegistrySnapshot): Promise<BuiltBundle> {
     this.stats.builds++;
     const key = this.signing.active();
-    const bundle = await signNodeBundle(buildNodeBundle(snapshot, { catalog: this.catalog }), key);
+    const bundle = await signNodeBundle(buildNodeBundle(snapshot, { catalog: this.catalog }), key, undefined, this.signedCards);
     const entry: CachedBundle = {
       agentId: snapshot.agentId,
       revision: snapshot.revision,

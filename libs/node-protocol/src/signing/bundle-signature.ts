@@ -23,6 +23,7 @@ import { nodeCatalog } from '../catalog/node-catalog';
 import { CardVerifyCode, cardSignatures, failureCode, verifyCardSignature, worstFailure } from './card-signature';
 import { catalogSignature, verifyCatalogSignature, withCatalogSignature } from './catalog-signature';
 import { SIGNATURE_ALG, keyGetter, type SignatureKey, type VerificationKeys } from './keys';
+import type { SignedCardMemo } from './signed-card-memo';
 import { signedTextId, verifyOnce } from './verified-signatures';
 
 export const BUNDLE_SIGNATURE_TYP = 'cp-bundle+jwt';
@@ -52,16 +53,24 @@ export async function signProjection(projection: SerializedProjection, key: Sign
 /**
  * The bundle with every card signed, the anonymous node catalog signed when the bundle carries its
  * parameters (ADR 0315), contentHash recomputed, and its own signature. Cards are signed here,
- * once per (revision, entitlement class), never per request.
+ * once per (revision, entitlement class), never per request; with `memo`, a card whose bytes were
+ * signed before with this key keeps that signature (ADR 0390).
  */
-export async function signNodeBundle(bundle: NodeBundle, key: SignatureKey, now: Date = new Date()): Promise<NodeBundle> {
+export async function signNodeBundle(
+  bundle: NodeBundle,
+  key: SignatureKey,
+  now: Date = new Date(),
+  memo?: SignedCardMemo,
+): Promise<NodeBundle> {
   const { signature: _old, ...rest } = bundle;
   const params = rest.catalog && { host: rest.catalog.host, publisher: rest.catalog.publisher, updatedAt: rest.catalog.updatedAt };
+  const sign = (projection: SerializedProjection) =>
+    memo ? memo.signed(projection, key, (p) => signProjection(p, key)) : signProjection(projection, key);
   // The signatures are independent: started together, WebCrypto computes them on libuv's pool in
   // parallel (ADR 0365); each is the same signature it was when they were made one after another.
   const [publicCard, extendedCards, catalog] = await Promise.all([
-    signProjection(bundle.publicCard, key),
-    Promise.all(bundle.classes.map((c) => signProjection(c.extendedCard, key))),
+    sign(bundle.publicCard),
+    Promise.all(bundle.classes.map((c) => sign(c.extendedCard))),
     params ? catalogSignature(nodeCatalog(rest.snapshot, params, null), key) : undefined,
   ]);
   const classes: NodeBundleClass[] = bundle.classes.map((c, i) => ({ ...c, extendedCard: extendedCards[i] }));
