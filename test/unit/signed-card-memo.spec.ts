@@ -1,10 +1,13 @@
 /**
  * ADR 0390: a control-plane process signs a card's bytes once per key; a card unchanged from the
  * revision before keeps its signed bytes, and what it remembers never stands in for a signature
- * the key, or the bytes, no longer match.
+ * the key, or the bytes, no longer match. A bundle is built, signed and written in one pass, and is
+ * the bundle signNodeBundle(buildNodeBundle(…)) makes.
  */
 import {
   buildNodeBundle,
+  bundleContentHash,
+  canonicalJson,
   checkNodeBundle,
   financeAgentExample,
   serializeCard,
@@ -14,7 +17,14 @@ import {
   type RegistrySnapshot,
   type SerializedProjection,
 } from '@cp/capabilities';
-import { SignedCardMemo, signNodeBundle, signProjection, verifyCardSignature, verifyNodeBundle } from '@cp/node-protocol';
+import {
+  buildSignedNodeBundle,
+  SignedCardMemo,
+  signNodeBundle,
+  signProjection,
+  verifyCardSignature,
+  verifyNodeBundle,
+} from '@cp/node-protocol';
 import { testSigningKey } from '../support/signed-bundle';
 
 const example = financeAgentExample();
@@ -121,5 +131,64 @@ describe('SignedCardMemo (ADR 0390)', () => {
     });
     expect(after.signature).not.toBe(before.signature);
     expect(after.contentHash).not.toBe(before.contentHash);
+  });
+});
+
+/** A bundle with every signature taken out (cards' `signatures`, the catalog's, the bundle's) and its hash: what two signings share. */
+function unsigned(bundle: NodeBundle): string {
+  const card = (p: SerializedProjection) => {
+    const { signatures: _s, ...rest } = JSON.parse(p.body) as { signatures?: unknown };
+    return canonicalJson(rest);
+  };
+  const { signature: _s, contentHash: _h, catalog, ...rest } = bundle;
+  const { signature: _c, ...params } = catalog ?? {};
+  return canonicalJson({
+    ...rest,
+    ...(catalog ? { catalog: params } : {}),
+    publicCard: card(rest.publicCard),
+    classes: rest.classes.map((c) => ({ ...c, extendedCard: card(c.extendedCard) })),
+  });
+}
+
+describe('buildSignedNodeBundle (ADR 0390)', () => {
+  const ours = testSigningKey('cp-key');
+  const now = new Date('2026-12-02T08:00:00Z');
+  const catalog = { host: { displayName: 'cp.example' }, publisher: { identifier: 'example', displayName: 'Example' } };
+
+  it('is signNodeBundle(buildNodeBundle(…)): the same content, verified, checked, and the body is the bundle', async () => {
+    const snapshot = { ...base, epoch: 'e1' };
+    const { bundle, body } = await buildSignedNodeBundle(snapshot, ours.key, { catalog, now });
+    const reference = await signNodeBundle(buildNodeBundle(snapshot, { catalog, now }), ours.key, now);
+    expect(unsigned(bundle)).toBe(unsigned(reference));
+    expect(bundle.catalog?.signature).toEqual(expect.any(String));
+    expect(await verifyNodeBundle(bundle, ours.jwks)).toEqual({ ok: true, kid: 'cp-key' });
+    const served = JSON.parse(body) as NodeBundle;
+    expect(served).toEqual(bundle);
+    expect(bundleContentHash(served)).toBe(bundle.contentHash);
+    expect(checkNodeBundle(served).ok).toBe(true);
+    expect(await verifyNodeBundle(JSON.parse(body) as NodeBundle, ours.jwks)).toEqual({ ok: true, kid: 'cp-key' });
+  });
+
+  it('holds no undefined member and shares nothing with the snapshot it was given, hostile keys included', async () => {
+    const params = JSON.parse('{"10":"ten","9":"nine","__proto__":{"b":1},"gone":null}') as Record<string, unknown>;
+    const snapshot = {
+      ...base,
+      agent: { ...base.agent, documentationUrl: undefined, extensions: [{ uri: 'urn:example:ext', required: undefined, params }] },
+    } as RegistrySnapshot;
+    const { bundle, body } = await buildSignedNodeBundle(snapshot, ours.key, { now });
+    expect(JSON.parse(body)).toEqual(bundle);
+    expect(Object.keys(bundle.extensions[0])).not.toContain('required');
+    expect(bundle.snapshot).not.toBe(snapshot);
+    expect(bundle.extensions[0].params).not.toBe(params);
+    expect(bundleContentHash(JSON.parse(body) as NodeBundle)).toBe(bundle.contentHash);
+    expect(checkNodeBundle(JSON.parse(body) as NodeBundle).ok).toBe(true);
+    expect((await verifyNodeBundle(bundle, ours.jwks)).ok).toBe(true);
+  });
+
+  it('a bundle whose body was changed after signing does not verify or check', async () => {
+    const { body } = await buildSignedNodeBundle(base, ours.key, { now, catalog });
+    const tampered = JSON.parse(body.replace('Finance Agent', 'Finance Agenz')) as NodeBundle;
+    expect((await verifyNodeBundle(tampered, ours.jwks)).ok).toBe(false);
+    expect(checkNodeBundle(tampered).ok).toBe(false);
   });
 });

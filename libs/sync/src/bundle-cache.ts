@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { Registry } from 'prom-client';
-import { buildNodeBundle, type NodeBundle, type RegistrySnapshot } from '@cp/capabilities';
+import type { NodeBundle, RegistrySnapshot } from '@cp/capabilities';
 import {
   redisAway,
   currentTraceparent,
@@ -21,7 +21,7 @@ import {
   parseBundleEtag,
   parseRevisionStamp,
   revisionAnnouncement,
-  signNodeBundle,
+  buildSignedNodeBundle,
   SignedCardMemo,
   syncKeys,
 } from '@cp/node-protocol';
@@ -355,13 +355,14 @@ export class BundleCache {
   async buildFrom(snapshot: RegistrySnapshot): Promise<BuiltBundle> {
     this.stats.builds++;
     const key = this.signing.active();
-    const bundle = await signNodeBundle(buildNodeBundle(snapshot, { catalog: this.catalog }), key, undefined, this.signedCards);
+    // Built, signed and written in one pass; unchanged cards keep their signatures (ADR 0390).
+    const { bundle, body } = await buildSignedNodeBundle(snapshot, key, { catalog: this.catalog, memo: this.signedCards });
     const entry: CachedBundle = {
       agentId: snapshot.agentId,
       revision: snapshot.revision,
       epoch: snapshot.epoch ?? '',
       etag: nodeBundleEtag(snapshot.revision, bundle.contentHash),
-      body: JSON.stringify(bundle),
+      body,
       kid: key.kid,
     };
     return { entry, bundle };
