@@ -15,6 +15,11 @@
  *   - report: a report of a text never reported (recorded, nothing promoted): the automatic floor.
  * Every promotion is checked: the revision moves by one, the answer names it.
  *
+ * BENCH_BASE=<dir>: the same rounds against a second control plane, the build in <dir> (e.g. the
+ * commit before a change: `git archive <commit> | tar -x -C <dir>`, node_modules linked, built),
+ * with its own database, Redis prefix and node; each round runs both, their order alternating, and
+ * the table gives each path's ratio to the same path of that build too.
+ *
  * BENCH_ROUNDS (default 40). BENCH_CPU_PROF=<dir>: the control plane runs with --cpu-prof into
  * <dir> (written when the bench stops it with SIGINT). BENCH_NODE=0: no NodeSync. BENCH_SPANS=1: the
  * control plane exports its spans (OTLP/HTTP JSON) to a collector in this process, and the p50 of
@@ -37,12 +42,13 @@ import { startBuiltControlPlane } from '../support/bench-control-plane';
 import { startPrivateRedis } from '../support/redis-server';
 import { createTestDatabase } from '../support/test-database';
 import { tuningClarifications } from '../support/routing-eval/learning';
-import { loadEvalSet } from '../support/routing-eval/routing-eval';
+import { loadEvalSet, type EvalSet } from '../support/routing-eval/routing-eval';
 
 const TENANT = 'bench-tenant';
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 40);
 const PROFILE_DIR = process.env.BENCH_CPU_PROF;
 const WITH_NODE = process.env.BENCH_NODE !== '0';
+const BASE = process.env.BENCH_BASE;
 const SPANS = process.env.BENCH_SPANS === '1';
 
 interface Span {
@@ -89,18 +95,121 @@ const PROMOTE = `mutation($input: PromoteClarificationInput!) { promoteRoutingCl
 type Path = 'promote' | 'dismiss' | 'auto' | 'report';
 const PATHS: Path[] = ['promote', 'dismiss', 'auto', 'report'];
 
+/** One control plane under test: its database, node, tokens, and what the rounds need of it. */
+interface Target {
+  label: string;
+  url: string;
+  run: Record<Path, (i: number) => Promise<void>>;
+  ms: Record<Path, number[]>;
+  /** Waits until its node serves the control plane's revision. */
+  settle(): Promise<void>;
+  traceOf: Map<string, Path>;
+  child: ChildProcess;
+  close(): Promise<void>;
+}
+
 async function main(): Promise<void> {
   const set = loadEvalSet();
-  const agentId = set.snapshot.agentId;
   const redisServer = await startPrivateRedis();
-  const db = await createTestDatabase('bench_promotion_latency');
-  const prefix = 'bench:promotion:';
-  const config = loadConfig({ NODE_ENV: 'test', DATABASE_URL: db.url, REDIS_URL: redisServer.url, REDIS_KEY_PREFIX: prefix });
-  const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: db.url }) });
   const dir = mkdtempSync(join(tmpdir(), 'bench-promotion-'));
   const children: ChildProcess[] = [];
+  const targets: Target[] = [];
   const loadBefore = readFileSync('/proc/loadavg', 'utf8').trim();
+  const collector = SPANS ? await spanCollector() : undefined;
+  // --cpu-prof writes its profile at a normal exit only: the first SIGINT listener exits so (Nest's re-raises the signal).
+  const exitOnSigint = join(dir, 'exit-on-sigint.cjs');
+  writeFileSync(exitOnSigint, "process.once('SIGINT', () => process.exit(0));\n");
+  try {
+    targets.push(await target('this build', set, redisServer.url, dir, children, collector, exitOnSigint));
+    if (BASE) targets.push(await target('base', set, redisServer.url, dir, children, collector, exitOnSigint, BASE));
+
+    for (const i of [...Array(ROUNDS).keys()]) {
+      for (const t of i % 2 === 0 ? targets : [...targets].reverse()) {
+        for (const path of PATHS.map((_, k) => PATHS[(k + i) % PATHS.length])) {
+          const t0 = performance.now();
+          await t.run[path](i);
+          t.ms[path].push(performance.now() - t0);
+        }
+        await t.settle();
+      }
+      if (i % 10 === 9) progress(`${i + 1} rounds`);
+    }
+
+    const quantile = (xs: number[], p: number) => {
+      const sorted = [...xs].sort((a, b) => a - b);
+      return sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)] ?? NaN;
+    };
+    const at = new Date().toISOString().slice(0, 16).replace('T', ' ');
+    console.log(`\n${ROUNDS} rounds, ${set.snapshot.manifests.length} manifests, node ${WITH_NODE ? 'on' : 'off'}, ${at} UTC`);
+    console.log('| build | path | p50 ms | p90 ms | p99 ms | p50 / floor | p90 / floor | p50 / base | p90 / base |');
+    console.log('|---|---|--:|--:|--:|--:|--:|--:|--:|');
+    const floorOf: Record<Path, Path> = { promote: 'dismiss', dismiss: 'dismiss', auto: 'report', report: 'report' };
+    const base = targets.find((t) => t.label === 'base');
+    for (const t of targets)
+      for (const path of PATHS) {
+        const [p50, p90, p99] = [0.5, 0.9, 0.99].map((p) => quantile(t.ms[path], p));
+        const f = t.ms[floorOf[path]];
+        const vsBase =
+          base && base !== t ? [0.5, 0.9].map((p) => `${(quantile(t.ms[path], p) / quantile(base.ms[path], p)).toFixed(2)}×`) : ['', ''];
+        console.log(
+          `| ${t.label} | ${path} | ${p50.toFixed(1)} | ${p90.toFixed(1)} | ${p99.toFixed(1)} | ${(p50 / quantile(f, 0.5)).toFixed(1)}× | ${(p90 / quantile(f, 0.9)).toFixed(1)}× | ${vsBase.join(' | ')} |`,
+        );
+      }
+    if (collector) {
+      await sleep(7000); // the BatchSpanProcessor exports every 5 s
+      const byPath = new Map<string, number[]>();
+      for (const span of collector.spans)
+        for (const t of targets) {
+          const path = t.traceOf.get(span.traceId);
+          if (path)
+            byPath.set(`${t.label}\u0000${path}\u0000${span.name}`, [
+              ...(byPath.get(`${t.label}\u0000${path}\u0000${span.name}`) ?? []),
+              span.ms,
+            ]);
+        }
+      console.log('\n| build | path | span | count | p50 ms | p90 ms |\n|---|---|---|--:|--:|--:|');
+      for (const [k, xs] of [...byPath].sort())
+        console.log(
+          `| ${k.split('\u0000').join(' | ')} | ${xs.length} | ${quantile(xs, 0.5).toFixed(1)} | ${quantile(xs, 0.9).toFixed(1)} |`,
+        );
+    }
+    console.log(`load average before/after: ${loadBefore} / ${readFileSync('/proc/loadavg', 'utf8').trim()}`);
+    if (PROFILE_DIR)
+      for (const t of targets) {
+        t.child.kill('SIGINT');
+        await new Promise((r) => t.child.once('exit', r));
+      }
+  } finally {
+    for (const t of targets) await t.close().catch(() => undefined);
+    for (const c of children) c.kill('SIGKILL');
+    collector?.close();
+    await redisServer.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** A control plane (this build's, or the one in `baseDir`) on a database of its own, seeded, with its node and its rounds. */
+async function target(
+  label: string,
+  set: EvalSet,
+  redisUrl: string,
+  dir: string,
+  children: ChildProcess[],
+  collector: Awaited<ReturnType<typeof spanCollector>> | undefined,
+  exitOnSigint: string,
+  baseDir?: string,
+): Promise<Target> {
+  const agentId = set.snapshot.agentId;
+  const db = await createTestDatabase(baseDir ? 'bench_promotion_base' : 'bench_promotion_latency');
+  const prefix = baseDir ? 'bench:promotion-base:' : 'bench:promotion:';
+  const config = loadConfig({ NODE_ENV: 'test', DATABASE_URL: db.url, REDIS_URL: redisUrl, REDIS_KEY_PREFIX: prefix });
+  const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: db.url }) });
   let node: NodeSync | undefined;
+  const close = async () => {
+    await node?.stop().catch(() => undefined);
+    await prisma.$disconnect();
+    await db.drop();
+  };
   try {
     const manifests = set.snapshot.manifests;
     for (const owner of new Set(manifests.map((m) => m.owner))) await prisma.team.create({ data: { id: owner, name: owner } });
@@ -110,22 +219,21 @@ async function main(): Promise<void> {
     await prisma.agent.create({ data: { id: agentId, teamId: manifests[0].owner, revision: 1, ...agentColumns(set.snapshot.agent) } });
     await prisma.capabilityManifest.createMany({ data: manifests.map((m) => ({ agentId, ...manifestColumns(m) })) });
 
-    // --cpu-prof writes its profile at a normal exit only: the first SIGINT listener exits so (Nest's re-raises the signal).
-    const exitOnSigint = join(dir, 'exit-on-sigint.cjs');
-    writeFileSync(exitOnSigint, "process.once('SIGINT', () => process.exit(0));\n");
-    const collector = SPANS ? await spanCollector() : undefined;
     const { url, child } = await startBuiltControlPlane(
       {
         NODE_ENV: 'test',
         LOG_LEVEL: 'warn',
         DATABASE_URL: db.url,
-        REDIS_URL: redisServer.url,
+        REDIS_URL: redisUrl,
         REDIS_KEY_PREFIX: prefix,
         CLARIFICATION_AUTO_PROMOTE_AFTER: '2',
         ...(collector ? { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' } : {}),
       },
       children,
-      { nodeArgs: PROFILE_DIR ? ['--require', exitOnSigint, '--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : [] },
+      {
+        nodeArgs: PROFILE_DIR ? ['--require', exitOnSigint, '--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : [],
+        ...(baseDir ? { main: join(baseDir, 'dist/apps/control-plane/src/main.js') } : {}),
+      },
     );
     const nodeToken = mintNodeToken(config, agentId);
     const admin = mintAdminToken(config, 'bench', ['team-admin'], [manifests[0].owner]);
@@ -134,9 +242,9 @@ async function main(): Promise<void> {
         controlPlaneUrl: url,
         nodeToken,
         agentId,
-        nodeId: 'promotion-node',
-        cacheDir: join(dir, 'node'),
-        redisUrl: redisServer.url,
+        nodeId: `promotion-node-${baseDir ? 'base' : 'this'}`,
+        cacheDir: join(dir, baseDir ? 'node-base' : 'node'),
+        redisUrl,
         redisKeyPrefix: prefix,
         pollIntervalMs: 120_000,
         heartbeatIntervalMs: 120_000,
@@ -176,14 +284,15 @@ async function main(): Promise<void> {
     };
 
     // Texts the tuning half's clarifications give, one per path and round (marked, so each is a row of its own).
-    const base = tuningClarifications(set, new LexicalClassifier());
+    const clarifications = tuningClarifications(set, new LexicalClassifier());
     const text = (path: Path, i: number) => {
-      const c = base[i % base.length];
+      const c = clarifications[i % clarifications.length];
       return { text: `${c.text} (${path} ${i})`, capabilityId: c.capabilityId };
     };
-    const rounds = [...Array(ROUNDS).keys()];
-    // Pending rows for the admin paths, and the first answer of each text the node answers twice.
-    await report(rounds.flatMap((i) => [text('promote', i), text('dismiss', i), text('auto', i)]));
+    // Pending rows for the admin paths, and the first answer of each text the node answers twice (round ROUNDS: the warm-up).
+    const rounds = [...Array(ROUNDS + 1).keys()];
+    for (let from = 0; from < rounds.length; from += 30)
+      await report(rounds.slice(from, from + 30).flatMap((i) => [text('promote', i), text('dismiss', i), text('auto', i)]));
     const listed = (await graphql<{ routingClarifications: { id: string; text: string }[] }>(LIST, { agentId })).routingClarifications;
     const idOf = new Map(listed.map((r) => [r.text, r.id]));
     const id = (path: Path, i: number) => {
@@ -193,7 +302,6 @@ async function main(): Promise<void> {
     };
 
     let revision = (await prisma.agent.findUniqueOrThrow({ where: { id: agentId } })).revision;
-    const ms: Record<Path, number[]> = { promote: [], dismiss: [], auto: [], report: [] };
     const run: Record<Path, (i: number) => Promise<void>> = {
       promote: async (i) => {
         const done = await graphql<{ promoteRoutingClarification: { revision: number } }>(PROMOTE, {
@@ -216,66 +324,27 @@ async function main(): Promise<void> {
         if (outcome.autoPromoted.length + outcome.notPromoted.length > 0) throw new Error('a first answer was promoted');
       },
     };
-    // One warm-up round (JIT, connection pools), not counted.
-    const warm = ROUNDS;
-    await report([text('promote', warm), text('dismiss', warm), text('auto', warm)]);
-    for (const r of (await graphql<{ routingClarifications: { id: string; text: string }[] }>(LIST, { agentId })).routingClarifications)
-      idOf.set(r.text, r.id);
-    for (const path of PATHS) await run[path](warm);
-
-    for (const i of rounds) {
-      const order = PATHS.map((_, k) => PATHS[(k + i) % PATHS.length]);
-      for (const path of order) {
-        current = path;
-        const t0 = performance.now();
-        await run[path](i);
-        ms[path].push(performance.now() - t0);
-        current = undefined;
-      }
+    const settle = async () => {
       if (WITH_NODE) for (let k = 0; k < 2000 && node!.current()?.revision !== revision; k++) await sleep(5);
-      if (i % 10 === 9) progress(`${i + 1} rounds, revision ${revision}`);
-    }
-
-    const quantile = (xs: number[], p: number) => {
-      const sorted = [...xs].sort((a, b) => a - b);
-      return sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)] ?? NaN;
     };
-    const at = new Date().toISOString().slice(0, 16).replace('T', ' ');
-    console.log(`\n${ROUNDS} rounds, ${manifests.length} manifests, node ${WITH_NODE ? 'on' : 'off'}, ${at} UTC`);
-    console.log('| path | p50 ms | p90 ms | p99 ms | p50 / floor | p90 / floor |');
-    console.log('|---|--:|--:|--:|--:|--:|');
-    const floorOf: Record<Path, Path> = { promote: 'dismiss', dismiss: 'dismiss', auto: 'report', report: 'report' };
-    for (const path of PATHS) {
-      const [p50, p90, p99] = [0.5, 0.9, 0.99].map((p) => quantile(ms[path], p));
-      const f = ms[floorOf[path]];
-      console.log(
-        `| ${path} | ${p50.toFixed(1)} | ${p90.toFixed(1)} | ${p99.toFixed(1)} | ${(p50 / quantile(f, 0.5)).toFixed(1)}× | ${(p90 / quantile(f, 0.9)).toFixed(1)}× |`,
-      );
-    }
-    if (collector) {
-      await sleep(7000); // the BatchSpanProcessor exports every 5 s
-      const byPath = new Map<string, number[]>();
-      for (const span of collector.spans) {
-        const path = traceOf.get(span.traceId);
-        if (path) byPath.set(`${path}\u0000${span.name}`, [...(byPath.get(`${path}\u0000${span.name}`) ?? []), span.ms]);
-      }
-      console.log('\n| path | span | count | p50 ms | p90 ms |\n|---|---|--:|--:|--:|');
-      for (const [k, xs] of [...byPath].sort())
-        console.log(`| ${k.replace('\u0000', ' | ')} | ${xs.length} | ${quantile(xs, 0.5).toFixed(1)} | ${quantile(xs, 0.9).toFixed(1)} |`);
-      collector.close();
-    }
-    console.log(`final revision ${revision}; load average before/after: ${loadBefore} / ${readFileSync('/proc/loadavg', 'utf8').trim()}`);
-    if (PROFILE_DIR) {
-      child.kill('SIGINT');
-      await new Promise((r) => child.once('exit', r));
-    }
-  } finally {
-    await node?.stop().catch(() => undefined);
-    for (const c of children) c.kill('SIGKILL');
-    await prisma.$disconnect();
-    await redisServer.stop();
-    rmSync(dir, { recursive: true, force: true });
-    await db.drop();
+    const timed: Record<Path, (i: number) => Promise<void>> = { ...run };
+    for (const path of PATHS)
+      timed[path] = async (i) => {
+        current = path;
+        try {
+          await run[path](i);
+        } finally {
+          current = undefined;
+        }
+      };
+    // One warm-up round (JIT, connection pools), not counted.
+    for (const path of PATHS) await run[path](ROUNDS);
+    await settle();
+    progress(`${label}: ready at revision ${revision}`);
+    return { label, url, run: timed, ms: { promote: [], dismiss: [], auto: [], report: [] }, settle, traceOf, child, close };
+  } catch (error) {
+    await close().catch(() => undefined);
+    throw error;
   }
 }
 
