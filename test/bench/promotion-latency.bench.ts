@@ -20,6 +20,9 @@
  * with its own database, Redis prefix and node; each round runs both, their order alternating, and
  * the table gives each path's ratio to the same path of that build too.
  *
+ * Besides wall time, the control plane's CPU time over each request (/proc/<pid>/stat, 10 ms ticks,
+ * so only its mean means anything) is printed: under a busy machine it moves far less than wall time.
+ *
  * BENCH_ROUNDS (default 40). BENCH_CPU_PROF=<dir>: the control plane runs with --cpu-prof into
  * <dir> (written when the bench stops it with SIGINT). BENCH_NODE=0: no NodeSync. BENCH_SPANS=1: the
  * control plane exports its spans (OTLP/HTTP JSON) to a collector in this process, and the p50 of
@@ -85,6 +88,12 @@ async function spanCollector(): Promise<{ url: string; spans: Span[]; close(): v
   const { port } = server.address() as { port: number };
   return { url: `http://127.0.0.1:${port}`, spans, close: () => server.close() };
 }
+/** A child process's CPU time so far (user + system, /proc/<pid>/stat, in ms). */
+function cpuMs(child: ChildProcess): number {
+  const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+}
+const CLOCK_TICKS = 100;
 const progress = (message: string) => process.stderr.write(`[promotion-latency bench] ${message}\n`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -101,6 +110,8 @@ interface Target {
   url: string;
   run: Record<Path, (i: number) => Promise<void>>;
   ms: Record<Path, number[]>;
+  /** The control plane's CPU time (user + system, ms) over each timed request. */
+  cpu: Record<Path, number[]>;
   /** Waits until its node serves the control plane's revision. */
   settle(): Promise<void>;
   traceOf: Map<string, Path>;
@@ -126,9 +137,11 @@ async function main(): Promise<void> {
     for (const i of [...Array(ROUNDS).keys()]) {
       for (const t of i % 2 === 0 ? targets : [...targets].reverse()) {
         for (const path of PATHS.map((_, k) => PATHS[(k + i) % PATHS.length])) {
+          const c0 = cpuMs(t.child);
           const t0 = performance.now();
           await t.run[path](i);
           t.ms[path].push(performance.now() - t0);
+          t.cpu[path].push(cpuMs(t.child) - c0);
         }
         await t.settle();
       }
@@ -154,6 +167,15 @@ async function main(): Promise<void> {
         console.log(
           `| ${t.label} | ${path} | ${p50.toFixed(1)} | ${p90.toFixed(1)} | ${p99.toFixed(1)} | ${(p50 / quantile(f, 0.5)).toFixed(1)}× | ${(p90 / quantile(f, 0.9)).toFixed(1)}× | ${vsBase.join(' | ')} |`,
         );
+      }
+    // CPU time is what the load of other processes changes least: the control plane's own work per request.
+    const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(xs.length, 1);
+    console.log('\n| build | path | control-plane CPU ms per request (mean) | / floor | / base |\n|---|---|--:|--:|--:|');
+    for (const t of targets)
+      for (const path of PATHS) {
+        const cpu = mean(t.cpu[path]);
+        const vsBase = base && base !== t ? `${(cpu / mean(base.cpu[path])).toFixed(2)}×` : '';
+        console.log(`| ${t.label} | ${path} | ${cpu.toFixed(1)} | ${(cpu / mean(t.cpu[floorOf[path]])).toFixed(1)}× | ${vsBase} |`);
       }
     if (collector) {
       await sleep(7000); // the BatchSpanProcessor exports every 5 s
@@ -227,6 +249,7 @@ async function target(
         REDIS_URL: redisUrl,
         REDIS_KEY_PREFIX: prefix,
         CLARIFICATION_AUTO_PROMOTE_AFTER: '2',
+        CONTROL_PLANE_METRICS_PORT: '0',
         ...(collector ? { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' } : {}),
       },
       children,
@@ -341,7 +364,17 @@ async function target(
     for (const path of PATHS) await run[path](ROUNDS);
     await settle();
     progress(`${label}: ready at revision ${revision}`);
-    return { label, url, run: timed, ms: { promote: [], dismiss: [], auto: [], report: [] }, settle, traceOf, child, close };
+    return {
+      label,
+      url,
+      run: timed,
+      ms: { promote: [], dismiss: [], auto: [], report: [] },
+      cpu: { promote: [], dismiss: [], auto: [], report: [] },
+      settle,
+      traceOf,
+      child,
+      close,
+    };
   } catch (error) {
     await close().catch(() => undefined);
     throw error;
