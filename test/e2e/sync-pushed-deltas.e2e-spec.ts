@@ -17,7 +17,7 @@ import { AppConfigToken, createFastifyAdapter, type AppConfig } from '@cp/common
 import { PrismaService, RegistryWriter, seedWhenEmpty } from '@cp/db';
 import { NodeSync, syncKeys } from '@cp/node-sdk';
 import { diffNodeBundles, parseChangeMessage, parseRevisionAnnouncement, MAX_PUSHED_DELTA_LENGTH } from '@cp/node-protocol';
-import { BundleCache, RevisionPublisher, SYNC_OPTIONS, type SyncPublisherOptions } from '@cp/sync';
+import { BundleCache, BundleDeltas, RevisionPublisher, SYNC_OPTIONS, type SyncPublisherOptions } from '@cp/sync';
 import { controlPlaneUnderTest } from '../support/control-plane-under-test';
 import { testConfig } from '../support/config';
 import { startPrivateRedis, type PrivateRedis } from '../support/redis-server';
@@ -160,6 +160,34 @@ describe('deltas pushed with announcements (ADR 0199; real PostgreSQL, Redis, HT
       expect(heard.find((h) => h.channel === keys().changes)!.message).not.toContain('\n');
       expect(bundleRequests.length - requestsBefore).toBe(1);
       expect(n.status().fetches).toMatchObject({ pushed: 0, delta: 1 });
+    } finally {
+      options().pushDeltaMaxLength = limit;
+      await n.stop();
+    }
+  });
+
+  it('a delta too long to push is stored for the fetch it makes the fleet: the node fetches it, the control plane does not compute it again (ADR 0390)', async () => {
+    const n = node('stored-delta-node');
+    await n.start();
+    const limit = options().pushDeltaMaxLength;
+    options().pushDeltaMaxLength = 10;
+    const deltas = app.get(BundleDeltas).stats;
+    const computedBefore = deltas.computed;
+    try {
+      const base = await current();
+      await describeAgent();
+      const target = await current();
+      await until(
+        'the node on the new revision, counted',
+        () => n.current()!.revision === target.revision && n.status().fetches.delta === 1,
+      );
+      expect(n.status().fetches).toMatchObject({ pushed: 0, delta: 1 });
+      expect(n.current()!.servedHash).toBe(JSON.parse(target.body).contentHash);
+      // The delta the publisher computed before the commit, stored where the fetch looks for it.
+      const baseHash = JSON.parse(base.body).contentHash as string;
+      const stored = await commands.get(keys().delta(base.revision, baseHash, target.revision, target.epoch));
+      expect(stored).toBe(JSON.stringify(diffNodeBundles(JSON.parse(base.body) as NodeBundle, JSON.parse(target.body) as NodeBundle)));
+      expect(deltas.computed).toBe(computedBefore);
     } finally {
       options().pushDeltaMaxLength = limit;
       await n.stop();

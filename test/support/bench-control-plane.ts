@@ -10,15 +10,16 @@ const MAIN = join(__dirname, '..', '..', 'dist/apps/control-plane/src/main.js');
  * The BUILT control plane (`npm run build` first) in a process of its own, on a free port, for the
  * benchmarks: `env` on top of this process's, `log` a file for its stdout (else discarded). The
  * child is pushed to `children` before it is awaited, so the caller's cleanup kills it whatever
- * happens. Resolves with its URL and process once /healthz answers.
+ * happens. Resolves with its URL and process once /healthz answers. `main`: another build's
+ * main.js (a bench comparing this build with the one before it in the same run).
  */
 export async function startBuiltControlPlane(
   env: Record<string, string>,
   children: ChildProcess[],
-  options: { log?: string; nodeArgs?: string[] } = {},
+  options: { log?: string; nodeArgs?: string[]; main?: string } = {},
 ): Promise<{ url: string; child: ChildProcess }> {
   const port = await freePort();
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), MAIN], {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), options.main ?? MAIN], {
     // Benchmarks measure applies, not the approval flow: no change waits for a second admin (ADR 0300).
     env: { ...process.env, APPROVAL_DEFAULT_KINDS: 'none', ...env, CONTROL_PLANE_PORT: String(port) },
     stdio: ['ignore', options.log ? openSync(options.log, 'w') : 'ignore', 'inherit'],

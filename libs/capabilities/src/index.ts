@@ -41,6 +41,8 @@ export { GATEWAY_DEMO_AGENT_ID, gatewayDemoExample } from './fixtures/gateway-de
 export type { GatewayDemoOptions } from './fixtures/gateway-demo';
 export {
   buildNodeBundle,
+  nodeBundleContent,
+  finishNodeBundle,
   checkNodeBundle,
   bundleContentHash,
   nodeBundleContentHash,
@@ -50,7 +52,15 @@ export {
   NODE_BUNDLE_FORMAT,
   DEFAULT_BUNDLE_CLASS_LIMIT,
 } from './node-bundle';
-export type { NodeBundle, NodeBundleCatalog, NodeBundleClass, NodeBundleCheck, SerializedProjection } from './node-bundle';
+export type {
+  NodeBundle,
+  NodeBundleCatalog,
+  NodeBundleClass,
+  NodeBundleCheck,
+  NodeBundleContent,
+  NodeBundleOptions,
+  SerializedProjection,
+} from './node-bundle';
 export * from './routing';
 export * from './extensions';
 export * from './retirement';

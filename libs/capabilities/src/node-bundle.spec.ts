@@ -36,6 +36,19 @@ describe('buildNodeBundle', () => {
     expect(b.contentHash).toBe(bundleContentHash(b));
   });
 
+  it('hashes the content as bundleContentHash does, integer-like and "__proto__" keys included', () => {
+    // The hash is taken from the canonical text the bundle was parsed from: it must be the text
+    // bundleContentHash writes for the parsed bundle, keys V8 orders its own way included.
+    const base = snapshot();
+    const params = JSON.parse('{"10":"ten","9":"nine","__proto__":{"b":1,"a":2},"z":[{"2":"x","1":"y"}],"é":"\\u2028"}');
+    const hostile = { ...base, agent: { ...base.agent, extensions: [{ uri: 'urn:example:ext', required: false, params }] } };
+    const b = buildNodeBundle(hostile, { now: new Date(0) });
+    expect(Object.keys(b.extensions[0].params!)).toEqual(expect.arrayContaining(['9', '10', '__proto__', 'z']));
+    expect(b.contentHash).toBe(bundleContentHash(b));
+    expect(b.contentHash).not.toBe(buildNodeBundle(base, { now: new Date(0) }).contentHash);
+    expect(checkNodeBundle(b).ok).toBe(true);
+  });
+
   it('has a content hash that ignores generatedAt and changes with the content', () => {
     const a = buildNodeBundle(snapshot(), { now: new Date(1) });
     const b = buildNodeBundle(snapshot(), { now: new Date(2) });

@@ -80,7 +80,12 @@ export function bundleContentHash(
   bundle: Omit<NodeBundle, 'contentHash' | 'generatedAt'> & Partial<Pick<NodeBundle, 'contentHash' | 'generatedAt'>>,
 ): string {
   const { contentHash: _h, generatedAt: _g, signature: _s, ...content } = bundle;
-  return createHash('sha256').update(canonicalJson(content), 'utf8').digest('hex');
+  return contentHashOf(canonicalJson(content));
+}
+
+/** The content hash of a bundle's content already written as canonical JSON (without contentHash, generatedAt, signature). */
+function contentHashOf(canonical: string): string {
+  return createHash('sha256').update(canonical, 'utf8').digest('hex');
 }
 
 /**
@@ -152,11 +157,26 @@ export function representativeCaller(index: EntitlementClassIndex, key: string):
   return { principal: `representative:${tenant}`, tenant, scopes: [...parsed.scopes] };
 }
 
-export function buildNodeBundle(
-  snapshot: RegistrySnapshot,
-  options: { classLimit?: number; now?: Date; catalog?: Pick<NodeBundleCatalog, 'host' | 'publisher'> } = {},
-): NodeBundle {
+/** What a bundle is made of before it is finished: no generatedAt, no contentHash, no signature yet. */
+export type NodeBundleContent = Omit<NodeBundle, 'contentHash' | 'generatedAt' | 'signature'>;
+
+export interface NodeBundleOptions {
+  classLimit?: number;
+  now?: Date;
+  catalog?: Pick<NodeBundleCatalog, 'host' | 'publisher'>;
+}
+
+export function buildNodeBundle(snapshot: RegistrySnapshot, options: NodeBundleOptions = {}): NodeBundle {
   const now = options.now ?? new Date();
+  return finishNodeBundle(nodeBundleContent(snapshot, { ...options, now }), now).bundle;
+}
+
+/**
+ * The bundle's content, computed from `snapshot` (sharing references with it, possibly holding
+ * undefined members): what buildNodeBundle finishes, and what a signer signs the cards of before
+ * finishing it once (ADR 0390).
+ */
+export function nodeBundleContent(snapshot: RegistrySnapshot, options: NodeBundleOptions & { now: Date }): NodeBundleContent {
   const classLimit = options.classLimit ?? DEFAULT_BUNDLE_CLASS_LIMIT;
   const index = new EntitlementClassIndex(snapshot);
   // +1: the enumeration counts the anonymous class, which the bundle carries separately.
@@ -168,7 +188,7 @@ export function buildNodeBundle(
       extendedCard: serializeCard(buildExtendedCard(snapshot, c.caller)),
       routerIndex: buildRouterIndex(snapshot, c.caller),
     }));
-  const content: Omit<NodeBundle, 'contentHash' | 'generatedAt'> = {
+  return {
     format: NODE_BUNDLE_FORMAT,
     agentId: snapshot.agentId,
     revision: snapshot.revision,
@@ -182,13 +202,22 @@ export function buildNodeBundle(
     extensions: snapshot.agent.extensions,
     protocol: snapshot.agent.protocol,
     ...(options.catalog
-      ? { catalog: { host: options.catalog.host, publisher: options.catalog.publisher, updatedAt: now.toISOString() } }
+      ? { catalog: { host: options.catalog.host, publisher: options.catalog.publisher, updatedAt: options.now.toISOString() } }
       : {}),
   };
-  // Round-trip through canonical JSON so the returned object is exactly what a node receives
-  // (no undefined members, no shared references with the caller's snapshot).
-  const plain = JSON.parse(canonicalJson(content)) as typeof content;
-  return { ...plain, generatedAt: now.toISOString(), contentHash: bundleContentHash(plain) };
+}
+
+/**
+ * The bundle of `content` (a signature it carries, e.g. the catalog's, included), with its
+ * generatedAt and contentHash, and `canonical`: the content as canonical JSON, the text its hash
+ * is taken over. Written once: the bundle is parsed from that text (so it is exactly what a node
+ * receives: no undefined members, no references shared with the caller's snapshot), and the same
+ * text is hashed (parsing canonical JSON and writing it anew gives the same text).
+ */
+export function finishNodeBundle(content: NodeBundleContent, now: Date): { bundle: NodeBundle; canonical: string } {
+  const canonical = canonicalJson(content);
+  const plain = JSON.parse(canonical) as NodeBundleContent;
+  return { bundle: { ...plain, generatedAt: now.toISOString(), contentHash: contentHashOf(canonical) }, canonical };
 }
 
 export type NodeBundleCheck = { ok: true; bundle: NodeBundle } | { ok: false; error: string };

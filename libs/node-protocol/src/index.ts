@@ -42,8 +42,16 @@ export type { SignatureKey, VerificationKeys } from './signing/keys';
 export { cardPayloads, cardSigningPayload, jcs, sdkCompatiblePayload } from './signing/card-payload';
 export { CardVerifyCode, cardSignatures, signCard, verifyCardSignature } from './signing/card-signature';
 export type { AgentCardSignature, CardVerification } from './signing/card-signature';
-export { BUNDLE_SIGNATURE_TYP, signNodeBundle, signProjection, verifyBundleSignature, verifyNodeBundle } from './signing/bundle-signature';
+export {
+  BUNDLE_SIGNATURE_TYP,
+  buildSignedNodeBundle,
+  signNodeBundle,
+  signProjection,
+  verifyBundleSignature,
+  verifyNodeBundle,
+} from './signing/bundle-signature';
 export type { BundleSignaturePayload, BundleVerification } from './signing/bundle-signature';
+export { SIGNED_CARD_MEMO_CHARS, SignedCardMemo } from './signing/signed-card-memo';
 export { MAX_CLASS_KEY_LENGTH, cardSignaturesBodySchema, cardSignaturesResultSchema } from './signing/card-signatures-body';
 export type { CardSignaturesBody, CardSignaturesResult } from './signing/card-signatures-body';
 export {

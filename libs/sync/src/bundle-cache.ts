@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { Registry } from 'prom-client';
-import { buildNodeBundle, type NodeBundle, type RegistrySnapshot } from '@cp/capabilities';
+import type { NodeBundle, RegistrySnapshot } from '@cp/capabilities';
 import {
   redisAway,
   currentTraceparent,
@@ -21,7 +21,8 @@ import {
   parseBundleEtag,
   parseRevisionStamp,
   revisionAnnouncement,
-  signNodeBundle,
+  buildSignedNodeBundle,
+  SignedCardMemo,
   syncKeys,
 } from '@cp/node-protocol';
 import type { RevisionReader } from './revision-reads';
@@ -99,7 +100,8 @@ return false`;
  * its announcements, in one call. KEYS: [1] the bundle hash, [2] the revision key, [3] the
  * revisions channel, [4] the changes channel, [5] the delta key, [6] the base bundle hash.
  * ARGV: [1] body, [2] etag, [3] kid, [4] ttl seconds, [5] revision, [6] epoch, [7] traceparent,
- * [8] 's' on Redis Cluster, [9] the delta from the base (or ''), [10] the base's ETag, [11] its revision.
+ * [8] 's' on Redis Cluster, [9] the delta from the base (or ''), [10] the base's ETag, [11] its revision,
+ * [12] 'store' when the delta is stored under the same conditions but not pushed (too long, ADR 0390).
  * The delta is stored and pushed only when it leads to what Redis now serves for the revision (this
  * body was stored, not another process's), starts from what the fleet was served (the base hash's
  * ETag is ARGV[10] and the key held the base revision of this epoch before), and the key now holds
@@ -134,7 +136,7 @@ if ARGV[7] ~= '' then message = stamp .. '|' .. ARGV[7] end
 local publish = ARGV[8] == 's' and 'SPUBLISH' or 'PUBLISH'
 redis.call(publish, KEYS[3], message)
 local pushed = '0'
-if delta ~= '' and cur == rev then message = message .. '\\n' .. delta; pushed = '1' end
+if delta ~= '' and cur == rev and ARGV[12] ~= 'store' then message = message .. '\\n' .. delta; pushed = '1' end
 redis.call(publish, KEYS[4], message)
 if kept then return {stamp, pushed, kept[1], kept[2]} end
 return {stamp, pushed}`;
@@ -162,6 +164,8 @@ const WAIT_LIMIT_MS = 10_000;
 export class BundleCache {
   private readonly memo = new Map<string, CachedBundle>();
   private readonly computing = new Map<string, Promise<CachedBundle | null>>();
+  /** Cards signed for earlier revisions: an unchanged card keeps its signature and ETag (ADR 0390). */
+  private readonly signedCards = new SignedCardMemo();
   private readonly prefix: string;
   /** Redis Cluster: announce on the agent's shard channel (SPUBLISH) rather than to every node. */
   private readonly sharded: boolean;
@@ -352,13 +356,14 @@ export class BundleCache {
   async buildFrom(snapshot: RegistrySnapshot): Promise<BuiltBundle> {
     this.stats.builds++;
     const key = this.signing.active();
-    const bundle = await signNodeBundle(buildNodeBundle(snapshot, { catalog: this.catalog }), key);
+    // Built, signed and written in one pass; unchanged cards keep their signatures (ADR 0390).
+    const { bundle, body } = await buildSignedNodeBundle(snapshot, key, { catalog: this.catalog, memo: this.signedCards });
     const entry: CachedBundle = {
       agentId: snapshot.agentId,
       revision: snapshot.revision,
       epoch: snapshot.epoch ?? '',
       etag: nodeBundleEtag(snapshot.revision, bundle.contentHash),
-      body: JSON.stringify(bundle),
+      body,
       kid: key.kid,
     };
     return { entry, bundle };
@@ -379,12 +384,13 @@ export class BundleCache {
    * stores it unless a bundle of the revision signed by the same key is already there (then that
    * one is served, and `entry` is changed to it), raises the revision key and announces; `delta`
    * (from `base`, the bundle Redis holds for the revision announced before) rides the changes
-   * channel only when it leads from what the fleet was served to what is stored. Returns the
+   * channel only when it leads from what the fleet was served to what is stored (and is stored for
+   * the nodes' fetch then; with `base.push` false it is only stored, ADR 0390). Returns the
    * revision announced and whether the delta was pushed.
    */
   async publishBuilt(
     entry: CachedBundle,
-    base?: { revision: number; etag: string; delta: string },
+    base?: { revision: number; etag: string; delta: string; push?: boolean },
   ): Promise<{ announced: number; pushed: boolean; stored: boolean }> {
     const keys = this.keys(entry.agentId);
     const traceparent = revisionAnnouncement('', currentTraceparent()).slice(1);
@@ -409,6 +415,7 @@ export class BundleCache {
       base?.delta ?? '',
       base?.etag ?? '',
       String(base?.revision ?? -1),
+      base?.push === false ? 'store' : '',
     )) as [string, string, string?, string?];
     const stored = reply.length === 2;
     if (!stored) {

@@ -13,8 +13,12 @@ import { SYNC_OPTIONS, type SyncPublisherOptions } from './sync.options';
 /** A bundle built from a change's own snapshot before its COMMIT, with the delta to it (ADR 0365). */
 export interface PreparedPublish {
   built: BuiltBundle;
-  /** The bundle Redis holds for the revision before (what the fleet serves) and the delta from it. */
-  base?: { revision: number; etag: string; delta: string };
+  /**
+   * The bundle Redis holds for the revision before (what the fleet serves) and the delta from it;
+   * `push` false when the delta is longer than what is pushed: it is stored for the fetch the
+   * announcement makes the fleet, not sent with it (ADR 0390).
+   */
+  base?: { revision: number; etag: string; delta: string; push: boolean };
 }
 
 /** Per agent, the bundle this process published last (the next change's delta base). */
@@ -87,12 +91,13 @@ export class RevisionPublisher implements RevisionListener {
     const before = await base;
     if (!before || this.options.pushDeltaMaxLength <= 0) return { built };
     const delta = JSON.stringify(diffNodeBundles(before.bundle, built.bundle));
-    // As BundleDeltas: none when not smaller than the bundle, or longer than what is pushed.
-    if (delta.length >= built.entry.body.length || delta.length > this.options.pushDeltaMaxLength) {
+    // As BundleDeltas: none when not smaller than the bundle.
+    if (delta.length >= built.entry.body.length) {
       if (this.metrics) serverCounter(this.metrics, 'pushedDeltas').labels('none').inc();
       return { built };
     }
-    return { built, base: { revision: before.revision, etag: before.etag, delta } };
+    // Longer than what is pushed: stored all the same, so the nodes' fetch does not compute it again (ADR 0390).
+    return { built, base: { revision: before.revision, etag: before.etag, delta, push: delta.length <= this.options.pushDeltaMaxLength } };
   }
 
   /** The bundle of the revision before `snapshot`'s: the one this process published, else Redis's. */

@@ -13,16 +13,22 @@
 import { CompactSign, base64url, compactVerify, decodeProtectedHeader } from 'jose';
 import {
   bundleContentHash,
+  canonicalJson,
+  finishNodeBundle,
+  nodeBundleContent,
   nodeBundleContentHash,
   serializeCardWithSignatures,
   type NodeBundle,
   type NodeBundleClass,
+  type NodeBundleOptions,
+  type RegistrySnapshot,
   type SerializedProjection,
 } from '@cp/capabilities';
 import { nodeCatalog } from '../catalog/node-catalog';
 import { CardVerifyCode, cardSignatures, failureCode, verifyCardSignature, worstFailure } from './card-signature';
 import { catalogSignature, verifyCatalogSignature, withCatalogSignature } from './catalog-signature';
 import { SIGNATURE_ALG, keyGetter, type SignatureKey, type VerificationKeys } from './keys';
+import type { SignedCardMemo } from './signed-card-memo';
 import { signedTextId, verifyOnce } from './verified-signatures';
 
 export const BUNDLE_SIGNATURE_TYP = 'cp-bundle+jwt';
@@ -52,33 +58,81 @@ export async function signProjection(projection: SerializedProjection, key: Sign
 /**
  * The bundle with every card signed, the anonymous node catalog signed when the bundle carries its
  * parameters (ADR 0315), contentHash recomputed, and its own signature. Cards are signed here,
- * once per (revision, entitlement class), never per request.
+ * once per (revision, entitlement class), never per request; with `memo`, a card whose bytes were
+ * signed before with this key keeps that signature (ADR 0390).
  */
-export async function signNodeBundle(bundle: NodeBundle, key: SignatureKey, now: Date = new Date()): Promise<NodeBundle> {
+export async function signNodeBundle(
+  bundle: NodeBundle,
+  key: SignatureKey,
+  now: Date = new Date(),
+  memo?: SignedCardMemo,
+): Promise<NodeBundle> {
   const { signature: _old, ...rest } = bundle;
-  const params = rest.catalog && { host: rest.catalog.host, publisher: rest.catalog.publisher, updatedAt: rest.catalog.updatedAt };
+  const signed: NodeBundle = { ...rest, ...(await signedParts(rest, key, memo)) };
+  signed.contentHash = bundleContentHash(signed);
+  signed.signature = await bundleJws(signed, key, now);
+  return signed;
+}
+
+/**
+ * signNodeBundle(buildNodeBundle(snapshot, options), key) made in one pass (ADR 0390): the cards
+ * and the catalog are signed before the bundle is finished, so the bundle is written as canonical
+ * JSON once (for its round trip and its hash) instead of three times, and `body`, the JSON text a
+ * node is served, is that text with contentHash, generatedAt and signature added, not a fourth
+ * writing. `memo` as for signNodeBundle.
+ */
+export async function buildSignedNodeBundle(
+  snapshot: RegistrySnapshot,
+  key: SignatureKey,
+  options: NodeBundleOptions & { memo?: SignedCardMemo } = {},
+): Promise<{ bundle: NodeBundle; body: string }> {
+  const now = options.now ?? new Date();
+  const content = nodeBundleContent(snapshot, { ...options, now });
+  // The catalog is signed as signNodeBundle signs it: from the snapshot as a node holds it (parsed from canonical JSON).
+  const plainSnapshot = JSON.parse(canonicalJson(snapshot)) as RegistrySnapshot;
+  const parts = await signedParts({ ...content, snapshot: plainSnapshot }, key, options.memo);
+  const { bundle, canonical } = finishNodeBundle({ ...content, ...parts }, now);
+  bundle.signature = await bundleJws(bundle, key, now);
+  const trailer = { contentHash: bundle.contentHash, generatedAt: bundle.generatedAt, signature: bundle.signature };
+  return { bundle, body: `${canonical.slice(0, -1)},${JSON.stringify(trailer).slice(1)}` };
+}
+
+/** The signed cards and catalog of a bundle's content: independent signatures, started together. */
+async function signedParts(
+  content: Pick<NodeBundle, 'publicCard' | 'classes' | 'catalog' | 'snapshot'>,
+  key: SignatureKey,
+  memo: SignedCardMemo | undefined,
+): Promise<Pick<NodeBundle, 'publicCard' | 'classes' | 'catalog'>> {
+  const params = content.catalog && {
+    host: content.catalog.host,
+    publisher: content.catalog.publisher,
+    updatedAt: content.catalog.updatedAt,
+  };
+  const sign = (projection: SerializedProjection) =>
+    memo ? memo.signed(projection, key, (p) => signProjection(p, key)) : signProjection(projection, key);
   // The signatures are independent: started together, WebCrypto computes them on libuv's pool in
   // parallel (ADR 0365); each is the same signature it was when they were made one after another.
   const [publicCard, extendedCards, catalog] = await Promise.all([
-    signProjection(bundle.publicCard, key),
-    Promise.all(bundle.classes.map((c) => signProjection(c.extendedCard, key))),
-    params ? catalogSignature(nodeCatalog(rest.snapshot, params, null), key) : undefined,
+    sign(content.publicCard),
+    Promise.all(content.classes.map((c) => sign(c.extendedCard))),
+    params ? catalogSignature(nodeCatalog(content.snapshot, params, null), key) : undefined,
   ]);
-  const classes: NodeBundleClass[] = bundle.classes.map((c, i) => ({ ...c, extendedCard: extendedCards[i] }));
-  const signed: NodeBundle = { ...rest, publicCard, classes };
-  if (params) signed.catalog = { ...params, signature: catalog! };
-  signed.contentHash = bundleContentHash(signed);
+  const classes: NodeBundleClass[] = content.classes.map((c, i) => ({ ...c, extendedCard: extendedCards[i] }));
+  return { publicCard, classes, ...(params ? { catalog: { ...params, signature: catalog! } } : {}) };
+}
+
+/** The bundle's own compact JWS over {agentId, revision, epoch, contentHash, iat}. */
+function bundleJws(bundle: NodeBundle, key: SignatureKey, now: Date): Promise<string> {
   const payload: BundleSignaturePayload = {
-    agentId: signed.agentId,
-    revision: signed.revision,
-    epoch: signed.snapshot.epoch ?? '',
-    contentHash: signed.contentHash,
+    agentId: bundle.agentId,
+    revision: bundle.revision,
+    epoch: bundle.snapshot.epoch ?? '',
+    contentHash: bundle.contentHash,
     iat: Math.floor(now.getTime() / 1000),
   };
-  signed.signature = await new CompactSign(encoder.encode(JSON.stringify(payload)))
+  return new CompactSign(encoder.encode(JSON.stringify(payload)))
     .setProtectedHeader({ alg: SIGNATURE_ALG, kid: key.kid, typ: BUNDLE_SIGNATURE_TYP })
     .sign(key.privateKey);
-  return signed;
 }
 
 const fail = (code: CardVerifyCode, reason: string): BundleVerification => ({ ok: false, code, reason });
