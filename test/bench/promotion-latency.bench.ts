@@ -38,10 +38,10 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import { mintAdminToken, mintNodeToken } from '@cp/auth';
 import { LexicalClassifier } from '@cp/capabilities';
 import { loadConfig } from '@cp/common';
-import { agentColumns, manifestColumns } from '@cp/db';
 import { NodeSync } from '@cp/node-sdk';
 import { PrismaClient } from '../../prisma/generated/client';
 import { startBuiltControlPlane } from '../support/bench-control-plane';
+import { storeSnapshot } from '../support/given-db';
 import { startPrivateRedis } from '../support/redis-server';
 import { createTestDatabase } from '../support/test-database';
 import { tuningClarifications } from '../support/routing-eval/learning';
@@ -233,13 +233,7 @@ async function target(
     await db.drop();
   };
   try {
-    const manifests = set.snapshot.manifests;
-    for (const owner of new Set(manifests.map((m) => m.owner))) await prisma.team.create({ data: { id: owner, name: owner } });
-    await prisma.scope.createMany({
-      data: [...new Set(manifests.flatMap((m) => m.requiresScopes))].map((name) => ({ name, description: name })),
-    });
-    await prisma.agent.create({ data: { id: agentId, teamId: manifests[0].owner, revision: 1, ...agentColumns(set.snapshot.agent) } });
-    await prisma.capabilityManifest.createMany({ data: manifests.map((m) => ({ agentId, ...manifestColumns(m) })) });
+    await storeSnapshot(prisma, agentId, set.snapshot);
 
     const { url, child } = await startBuiltControlPlane(
       {
@@ -259,7 +253,7 @@ async function target(
       },
     );
     const nodeToken = mintNodeToken(config, agentId);
-    const admin = mintAdminToken(config, 'bench', ['team-admin'], [manifests[0].owner]);
+    const admin = mintAdminToken(config, 'bench', ['team-admin'], [set.snapshot.manifests[0].owner]);
     if (WITH_NODE) {
       node = new NodeSync({
         controlPlaneUrl: url,

@@ -8,7 +8,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { PrismaPg } from '@prisma/adapter-pg';
-import { financeAgentExample, type AgentBase, type CapabilityManifest } from '@cp/capabilities';
+import { financeAgentExample, type AgentBase, type CapabilityManifest, type RegistrySnapshot } from '@cp/capabilities';
 import { given as core } from '@cp/capabilities/testing';
 import { agentColumns, manifestColumns } from '@cp/db';
 import { PrismaClient } from '../../prisma/generated/client';
@@ -22,6 +22,20 @@ const lifecycleStamps = (m: CapabilityManifest) => ({
   deprecatedAt: m.state === 'deprecated' || m.state === 'removed' ? new Date() : null,
   removedAt: m.state === 'removed' ? new Date() : null,
 });
+
+/**
+ * A registry snapshot as stored at revision 1 under `agentId`: its manifests' teams, the scopes they
+ * require, the agent (owned by the first manifest's team) and its manifests (the learning benches).
+ */
+export async function storeSnapshot(prisma: PrismaClient, agentId: string, snapshot: RegistrySnapshot): Promise<void> {
+  const { manifests } = snapshot;
+  for (const owner of new Set(manifests.map((m) => m.owner))) await prisma.team.create({ data: { id: owner, name: owner } });
+  await prisma.scope.createMany({
+    data: [...new Set(manifests.flatMap((m) => m.requiresScopes))].map((name) => ({ name, description: name })),
+  });
+  await prisma.agent.create({ data: { id: agentId, teamId: manifests[0].owner, revision: 1, ...agentColumns(snapshot.agent) } });
+  await prisma.capabilityManifest.createMany({ data: manifests.map((m) => ({ agentId, ...manifestColumns(m), ...lifecycleStamps(m) })) });
+}
 
 export interface GivenAgent {
   id: string;
