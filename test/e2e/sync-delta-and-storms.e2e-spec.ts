@@ -284,11 +284,12 @@ describe('delta sync and reconnect storms (real PostgreSQL, Redis, HTTP)', () =>
         patch: { fields: { revision: { set: next } } },
       };
       await commands.set(key, JSON.stringify(wrong));
-      // Nothing pushed, so the node asks the route for the delta: a pushed delta is computed by the
-      // publisher from the bundles themselves and stored over this key (ADR 0365).
+      // Deltas off at the publisher, so the node asks the route for the delta and the route serves
+      // the stored one: a delta the publisher computes from the bundles themselves, pushed or too long
+      // to push, is stored over this key (ADRs 0365, 0390).
       const options = app.get<SyncPublisherOptions>(SYNC_OPTIONS);
       const limit = options.pushDeltaMaxLength;
-      options.pushDeltaMaxLength = 10;
+      options.pushDeltaMaxLength = 0;
       try {
         await describeSkill('bulk-00400', 'Handles bulk requests after a corruption.');
       } finally {
