@@ -38,9 +38,9 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import { mintAdminToken, mintNodeToken } from '@cp/auth';
 import { LexicalClassifier } from '@cp/capabilities';
 import { loadConfig } from '@cp/common';
-import { NodeSync } from '@cp/node-sdk';
+import type { NodeSync } from '@cp/node-sdk';
 import { PrismaClient } from '../../prisma/generated/client';
-import { startBuiltControlPlane } from '../support/bench-control-plane';
+import { startBenchNode, startBuiltControlPlane } from '../support/bench-control-plane';
 import { storeSnapshot } from '../support/given-db';
 import { startPrivateRedis } from '../support/redis-server';
 import { createTestDatabase } from '../support/test-database';
@@ -255,7 +255,7 @@ async function target(
     const nodeToken = mintNodeToken(config, agentId);
     const admin = mintAdminToken(config, 'bench', ['team-admin'], [set.snapshot.manifests[0].owner]);
     if (WITH_NODE) {
-      node = new NodeSync({
+      node = await startBenchNode({
         controlPlaneUrl: url,
         nodeToken,
         agentId,
@@ -263,12 +263,7 @@ async function target(
         cacheDir: join(dir, baseDir ? 'node-base' : 'node'),
         redisUrl,
         redisKeyPrefix: prefix,
-        pollIntervalMs: 120_000,
-        heartbeatIntervalMs: 120_000,
-        requestTimeoutMs: 60_000,
       });
-      await node.start();
-      await node.whenReady(120_000);
     }
 
     // With BENCH_SPANS, each timed request names a trace of its own, so its spans are told apart by path.

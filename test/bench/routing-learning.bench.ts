@@ -39,9 +39,9 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import { mintAdminToken, mintNodeToken } from '@cp/auth';
 import { CLARIFY, LexicalClassifier, type RegistrySnapshot } from '@cp/capabilities';
 import { loadConfig } from '@cp/common';
-import { HttpClarificationSink, NodeSync } from '@cp/node-sdk';
+import { HttpClarificationSink, type NodeSync } from '@cp/node-sdk';
 import { PrismaClient } from '../../prisma/generated/client';
-import { startBuiltControlPlane } from '../support/bench-control-plane';
+import { startBenchNode, startBuiltControlPlane } from '../support/bench-control-plane';
 import { storeSnapshot } from '../support/given-db';
 import { startPrivateRedis } from '../support/redis-server';
 import { createTestDatabase } from '../support/test-database';
@@ -106,7 +106,7 @@ async function main(): Promise<void> {
     );
     const nodeToken = mintNodeToken(config, agentId);
     const admin = mintAdminToken(config, 'bench', ['team-admin'], [set.snapshot.manifests[0].owner]);
-    node = new NodeSync({
+    node = await startBenchNode({
       controlPlaneUrl: url,
       nodeToken,
       agentId,
@@ -114,12 +114,7 @@ async function main(): Promise<void> {
       cacheDir: join(dir, 'node'),
       redisUrl: redisServer.url,
       redisKeyPrefix: prefix,
-      pollIntervalMs: 120_000,
-      heartbeatIntervalMs: 120_000,
-      requestTimeoutMs: 60_000,
     });
-    await node.start();
-    await node.whenReady(120_000);
     const served = async (revision: number): Promise<RegistrySnapshot> => {
       for (let i = 0; i < 6000 && node!.current()?.revision !== revision; i++) await sleep(5);
       const bundle = node!.current()!.bundle;

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { openSync } from 'node:fs';
 import { join } from 'node:path';
+import { NodeSync } from '@cp/node-sdk';
 import { freePort } from './free-port';
 import { until } from './until';
 
@@ -28,4 +29,23 @@ export async function startBuiltControlPlane(
   const url = `http://127.0.0.1:${port}`;
   await until('the control plane to answer /healthz', async () => (await fetch(`${url}/healthz`).catch(() => undefined))?.ok, 120_000);
   return { url, child };
+}
+
+/**
+ * One real NodeSync against a bench's control plane, started and ready: it fetches and applies
+ * every revision the control plane announces, and never polls or heartbeats during a run.
+ */
+export async function startBenchNode(options: {
+  controlPlaneUrl: string;
+  nodeToken: string;
+  agentId: string;
+  nodeId: string;
+  cacheDir: string;
+  redisUrl: string;
+  redisKeyPrefix: string;
+}): Promise<NodeSync> {
+  const node = new NodeSync({ ...options, pollIntervalMs: 120_000, heartbeatIntervalMs: 120_000, requestTimeoutMs: 60_000 });
+  await node.start();
+  await node.whenReady(120_000);
+  return node;
 }

@@ -4,10 +4,9 @@
  * with the message. Hostile modes answer garbage, slowly, hugely, in the wrong shape, or name a
  * capability outside the list.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { buildRouterIndex, routeAsync, terms, type RouterEntry } from '@cp/capabilities';
 import { given } from '../../../capabilities/src/testing/given';
+import { serveJsonLocally } from '../testing/local-json-server';
 import { CHAT_TOOL_NAME, ChatCompletionsClassifier, parseChoice, type ChatOutput } from './chat-classifier';
 
 type Mode = 'ok' | 'unsure' | 'none' | 'outside' | 'garbage' | 'wrong-schema' | 'slow' | 'huge' | 'error' | 'no-tool-call';
@@ -37,60 +36,47 @@ function pick(message: string, capabilities: { id: string; name: string; descrip
 
 async function fakeChat(): Promise<Fake> {
   const fake = { sent: [] as Sent[], mode: 'ok' } as Fake;
-  const server: Server = createServer((req, res) => {
-    let raw = '';
-    req.on('data', (c: Buffer) => (raw += c.toString()));
-    req.on('end', () => {
-      const send = (status: number, payload: string) => {
-        res.writeHead(status, { 'content-type': 'application/json' });
-        res.end(payload);
-      };
-      if (req.url !== '/v1/chat/completions' || req.headers.authorization !== 'Bearer k') return send(404, '{}');
-      const body = JSON.parse(raw) as { messages: { content: string }[]; tools?: unknown; response_format?: unknown };
-      const user = JSON.parse(body.messages[1].content) as {
-        capabilities: Sent['capabilities'] & { description: string }[];
-        message: string;
-      };
-      fake.sent.push({ body, capabilities: user.capabilities, message: user.message });
-      const chosen = pick(user.message, user.capabilities as never);
-      const choice = {
-        capability: fake.mode === 'none' ? 'none' : fake.mode === 'outside' ? 'secret-payroll' : chosen,
-        certain: fake.mode !== 'unsure',
-        alternatives: fake.mode === 'outside' ? ['book-hotel', 'delete-everything'] : [],
-      };
-      const args = JSON.stringify(fake.mode === 'wrong-schema' ? { route: chosen, sure: 'yes' } : choice);
-      const message = body.tools
-        ? {
-            role: 'assistant',
-            content: null,
-            tool_calls: [{ id: 't', type: 'function', function: { name: CHAT_TOOL_NAME, arguments: args } }],
-          }
-        : { role: 'assistant', content: args };
-      const payload = JSON.stringify({ id: 'x', object: 'chat.completion', choices: [{ index: 0, message }] });
-      switch (fake.mode) {
-        case 'error':
-          return send(503, '{"error":"overloaded"}');
-        case 'garbage':
-          return send(200, '<html>\u0000\u0007 not json at all');
-        case 'no-tool-call':
-          return send(200, JSON.stringify({ choices: [{ message: { role: 'assistant', content: 'I think book-hotel' } }] }));
-        case 'huge':
-          return send(200, JSON.stringify({ choices: [{ message: { content: 'x'.repeat(5_000_000) } }] }));
-        case 'slow':
-          setTimeout(() => send(200, payload), 5_000).unref();
-          return;
-        default:
-          return send(200, payload);
-      }
-    });
+  const server = await serveJsonLocally((req, raw, send) => {
+    if (req.url !== '/v1/chat/completions' || req.headers.authorization !== 'Bearer k') return send(404, '{}');
+    const body = JSON.parse(raw) as { messages: { content: string }[]; tools?: unknown; response_format?: unknown };
+    const user = JSON.parse(body.messages[1].content) as {
+      capabilities: Sent['capabilities'] & { description: string }[];
+      message: string;
+    };
+    fake.sent.push({ body, capabilities: user.capabilities, message: user.message });
+    const chosen = pick(user.message, user.capabilities as never);
+    const choice = {
+      capability: fake.mode === 'none' ? 'none' : fake.mode === 'outside' ? 'secret-payroll' : chosen,
+      certain: fake.mode !== 'unsure',
+      alternatives: fake.mode === 'outside' ? ['book-hotel', 'delete-everything'] : [],
+    };
+    const args = JSON.stringify(fake.mode === 'wrong-schema' ? { route: chosen, sure: 'yes' } : choice);
+    const message = body.tools
+      ? {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: 't', type: 'function', function: { name: CHAT_TOOL_NAME, arguments: args } }],
+        }
+      : { role: 'assistant', content: args };
+    const payload = JSON.stringify({ id: 'x', object: 'chat.completion', choices: [{ index: 0, message }] });
+    switch (fake.mode) {
+      case 'error':
+        return send(503, '{"error":"overloaded"}');
+      case 'garbage':
+        return send(200, '<html>\u0000\u0007 not json at all');
+      case 'no-tool-call':
+        return send(200, JSON.stringify({ choices: [{ message: { role: 'assistant', content: 'I think book-hotel' } }] }));
+      case 'huge':
+        return send(200, JSON.stringify({ choices: [{ message: { content: 'x'.repeat(5_000_000) } }] }));
+      case 'slow':
+        setTimeout(() => send(200, payload), 5_000).unref();
+        return;
+      default:
+        return send(200, payload);
+    }
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  fake.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
-  fake.close = () =>
-    new Promise<void>((r) => {
-      server.close(() => r());
-      server.closeAllConnections();
-    });
+  fake.url = server.url;
+  fake.close = server.close;
   return fake;
 }
 

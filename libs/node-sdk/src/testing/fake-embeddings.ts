@@ -3,9 +3,8 @@
  * deterministic vectors (hashed bag of stems): no model, same answer on every machine. `mode`
  * makes it misbehave the ways a broken or hostile endpoint does.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { terms } from '@cp/capabilities';
+import { serveJsonLocally } from './local-json-server';
 
 const DIM = 64;
 export function fakeVector(text: string): number[] {
@@ -35,34 +34,21 @@ export interface FakeEmbeddings {
 /** Answers `POST /v1/embeddings` for model `test-embed` with `authorization: Bearer k`; anything else 404. */
 export async function fakeEmbeddings(): Promise<FakeEmbeddings> {
   const fake = { inputs: [] as string[][], mode: 'ok' } as FakeEmbeddings;
-  const server: Server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (c: Buffer) => (body += c.toString()));
-    req.on('end', () => {
-      const { input, model } = JSON.parse(body) as { input: string[]; model: string };
-      fake.inputs.push(input);
-      const send = (status: number, payload: unknown) => {
-        res.writeHead(status, { 'content-type': 'application/json' });
-        res.end(typeof payload === 'string' ? payload : JSON.stringify(payload));
-      };
-      if (req.url !== '/v1/embeddings' || model !== 'test-embed' || req.headers.authorization !== 'Bearer k') return send(404, {});
-      if (fake.mode === 'error') return send(503, { error: 'overloaded' });
-      if (fake.mode === 'garbage') return send(200, '<html>not json');
-      const data = input.map((text, index) => ({ index, embedding: fake.mode === 'nan' ? [NaN] : fakeVector(text) }));
-      if (fake.mode === 'wrong-length') data[data.length - 1].embedding = [...data[data.length - 1].embedding, 1];
-      if (fake.mode === 'out-of-range') data[0].index = data.length;
-      if (fake.mode === 'huge') data[0].embedding = new Array<number>(20_000).fill(1);
-      const payload = { object: 'list', data: fake.mode === 'short' ? data.slice(1) : data };
-      if (fake.mode === 'slow') setTimeout(() => send(200, payload), 5_000).unref();
-      else send(200, payload);
-    });
+  const server = await serveJsonLocally((req, body, send) => {
+    const { input, model } = JSON.parse(body) as { input: string[]; model: string };
+    fake.inputs.push(input);
+    if (req.url !== '/v1/embeddings' || model !== 'test-embed' || req.headers.authorization !== 'Bearer k') return send(404, {});
+    if (fake.mode === 'error') return send(503, { error: 'overloaded' });
+    if (fake.mode === 'garbage') return send(200, '<html>not json');
+    const data = input.map((text, index) => ({ index, embedding: fake.mode === 'nan' ? [NaN] : fakeVector(text) }));
+    if (fake.mode === 'wrong-length') data[data.length - 1].embedding = [...data[data.length - 1].embedding, 1];
+    if (fake.mode === 'out-of-range') data[0].index = data.length;
+    if (fake.mode === 'huge') data[0].embedding = new Array<number>(20_000).fill(1);
+    const payload = { object: 'list', data: fake.mode === 'short' ? data.slice(1) : data };
+    if (fake.mode === 'slow') setTimeout(() => send(200, payload), 5_000).unref();
+    else send(200, payload);
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  fake.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
-  fake.close = () =>
-    new Promise<void>((r) => {
-      server.close(() => r());
-      server.closeAllConnections();
-    });
+  fake.url = server.url;
+  fake.close = server.close;
   return fake;
 }
