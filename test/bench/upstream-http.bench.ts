@@ -4,6 +4,8 @@
  * timers), in one process, in alternating rounds: the CPU each spends per request and its latency
  * (p50, p99), one request at a time on a kept connection, to the same server in a child process
  * that answers every request with the same JSON-RPC answer (an express-like head, Content-Length).
+ * The floor, in the same rounds: one kept socket, the same request bytes written as one prepared
+ * string, the answer read to its known length (no parsing, no pool, no timers, no checks).
  * Run: `npx tsx test/bench/upstream-http.bench.ts` (BENCH_ROUNDS 5, BENCH_REQUESTS 5000).
  */
 import http from 'node:http';
@@ -116,7 +118,31 @@ async function main(): Promise<void> {
       }),
     );
 
+  // The floor: what one request on a kept connection costs with nothing around it.
+  const request =
+    `POST /a2a/jsonrpc HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\naccept: application/json\r\na2a-version: 1.0\r\n` +
+    `content-type: application/json\r\nauthorization: Bearer e30.e30.bench\r\ncontent-length: ${Buffer.byteLength(payload)}\r\n\r\n${payload}`;
+  const floorSocket = net.connect(port, '127.0.0.1');
+  await new Promise((r) => floorSocket.once('connect', r));
+  floorSocket.setEncoding('latin1');
+  let floorWaiting: ((body: string) => void) | undefined;
+  let floorBuffer = '';
+  floorSocket.on('data', (c: string) => {
+    floorBuffer += c;
+    const end = floorBuffer.indexOf('\r\n\r\n');
+    if (end < 0 || floorBuffer.length < end + 4 + BODY.length) return;
+    const body = floorBuffer.slice(end + 4, end + 4 + BODY.length);
+    floorBuffer = floorBuffer.slice(end + 4 + BODY.length);
+    floorWaiting?.(body);
+  });
+  const viaFloor = () =>
+    new Promise<string>((resolve) => {
+      floorWaiting = resolve;
+      floorSocket.write(request);
+    });
+
   const clients: [string, () => Promise<string>][] = [
+    ['floor (one socket, no parsing)', viaFloor],
     ['node:http (before)', viaNodeHttp],
     ['upstream-http (ADR 0385)', viaUpstreamHttp],
   ];
@@ -145,16 +171,21 @@ async function main(): Promise<void> {
   console.log(`load average before / after: ${loadBefore} / ${readFileSync('/proc/loadavg', 'utf8').trim()}`);
   for (const [name, rs] of results) {
     console.log(
-      `${name.padEnd(26)} client CPU ${med(rs.map((r) => r.cpuUs)).toFixed(1)} µs/request (rounds ${rs.map((r) => r.cpuUs.toFixed(0)).join(', ')}); ` +
+      `${name.padEnd(31)} client CPU ${med(rs.map((r) => r.cpuUs)).toFixed(1)} µs/request (rounds ${rs.map((r) => r.cpuUs.toFixed(0)).join(', ')}); ` +
         `latency p50 ${med(rs.map((r) => r.p50)).toFixed(3)} ms, p99 ${med(rs.map((r) => r.p99)).toFixed(3)} ms`,
     );
   }
-  const [before, after] = clients.map(([name]) => results.get(name)!);
-  const ratios = after.map((r, i) => r.cpuUs / before[i].cpuUs);
-  console.log(
-    `upstream-http / node:http CPU per request, per round: ${ratios.map((r) => r.toFixed(2)).join(', ')} (median ${med(ratios).toFixed(2)})`,
-  );
+  const [floor, before, after] = clients.map(([name]) => results.get(name)!);
+  const perRound = (of: typeof floor, to: typeof floor) => of.map((r, i) => r.cpuUs / to[i].cpuUs);
+  for (const [label, ratios] of [
+    ['upstream-http / node:http', perRound(after, before)],
+    ['upstream-http / floor', perRound(after, floor)],
+    ['node:http / floor', perRound(before, floor)],
+  ] as const) {
+    console.log(`${label} CPU per request, per round: ${ratios.map((r) => r.toFixed(2)).join(', ')} (median ${med(ratios).toFixed(2)})`);
+  }
   agent.destroy();
+  floorSocket.destroy();
   closeUpstreamConnections();
   server.kill();
 }
