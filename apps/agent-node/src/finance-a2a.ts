@@ -154,6 +154,7 @@ export function registerFinanceA2A(app: FastifyInstance, c: AppConfig, deps: Fin
       streamMaxLifetimeMs: c.A2A_STREAM_MAX_LIFETIME_MS,
       streamBufferMaxBytes: c.A2A_STREAM_BUFFER_MAX_BYTES,
       streamRemoteAfterMs: c.A2A_STREAM_REMOTE_AFTER_MS,
+      streamFirstEvent: c.A2A_STREAM_FIRST_EVENT,
     },
     jsonRpcPath: JSON_RPC_PATH,
     restBase: REST_BASE,

@@ -87,6 +87,23 @@ describe('loadConfig', () => {
     refusesHostileWholeNumbers('A2A_STREAM_REMOTE_AFTER_MS', '10001', 'must be a whole number from 0 to 10000');
   });
 
+  it('takes A2A_STREAM_FIRST_EVENT as early (the default) or stored (ADR 0396) and refuses anything else, naming the variable', () => {
+    expect(loadConfig({}).A2A_STREAM_FIRST_EVENT).toBe('early');
+    expect(loadConfig({ A2A_STREAM_FIRST_EVENT: 'stored' }).A2A_STREAM_FIRST_EVENT).toBe('stored');
+    for (const bad of ['Early', 'STORED', ' early', 'early ', 'true', '1', 'early,stored', 'x'.repeat(10_000), '\u0000early', 'stored\n']) {
+      let message = '';
+      try {
+        loadConfig({ A2A_STREAM_FIRST_EVENT: bad });
+      } catch (error) {
+        message = (error as Error).message;
+      }
+      expect(message).toMatch(/A2A_STREAM_FIRST_EVENT/);
+      // The refusal names the variable and the values it takes, never echoes a huge value back.
+      expect(message).toMatch(/early.*stored|stored.*early/);
+      expect(message.length).toBeLessThan(400);
+    }
+  });
+
   it('bounds the stream guards (ADR 0205): the anonymous pool at most half the node, an owner at most the node, naming the variable', () => {
     const c = loadConfig({});
     expect([c.A2A_MAX_STREAMS, c.A2A_MAX_ANONYMOUS_STREAMS, c.A2A_MAX_STREAMS_PER_OWNER, c.A2A_MAX_STREAMS_PER_TASK]).toEqual([

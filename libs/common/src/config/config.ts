@@ -281,6 +281,12 @@ const configFields = z.object({
    * its first event waiting for the subscription (ADR 0380).
    */
   A2A_STREAM_REMOTE_AFTER_MS: wholeNumber(0, 10_000).default(100),
+  /**
+   * When a new task's stream shows its first event: `early` = once every check has passed, while
+   * its first save is in flight (a refused save then ends the stream with an error event; nothing
+   * ran); `stored` = after that save (ADR 0396).
+   */
+  A2A_STREAM_FIRST_EVENT: z.enum(['early', 'stored']).default('early'),
   /** Log lines: `pretty` (coloured, for people), `json`, or `auto` = pretty when stdout is a terminal outside production. */
   LOG_FORMAT: z.enum(['auto', 'pretty', 'json']).default('auto'),
   /**

@@ -25,6 +25,7 @@ import {
   admit,
   continueOrStart,
   entitledPolicy,
+  firstRecord,
   handlerFor,
   noteClarification,
   routeError,
@@ -183,7 +184,10 @@ export class A2AService {
     };
     let prepared: Prepared;
     try {
-      prepared = { ...(await this.prepare(rawParams, rc, active, false, open)), streamed: true };
+      // Without a push config (which is stored for a stored task), a new task's first event may
+      // leave while its first save is in flight (A2A_STREAM_FIRST_EVENT=early, ADR 0396).
+      const early = push === undefined && this.limits.streamFirstEvent === 'early';
+      prepared = { ...(await this.prepare(rawParams, rc, active, false, open, early)), streamed: true };
       await this.attachPush(push, prepared, rc);
     } catch (error) {
       void opening?.then(
@@ -193,18 +197,26 @@ export class A2AService {
       throw error;
     }
     const r = prepared.record;
-    // The handler starts now, not once the subscription is confirmed; what it says before the
-    // stream's first event waits in the stream (ADR 0355). The task is stored: it runs even if the
-    // stream is refused or the client goes away.
-    if (prepared.execution) {
-      void this.execution
-        .execute(prepared)
+    // The handler starts now (or once the first save is stored), not once the subscription is
+    // confirmed; what it says before the stream's first event waits in the stream (ADR 0355). The
+    // task is stored: it runs even if the stream is refused or the client goes away.
+    const execute = (p: Prepared) =>
+      this.execution
+        .execute(p)
         .catch((error: unknown) => this.deps.log.error({ taskId: r.task.id, err: (error as Error).message }, 'streamed message failed'));
-    }
+    if (prepared.execution && !prepared.stored) void execute(prepared);
     const stream = await opening!;
     stream.capabilityId = r.capabilityId;
     stream.first({ task: trimHistory(r.task, prepared.params.configuration?.historyLength) }, r.seq, endsStream(r.task.status.state));
     if (late) stream.remoteAfter(this.limits.streamRemoteAfterMs, () => this.deps.tasks.get(r.task.id, prepared.owner));
+    // A first save refused after the first event ends the stream with that refusal; nothing ran.
+    prepared.stored?.then(
+      () => void execute(prepared),
+      (error: unknown) => {
+        this.deps.log.warn({ taskId: r.task.id, err: (error as Error).message }, 'streamed task not stored');
+        stream.fail(error);
+      },
+    );
     return stream;
   }
 
@@ -326,6 +338,7 @@ export class A2AService {
     active: readonly string[],
     coalesce = false,
     beforeSave?: (taskId: string, owner: string, known: boolean) => void,
+    early = false,
   ): Promise<Prepared> {
     const params = sendMessageParams(rawParams, this.limits);
     const bundle = this.current();
@@ -367,17 +380,32 @@ export class A2AService {
     }
     const { limits, admission } = admitted;
     let saved: TaskRecord;
+    let stored: Promise<void> | undefined;
     try {
       // A new SendMessage task is stored working at once: nobody streams it yet (ADR 82).
       const first = routedTask(task, inbound, metadata, coalesce && record === undefined, this.limits.historyPartMaxBytes);
       beforeSave?.(task.id, owner, record !== undefined);
-      saved = await saveTask(this.deps.tasks, this.deps.events, { ...base, task: first, capabilityId }, record);
+      const toSave = { ...base, task: first, capabilityId };
+      const now = firstRecord(toSave);
+      if (early && record === undefined && this.deps.tasks.surelyAccepts?.(now)) {
+        // Every check has passed and the store will surely take it: the stream may show the task
+        // while its first save is in flight; the handler waits for that save (ADR 0396).
+        saved = now;
+        stored = saveTask(this.deps.tasks, this.deps.events, toSave, undefined).then(
+          () => undefined,
+          (error: unknown) => {
+            admission.release();
+            throw error;
+          },
+        );
+        stored.catch(() => undefined);
+      } else saved = await saveTask(this.deps.tasks, this.deps.events, toSave, record);
     } catch (error) {
       admission.release();
       throw error;
     }
     const execution = { capabilityId, registration, policy, decision, metadata, limits, admission };
-    return { params, rc, active, owner, record: saved, inbound, execution };
+    return { params, rc, active, owner, record: saved, inbound, execution, ...(stored ? { stored } : {}) };
   }
 }
 

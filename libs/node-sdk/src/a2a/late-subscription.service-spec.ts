@@ -118,9 +118,13 @@ describe('a new task’s stream subscribes to other replicas late, or never (ADR
     const started = Date.now();
     const events = await drain(await stream(one.svc), async (taskId) => {
       id = taskId;
-      // The handler's working state is stored (the next turn), then another replica cancels, before
-      // this stream's subscription: nothing is published to it.
-      await new Promise((r) => setTimeout(r, 50));
+      // The handler's working state is stored (it starts once the first save is, ADR 0396), then
+      // another replica cancels, before this stream's subscription: nothing is published to it.
+      for (let i = 0; i < 200; i++) {
+        const stored = await two.svc.getTask({ id: taskId }, { caller: null }).catch(() => undefined);
+        if (stored?.status.state === 'TASK_STATE_WORKING') break;
+        await new Promise((r) => setTimeout(r, 10));
+      }
       await two.svc.cancelTask({ id: taskId }, { caller: null });
     });
     expect(kinds(events)).toEqual(['task', 'TASK_STATE_WORKING', 'TASK_STATE_CANCELED']);

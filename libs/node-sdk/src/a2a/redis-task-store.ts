@@ -16,7 +16,7 @@
  * With Redis away every call refuses at once with a retriable 503 (store-unavailable.ts, ADR 0240).
  */
 import { createHash } from 'node:crypto';
-import type { RedisClient } from '@cp/common/core';
+import { redisAway, type RedisClient } from '@cp/common/core';
 import {
   ANONYMOUS_OWNER,
   before,
@@ -34,6 +34,7 @@ import {
   type SaveOptions,
   parseRecord,
   serializeRecord,
+  surelyFits,
 } from './task-store';
 import { onTaskStore } from './store-unavailable';
 import { TERMINAL_STATES } from './wire-types';
@@ -71,9 +72,10 @@ const LUA_TERMINAL = [...TERMINAL_STATES].map((t) => `state == '${t}'`).join(' o
 
 // KEYS task, index, sizes, bytes, created. ARGV 1 id, 2 json, 3 status time, 4 retention, 5 task limit,
 // 6 owner limit, 7 the owner's key base, 8 '1' = evict (the anonymous pool), 9 now, 10 '1' = refuse
-// when the stored task is terminal, 11 channel, 12… messages published in order. Returns {0, bytes}
-// saved, {1, bytes} task too large, {2, bytes} owner over its limit, {3, stored json} the stored
-// task is terminal (nothing written; ADR 0285).
+// when the stored task is terminal, 11 channel, 12… messages published in order. Returns {0, bytes,
+// the owner's bytes} saved, {1, bytes} task too large, {2, bytes} owner over its limit, {3, stored
+// json} the stored task is terminal (nothing written; ADR 0285). A node reads only the first two
+// members of {0, …}, so an older one reads this script's answer as before.
 const SAVE = `
 ${EVICT_OLDEST_LUA}
 if ARGV[10] == '1' then
@@ -135,7 +137,7 @@ if ARGV[8] == '1' then
   redis.call('PEXPIRE', KEYS[5], ARGV[4])
 end
 for i = 12, #ARGV do redis.call('PUBLISH', ARGV[11], ARGV[i]) end
-return {0, size}
+return {0, size, total}
 `;
 
 // Forgets index entries whose task expired: KEYS index, sizes, bytes, created; ARGV ids.
@@ -178,7 +180,7 @@ export class RedisTaskStore implements TaskStore {
   private readonly maxTaskBytes: string;
   private readonly maxOwnerBytes: string;
   /** Owner → its keys: the hash is computed once per owner, not on every call (bounded). */
-  private readonly keysByOwner = new Map<string, OwnerKeys>();
+  private readonly keysByOwner = new Map<string, OwnerKeys & { stored?: number }>();
 
   constructor(
     private readonly redis: RedisClient,
@@ -221,10 +223,13 @@ export class RedisTaskStore implements TaskStore {
       list[0]?.channel ?? '',
     ];
     for (const p of list) args.push(p.message);
-    const [code, value] = (await onTaskStore(this.redis, () => runScript(this.redis, SAVE, SAVE_SHA, 5, args))) as [
+    const [code, value, total] = (await onTaskStore(this.redis, () => runScript(this.redis, SAVE, SAVE_SHA, 5, args))) as [
       number,
       number | string,
+      number?,
     ];
+    // What the owner holds, as this node last saw it (surelyAccepts); a refusal forgets it.
+    o.stored = code === 0 ? total : undefined;
     if (code === 1) throw taskTooLarge(value as number, this.limits.maxTaskBytes);
     if (code === 2) throw ownerQuotaExceeded(this.limits.maxOwnerBytes);
     if (code === 3) return parseRecord(value as string);
@@ -261,13 +266,17 @@ export class RedisTaskStore implements TaskStore {
     return pageOf(sorted, query);
   }
 
+  surelyAccepts(record: TaskRecord): boolean {
+    return !redisAway(this.redis) && surelyFits(this.limits, record, this.ownerKeys(record.owner).stored);
+  }
+
   /** The owner's stored bytes as the limit sees them (tests and metrics). */
   async bytesOf(owner: string): Promise<number> {
     return Number((await this.redis.get(this.ownerKeys(owner).bytes)) ?? 0);
   }
 
-  private ownerKeys(owner: string): OwnerKeys {
-    let keys = this.keysByOwner.get(owner);
+  private ownerKeys(owner: string): OwnerKeys & { stored?: number } {
+    let keys: (OwnerKeys & { stored?: number }) | undefined = this.keysByOwner.get(owner);
     if (keys) return keys;
     keys = ownerKeys(this.prefix, owner);
     // Owners are callers: forget them all past the bound rather than keep an LRU's bookkeeping.

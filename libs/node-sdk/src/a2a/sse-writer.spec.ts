@@ -7,7 +7,7 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import { connect } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { A2AError } from './a2a-errors';
+import { A2AError, A2AErrorName } from './a2a-errors';
 import { writeSse, type SseGuards } from './sse-writer';
 import { InMemoryTaskEvents, type TaskEvent } from './task-events';
 import { TaskStream } from './task-stream';
@@ -33,7 +33,10 @@ interface Served {
   server: Server;
 }
 
-async function serve(guards: Partial<SseGuards>, beforeWrite: () => Promise<unknown> = () => Promise.resolve()): Promise<Served> {
+async function serve(
+  guards: Partial<SseGuards>,
+  beforeWrite: (stream: TaskStream) => Promise<unknown> = () => Promise.resolve(),
+): Promise<Served> {
   const events = new InMemoryTaskEvents();
   let released = 0;
   let done!: (held: number) => void;
@@ -49,7 +52,7 @@ async function serve(guards: Partial<SseGuards>, beforeWrite: () => Promise<unkn
     void (async () => {
       const stream = await TaskStream.open(events, 't', () => released++);
       stream.first(task, 0, false);
-      await beforeWrite();
+      await beforeWrite(stream);
       await writeSse(res, stream, { 'content-type': 'text/event-stream' }, frames, all, quiet);
       done(res.writableLength);
     })();
@@ -151,5 +154,38 @@ describe('writeSse stream guards', () => {
     const text = Buffer.concat(received).toString('utf8');
     expect(text.slice(text.lastIndexOf('event: error'))).toContain('"reason":"STREAM_READER_TOO_SLOW"');
     expect(text.slice(text.lastIndexOf('event: error'))).not.toContain('statusUpdate');
+  });
+
+  it('ends a stream its task failed (a first save refused after the first event, ADR 0396) with that error as the last frame', async () => {
+    served = await serve({}, async (stream) => {
+      setTimeout(
+        () =>
+          stream.fail(new A2AError(A2AErrorName.PayloadTooLarge, 'your tasks would exceed 10 stored bytes', {}, 'OWNER_QUOTA_EXCEEDED')),
+        20,
+      );
+    });
+    const text = await (await fetch(served.url)).text();
+    expect(text.startsWith('data: {"task"')).toBe(true);
+    const last = lastFrame(text);
+    expect(last.split('\n')[0]).toBe('event: error');
+    const body = JSON.parse(last.split('\n')[1].slice('data: '.length)) as ReturnType<A2AError['toRest']>;
+    expect(body.error.message).toBe('your tasks would exceed 10 stored bytes');
+    expect(body.error.details[0]).toMatchObject({ reason: 'OWNER_QUOTA_EXCEEDED' });
+    await served.ended;
+    expect(served.released()).toBe(1);
+    expect(served.events.listenerCount).toBe(0);
+  });
+
+  it('names anything but an A2AError an internal failure, never showing its text', async () => {
+    served = await serve({}, async (stream) => {
+      setTimeout(() => stream.fail(new Error('ERR Error running script f_0123 @user_script:42: secret-key-name')), 20);
+    });
+    const text = await (await fetch(served.url)).text();
+    const last = lastFrame(text);
+    expect(last.split('\n')[0]).toBe('event: error');
+    expect(last).toContain('"reason":"TASK_NOT_STORED"');
+    expect(last).not.toMatch(/script|secret|user_script/);
+    await served.ended;
+    expect(served.released()).toBe(1);
   });
 });

@@ -76,8 +76,12 @@ export async function writeSse(
       raw.write(frame);
     }
   } catch (error) {
-    log.error({ err: (error as Error).message }, 'stream failed');
-    stop(new A2AError(A2AErrorName.Internal, 'the stream failed on the server', {}, 'STREAM_FAILED'));
+    // An A2AError is the stream's own ending (TaskStream.fail: a refused first save, ADR 0396).
+    if (error instanceof A2AError) stop(error);
+    else {
+      log.error({ err: (error as Error).message }, 'stream failed');
+      stop(new A2AError(A2AErrorName.Internal, 'the stream failed on the server', {}, 'STREAM_FAILED'));
+    }
   } finally {
     clearTimeout(idle);
     clearTimeout(lifetime);

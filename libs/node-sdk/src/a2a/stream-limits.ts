@@ -28,6 +28,12 @@ export interface StreamLimitSettings {
    * the first event waiting for the subscription (ADR 0380).
    */
   streamRemoteAfterMs: number;
+  /**
+   * When a new task's stream shows its first event: `early`, once every check has passed and the
+   * store surely accepts the task, while its first save is in flight (a refused save then ends the
+   * stream with that refusal, and the handler never runs); `stored`, after that save (ADR 0396).
+   */
+  streamFirstEvent: 'early' | 'stored';
 }
 
 export const DEFAULT_STREAM_LIMITS: StreamLimitSettings = {
@@ -39,6 +45,7 @@ export const DEFAULT_STREAM_LIMITS: StreamLimitSettings = {
   streamMaxLifetimeMs: 3_600_000,
   streamBufferMaxBytes: 1_048_576,
   streamRemoteAfterMs: 100,
+  streamFirstEvent: 'early',
 };
 
 /** Gives back a slot; calling it again does nothing. */

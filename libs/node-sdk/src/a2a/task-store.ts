@@ -112,6 +112,14 @@ export interface TaskStore {
   save(record: TaskRecord, publish?: PublishOnSave | readonly PublishOnSave[], options?: SaveOptions): Promise<TaskRecord | undefined>;
   /** true when save() honours its `publish` argument (the Redis store). */
   readonly publishesOnSave?: boolean;
+  /**
+   * True when the store can tell, without asking anyone, that it will accept this NEW record: it
+   * is connected, the record is within the task limit, and its owner is the anonymous pool (which
+   * makes room instead of refusing, ADR 0201) or stood, at this node's last save for it, below
+   * half its byte limit. Only then may a stream show a new task before its first save returns
+   * (ADR 0396); false is no refusal, the save simply comes first.
+   */
+  surelyAccepts?(record: TaskRecord): boolean;
   /** Newest first (status time, then id), filtered, one page after the cursor. */
   list(owner: string, query: TaskQuery): Promise<TaskPage>;
 }
@@ -133,6 +141,17 @@ export const ownerQuotaExceeded = (limit: number) =>
   );
 
 export const recordBytes = (json: string) => Buffer.byteLength(json, 'utf8');
+
+/**
+ * Both stores' answer to surelyAccepts(): `ownerBytes` is what the owner held at the store's last
+ * look (undefined: never seen); half the limit leaves room for what other replicas saved since.
+ */
+export function surelyFits(limits: TaskStoreLimits, record: TaskRecord, ownerBytes: number | undefined): boolean {
+  const bytes = recordBytes(serializeRecord(record));
+  if (bytes > limits.maxTaskBytes || bytes > limits.maxOwnerBytes) return false;
+  if (record.owner === ANONYMOUS_OWNER) return true;
+  return ownerBytes !== undefined && ownerBytes + bytes <= limits.maxOwnerBytes / 2;
+}
 
 /** Sort order shared by both stores: newest first, then by id (descending). */
 export function before(a: TaskCursor, b: TaskCursor): boolean {
@@ -185,6 +204,10 @@ export class InMemoryTaskStore implements TaskStore {
     this.tasks.set(record.task.id, { record: json, bytes, owner: record.owner, at: this.clock(), created: old?.created ?? this.clock() });
     this.ownerBytes.set(record.owner, used);
     return undefined;
+  }
+
+  surelyAccepts(record: TaskRecord): boolean {
+    return surelyFits(this.limits, record, this.ownerBytes.get(record.owner));
   }
 
   async get(id: string, owner: string): Promise<TaskRecord | undefined> {

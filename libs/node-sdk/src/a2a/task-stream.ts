@@ -3,6 +3,7 @@
  * the task's event listener. It ends after a final event, or when closed (client gone); closing
  * always removes the listener, so a disconnected client leaves nothing behind.
  */
+import { A2AError, A2AErrorName } from './a2a-errors';
 import type { Listening, StreamEvent, TaskEvent, TaskEvents } from './task-events';
 import { endsStream, statusUpdate } from './task-run';
 import type { TaskRecord } from './task-store';
@@ -104,6 +105,21 @@ export class TaskStream implements AsyncIterable<StreamEvent> {
     void this.release();
   }
 
+  private failure?: A2AError;
+
+  /**
+   * Ends the stream with an error after the events it holds (the task's first save refused after
+   * its first event, ADR 0396): the reader's iteration throws it, and the SSE writer sends it as
+   * the final `event: error`. Anything but an A2AError is named an internal failure, never shown.
+   */
+  fail(error: unknown): void {
+    if (this.done) return;
+    this.failure =
+      error instanceof A2AError ? error : new A2AError(A2AErrorName.Internal, 'the task could not be stored', {}, 'TASK_NOT_STORED');
+    this.finish();
+    this.wake?.();
+  }
+
   /** Client gone or server closing: stop and remove the listener. */
   close(): void {
     this.queue.length = 0;
@@ -131,7 +147,10 @@ export class TaskStream implements AsyncIterable<StreamEvent> {
         yield next;
         continue;
       }
-      if (this.done) return;
+      if (this.done) {
+        if (this.failure) throw this.failure;
+        return;
+      }
       await new Promise<void>((resolve) => (this.wake = resolve));
       this.wake = undefined;
     }

@@ -43,6 +43,12 @@ export interface Prepared {
   owner: string;
   /** The task as stored before the handler runs (the inbound message already in its history). */
   record: TaskRecord;
+  /**
+   * Set when `record` is a new task whose first save was still in flight when prepare() returned
+   * (a stream's early first event, ADR 0396): settles with that save. The handler runs only once
+   * it is stored; a refusal rejects here, with the execution's admission already given back.
+   */
+  stored?: Promise<void>;
   inbound: WireMessage;
   /** The caller streams this message's updates (SendStreamingMessage), rather than waiting for one answer. */
   streamed?: boolean;
@@ -256,6 +262,11 @@ export function routedTask(
     history: [...(task.history ?? []), forHistory(inbound, historyPartMaxBytes)],
     metadata,
   };
+}
+
+/** A new task's record as saveTask() stores it (seq 1): what a stream shows before that save returns (ADR 0396). */
+export function firstRecord(record: Omit<TaskRecord, 'updatedAt'>): TaskRecord {
+  return { ...record, seq: 1, updatedAt: Date.parse(record.task.status.timestamp) };
 }
 
 /** Saves a new task (seq 1) or the next state of a known one, publishing the change. */
