@@ -21,6 +21,12 @@ const partnerToken = mintA2AToken(testConfig, partner.principal, partner.tenant,
 const partnerOwner = JSON.stringify([partner.tenant, partner.principal]);
 const ANSWER: HandlerResult = { state: 'completed', artifacts: [{ name: 'invoice', parts: [{ text: 'paid' }] }] };
 const bundle = financeBundle();
+
+/** A frame's JSON-RPC body: a result (the task, or an update) or the error that ended the stream. */
+interface SseData {
+  result: { task: { id: string; status: { state: string } }; statusUpdate?: { status: { state: string } } };
+  error: { message: string };
+}
 const LIMITS: TaskStoreLimits = { maxTaskBytes: 64_000, maxOwnerBytes: 64_000, retentionMs: 60_000 };
 
 describe('a new task’s stream shows its first event while the task is being stored (ADR 0396)', () => {
@@ -54,14 +60,14 @@ describe('a new task’s stream shows its first event while the task is being st
    */
   async function node(streamFirstEvent: 'early' | 'stored' = 'early') {
     const taskRedis = connect();
-    const evalsha = taskRedis.evalsha.bind(taskRedis) as (...args: unknown[]) => Promise<unknown>;
+    const evalsha = taskRedis.evalsha.bind(taskRedis) as unknown as (...args: unknown[]) => Promise<unknown>;
     const gate = { hold: false, waiting: [] as (() => void)[], saves: 0 };
-    taskRedis.evalsha = (async (...args: unknown[]) => {
+    taskRedis.evalsha = async (...args: unknown[]) => {
       gate.saves++;
       const reply = await evalsha(...args);
       if (gate.hold) await new Promise<void>((resolve) => gate.waiting.push(resolve));
       return reply;
-    }) as typeof taskRedis.evalsha;
+    };
     const handlers = new HandlerRegistry();
     for (const m of finance.manifests)
       handlers.register(m.handler, async () => {
@@ -113,7 +119,7 @@ describe('a new task’s stream shows its first event while the task is being st
     const reader = res.body!.getReader();
     const decoder = new TextDecoder();
     let buffer = '';
-    return async (): Promise<{ event: string; data: any } | undefined> => {
+    return async (): Promise<{ event: string; data: SseData } | undefined> => {
       for (;;) {
         const end = buffer.indexOf('\n\n');
         if (end >= 0) {
@@ -121,7 +127,7 @@ describe('a new task’s stream shows its first event while the task is being st
           buffer = buffer.slice(end + 2);
           if (raw.startsWith(':')) continue;
           const event = /^event: (.*)$/m.exec(raw)?.[1] ?? 'message';
-          const data = JSON.parse(/^data: (.*)$/m.exec(raw)![1]);
+          const data = JSON.parse(/^data: (.*)$/m.exec(raw)![1]) as SseData;
           return { event, data };
         }
         const { done, value } = await reader.read();
@@ -149,7 +155,7 @@ describe('a new task’s stream shows its first event while the task is being st
     const next = frames(res);
     const first = await next();
     expect(first?.data.result.task.status.state).toBe('TASK_STATE_SUBMITTED');
-    const id = first!.data.result.task.id as string;
+    const id = first!.data.result.task.id;
     // The save's reply is held: the handler has not run, and nothing else reached the stream.
     await new Promise((r) => setTimeout(r, 100));
     expect(n.gate.saves).toBe(1);
@@ -197,7 +203,7 @@ describe('a new task’s stream shows its first event while the task is being st
     expect(res.status).toBe(200);
     const next = frames(res);
     const first = await next();
-    const id = first!.data.result.task.id as string;
+    const id = first!.data.result.task.id;
     expect(first!.event).toBe('message');
     const last = await next();
     expect(last?.event).toBe('error');
