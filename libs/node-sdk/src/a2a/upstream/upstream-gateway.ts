@@ -332,18 +332,17 @@ export class UpstreamGateway {
   private handler(policy: PolicyEntry, callerToken: string | undefined, record: TaskRecordAccess): Handler {
     return async (ctx) => {
       const nodeTaskId = ctx.task.id;
-      // Without an exchange to wait for (anonymous, or a cached token), no promise is made for it.
-      let call = this.callNow(policy, callerToken, ctx.signal);
-      if (!call)
-        try {
-          call = await this.call(policy, callerToken, ctx.signal);
-        } catch (error) {
-          this.deps.log.warn(
-            { taskId: nodeTaskId, capability: policy.capabilityId, err: (error as Error).message },
-            'upstream token exchange failed',
-          );
-          return { state: 'failed', text: 'the capability could not obtain a credential for its upstream agent' };
-        }
+      let call: UpstreamCall;
+      try {
+        // Without an exchange to wait for (anonymous, or a cached token), nothing is awaited.
+        call = this.callNow(policy, callerToken, ctx.signal) ?? (await this.call(policy, callerToken, ctx.signal));
+      } catch (error) {
+        this.deps.log.warn(
+          { taskId: nodeTaskId, capability: policy.capabilityId, err: (error as Error).message },
+          'upstream token exchange failed',
+        );
+        return { state: 'failed', text: 'the capability could not obtain a credential for its upstream agent' };
+      }
       // The node's ids stay the node's: the upstream sees its own task and context, or none yet.
       const message: WireMessage = { messageId: ctx.message.messageId, role: ctx.message.role, parts: ctx.message.parts };
       let link = record.upstream;
