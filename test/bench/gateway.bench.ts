@@ -22,7 +22,11 @@
  * that phase's p50/p99, node − sdk.
  *
  * BENCH_SECONDS (4), BENCH_ROUNDS (3), BENCH_LATENCY_SECONDS (2: the one-client phase),
- * BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof", BENCH_METHODS (both: "SendMessage,SendStreamingMessage").
+ * BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof", BENCH_METHODS (both: "SendMessage,SendStreamingMessage"),
+ * BENCH_INPROCESS=1: a third node, the same wiring with no upstream, whose handlers answer what the
+ * SDK server answers in the node's process: what forwarding adds to the node's CPU per call, in the
+ * same rounds. BENCH_REDIS_URL (the machine's Redis: another one, e.g. to count its commands per call with
+ * `INFO commandstats`).
  *
  * BENCH_BASE_DIR: a checkout of another build (e.g. `git archive <commit> | tar -x -C /tmp/base`,
  * with this tree's node_modules linked into it). Its node is started beside this one, in front of
@@ -49,7 +53,8 @@ const ANSWER = { invoiceNumber: 'INV-20931', status: 'paid', amount: { value: 12
 
 const mode = process.argv[2];
 if (mode === '--sdk') void sdkServer(Number(process.argv[3]));
-else if (mode === '--node') void nodeServer(Number(process.argv[3]), process.argv[4], process.argv[5], process.argv[6]);
+else if (mode === '--node')
+  void nodeServer(Number(process.argv[3]), process.argv[4], process.argv[5], process.argv[6], process.argv[7] === 'inproc');
 else void main();
 
 async function sdkServer(port: number): Promise<void> {
@@ -58,7 +63,8 @@ async function sdkServer(port: number): Promise<void> {
   serveSdkInvoiceLookup(port, { name: 'Invoice service (SDK upstream)', answer: ANSWER, firstState: 'TASK_STATE_WORKING' });
 }
 
-async function nodeServer(port: number, prefix: string, upstreamUrl: string, exchangeUrl: string): Promise<void> {
+/** `inProcess`: the same node with no upstream, its handlers answering the SDK server's answer in its process (BENCH_INPROCESS). */
+async function nodeServer(port: number, prefix: string, upstreamUrl: string, exchangeUrl: string, inProcess = false): Promise<void> {
   const { buildNodeBundle, financeAgentExample } = await import('@cp/capabilities');
   const { HandlerRegistry } = await import('@cp/node-sdk');
   const { serveBenchA2ANode } = require('../support/bench-a2a-node') as typeof BenchA2ANode;
@@ -66,18 +72,31 @@ async function nodeServer(port: number, prefix: string, upstreamUrl: string, exc
   const upstream = { url: upstreamUrl, binding: 'jsonrpc' as const, version: '1.0' as const };
   await serveBenchA2ANode(port, {
     prefix,
-    env: { CONTROL_PLANE_URL: exchangeUrl },
+    env: { CONTROL_PLANE_URL: exchangeUrl, ...(process.env.BENCH_REDIS_URL ? { REDIS_URL: process.env.BENCH_REDIS_URL } : {}) },
     bundle: buildNodeBundle({
       agentId: 'finance-agent',
       revision: 1,
       agent: { ...f.agent, protocol: { ...f.agent.protocol, streaming: true, upstreamAllow: ['127.0.0.1'] } },
-      manifests: f.manifests.map((m) => ({ ...m, upstream })),
+      manifests: inProcess ? f.manifests : f.manifests.map((m) => ({ ...m, upstream })),
       previewTenants: [],
     }),
     nodeToken: 'bench-node-token',
-    // No local handler answers: every capability is forwarded to the upstream.
-    handlers: new HandlerRegistry(),
+    // No local handler answers: every capability is forwarded to the upstream (unless in-process).
+    handlers: inProcess ? inProcessHandlers(new HandlerRegistry(), f.manifests) : new HandlerRegistry(),
   });
+}
+
+/** Every manifest's handler answers what the SDK server answers: one artifact, completed, at once. */
+function inProcessHandlers<R extends { register(name: string, h: () => Promise<unknown>): R }>(
+  registry: R,
+  manifests: readonly { handler: string }[],
+): R {
+  const answer = async () => ({
+    state: 'completed' as const,
+    artifacts: [{ name: 'invoice', parts: [{ data: ANSWER, mediaType: 'application/json' }] }],
+  });
+  for (const name of new Set(manifests.map((m) => m.handler))) registry.register(name, answer);
+  return registry;
 }
 
 // ---- the load ------------------------------------------------------------------------------
@@ -184,7 +203,8 @@ function checkAnswer(name: string, method: string, r: { status: number; body: st
 
 async function measure(s: Server, method: string, headers: Record<string, string>, seconds: number, clients = CLIENTS): Promise<Figures> {
   const latencies: number[] = [];
-  const nodePid = s.name === 'base' ? pids.base : pids.node;
+  // The process measured besides the SDK server: the subject's own (the node's while the SDK is measured alone).
+  const nodePid = s.name === 'sdk' ? pids.node : s.child.pid;
   const cpu0 = [processCpuSeconds(pids.sdk), processCpuSeconds(nodePid)];
   const t0 = performance.now();
   const end = t0 + seconds * 1000;
@@ -230,7 +250,7 @@ async function main(): Promise<void> {
   const { loadConfig } = await import('@cp/common');
   const { financeAgentExample } = await import('@cp/capabilities');
   const partner = financeAgentExample().callers.partner!;
-  const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent' });
+  const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', REDIS_URL: process.env.BENCH_REDIS_URL });
   const token = mintA2AToken(config, partner.principal, partner.tenant, [...partner.scopes]);
   const prefix = `bench-gateway-${process.pid}:`;
   const exchange = await exchangeStub();
@@ -242,6 +262,10 @@ async function main(): Promise<void> {
   pids.sdk = sdk.child.pid;
   pids.node = node.child.pid;
   pids.base = base?.child.pid;
+  const inProcess =
+    process.env.BENCH_INPROCESS === '1'
+      ? await start('in-process', ['--node', `${prefix}inproc:`, sdk.url, exchange.url, 'inproc'], nodeArgs)
+      : undefined;
   const bearer = { authorization: `Bearer ${token}` };
   const subjects: (readonly [string, Server, Record<string, string>])[] = [
     ['sdk', sdk, {}],
@@ -249,6 +273,7 @@ async function main(): Promise<void> {
     ...(base ? [['base anonymous', base, {}] as const] : []),
     ['node token', node, bearer],
     ...(base ? [['base token', base, bearer] as const] : []),
+    ...(inProcess ? [['in-process anonymous', inProcess, {}] as const, ['in-process token', inProcess, bearer] as const] : []),
   ];
 
   const results = new Map<string, Figures[]>();
@@ -265,6 +290,7 @@ async function main(): Promise<void> {
       process.stdout.write(`round ${round + 1}/${ROUNDS} done\n`);
     }
   } finally {
+    if (inProcess) await stopServer(inProcess);
     if (base) await stopServer(base);
     await stopServer(node);
     await stopServer(sdk);
@@ -315,6 +341,22 @@ async function main(): Promise<void> {
           `${op} ${who}: throughput ${med(ratios).toFixed(2)}× the base's (rounds ${ratios.map((r) => r.toFixed(2)).join(', ')}); ` +
             `one-client p50 ${med(one.map((f) => f.p50)).toFixed(2)} against ${med(baseOne.map((f) => f.p50)).toFixed(2)} ms; ` +
             `node CPU/req ${Math.round(med(mine.map((f) => f.nodeCpuUs)))} against ${Math.round(med(theirs.map((f) => f.nodeCpuUs)))} µs`,
+        );
+      }
+    }
+  }
+  if (inProcess) {
+    console.log('\nwhat forwarding adds to a handler in the node process (BENCH_INPROCESS), same rounds (median over rounds):');
+    for (const op of METHODS) {
+      for (const who of ['anonymous', 'token']) {
+        const mine = results.get(`${op} node ${who}`)!;
+        const local = results.get(`${op} in-process ${who}`)!;
+        const extra = mine.map((f, i) => f.nodeCpuUs - local[i].nodeCpuUs);
+        console.log(
+          `${op} ${who}: node CPU/req forwarded ${Math.round(med(mine.map((f) => f.nodeCpuUs)))} µs, in-process ` +
+            `${Math.round(med(local.map((f) => f.nodeCpuUs)))} µs: forwarding adds ${Math.round(med(extra))} µs ` +
+            `(rounds ${extra.map((x) => Math.round(x)).join(', ')}); throughput forwarded / in-process ` +
+            `${med(mine.map((f, i) => f.rps / local[i].rps)).toFixed(2)}×`,
         );
       }
     }

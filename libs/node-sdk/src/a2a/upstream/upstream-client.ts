@@ -66,6 +66,31 @@ async function check(target: URL, call: UpstreamCall): Promise<AddressCheckResul
 }
 
 /**
+ * Where a request to `target` goes once its host's address was checked, made once per URL and
+ * checked address (a host name whose DNS answer changes gets another; at most MAX_TARGETS per URL).
+ */
+const MAX_TARGETS = 16;
+const targets = new WeakMap<URL, Map<string, HttpTarget>>();
+function httpTarget(target: URL, address: string): HttpTarget {
+  let byAddress = targets.get(target);
+  if (!byAddress) targets.set(target, (byAddress = new Map<string, HttpTarget>()));
+  let t = byAddress.get(address);
+  if (!t) {
+    const https = target.protocol === 'https:';
+    t = {
+      https,
+      hostname: target.hostname.replace(/^\[|\]$/g, ''),
+      host: target.host,
+      port: target.port === '' ? (https ? 443 : 80) : Number(target.port),
+      address,
+    };
+    if (byAddress.size >= MAX_TARGETS) byAddress.clear();
+    byAddress.set(address, t);
+  }
+  return t;
+}
+
+/**
  * One request to the checked address (`body` undefined: a GET); resolves with the response once its
  * head arrived. Keep-alive connections are pooled per checked address (ADR 0271, ADR 0385).
  */
@@ -80,15 +105,7 @@ async function open(call: UpstreamCall, url: string, body: unknown, accept: stri
   let headers = `accept: ${accept}\r\na2a-version: ${call.spec.version}\r\n`;
   if (payload !== undefined) headers += 'content-type: application/json\r\n';
   if (call.token) headers += `authorization: Bearer ${call.token}\r\n`;
-  const https = target.protocol === 'https:';
-  const http: HttpTarget = {
-    https,
-    hostname: target.hostname.replace(/^\[|\]$/g, ''),
-    host: target.host,
-    port: target.port === '' ? (https ? 443 : 80) : Number(target.port),
-    address: checked.address,
-  };
-  return httpRequest(http, {
+  return httpRequest(httpTarget(target, checked.address), {
     method: payload === undefined ? 'GET' : 'POST',
     path: `${target.pathname}${target.search}`,
     headers,

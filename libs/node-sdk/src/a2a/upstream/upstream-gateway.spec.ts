@@ -4,6 +4,7 @@
  * never the caller's; nothing at all for a caller who is not entitled), and every way a hostile
  * upstream can misbehave ending the task with a clear error that leaks nothing.
  */
+import { createHash } from 'node:crypto';
 import http from 'node:http';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { a2aVerifier, mintA2AToken } from '@cp/auth';
@@ -439,6 +440,18 @@ describe('the node as a gateway to an upstream agent', () => {
       expect(c).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
       expect(c).not.toContain(ids[i].slice(2, 10));
     }
+  });
+
+  it('the context is the one every replica computes, whichever build (ADR 0386): SHA-256 of a fixed label and the id, as version 8', () => {
+    // Computed apart, the way the first build did (createHash): a replica of another build finds the same context.
+    const apart = (id: string) => {
+      const h = createHash('sha256').update(`cp-upstream-context\n${id}`).digest();
+      h[6] = (h[6] & 0x0f) | 0x80;
+      h[8] = (h[8] & 0x3f) | 0x80;
+      const x = h.toString('hex', 0, 16);
+      return [x.slice(0, 8), x.slice(8, 12), x.slice(12, 16), x.slice(16, 20), x.slice(20)].join('-');
+    };
+    for (const id of ['6b1c2f4e-9a0d-4c1e-8f7a-2d5e3b9c1a7f', 'ü-non-ascii', '']) expect(upstreamContextFor(id)).toBe(apart(id));
   });
 
   it('never calls the upstream for a caller who is not entitled', async () => {

@@ -12,7 +12,7 @@ import type { HostResolver } from '@cp/common/core';
 import type { Handler, HandlerResult, TaskUpdates } from '../handler';
 import type { HandlerRegistration, TaskRecordAccess } from '../handler-registry';
 import type { WireArtifact, WireMessage } from '../wire-types';
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import {
   cancelUpstream,
   findUpstreamTask,
@@ -60,7 +60,8 @@ class Forwarded {
   private held: WireArtifact[] = [];
   private link?: UpstreamLink;
   private timer?: NodeJS.Immediate;
-  private saving: Promise<unknown> = Promise.resolve();
+  /** Every save so far, settled (none yet: nothing to wait for). */
+  private saving?: Promise<unknown>;
   private failure?: Error;
   readonly updates: TaskUpdates;
 
@@ -73,21 +74,20 @@ class Forwarded {
     this.updates = record.grouped ?? updates;
   }
 
-  /** The upstream named its task: kept with the node task at the end of this turn. */
+  /** The upstream named its task: kept with the node task at the end of this turn (later()). */
   keep(link: UpstreamLink): void {
     this.link = link;
-    this.later();
   }
 
+  /** Sent at the end of this turn (later()), or with the result when the same event ended the task. */
   hold(artifact: WireArtifact): void {
     this.held.push(artifact);
-    this.later();
   }
 
   /** Sends what waits, then waits for every save so far; throws the first that failed. */
   async release(): Promise<void> {
     this.send();
-    await this.saving;
+    if (this.saving) await this.saving;
     if (this.failure) throw this.failure;
   }
 
@@ -117,8 +117,14 @@ class Forwarded {
     this.link = undefined;
   }
 
-  private later(): void {
-    this.timer ??= setImmediate(() => {
+  /**
+   * An event that did not end the task was applied: what it kept or held is sent at the end of
+   * this turn, with whatever the rest of the turn brings. An event that ended it (the one answer to
+   * a SendMessage, mostly) goes to finish() in the same turn instead: no timer is made for it.
+   */
+  later(): void {
+    if (this.timer || (this.link === undefined && this.held.length === 0)) return;
+    this.timer = setImmediate(() => {
       this.timer = undefined;
       this.send();
     });
@@ -137,7 +143,7 @@ class Forwarded {
       const settled = saved.catch((e: unknown) => {
         this.failure ??= e as Error;
       });
-      this.saving = Promise.all([this.saving, settled]);
+      this.saving = this.saving ? Promise.all([this.saving, settled]) : settled;
     };
     // A save refused because the task ended meanwhile resolves; the record says so.
     if (this.link) track(this.record.keepUpstream(this.link).then(() => this.record.ended() && this.onEnded()));
@@ -186,12 +192,11 @@ function artifactOf(v: unknown): WireArtifact {
 /**
  * A message whose caller waits for one answer goes to the upstream as SendMessage, and its answer
  * is the one event (ADR 0350): an upstream answers it when its task ended or needs input, as the
- * node does. An answer about a task still working is followed by a subscription to that task; if
- * that is refused at once (the task ended meanwhile), by the task as it stands (GetTask).
+ * node does. An answer about a task still working is followed by this: a subscription to that
+ * task; if that is refused at once (the task ended meanwhile), the task as it stands (GetTask).
+ * Nothing for any other answer.
  */
-async function* answered(call: UpstreamCall, message: WireMessage, modes: readonly string[]): AsyncGenerator<Json> {
-  const answer = await sendMessage(call, message, modes);
-  yield answer;
+async function* afterAnswer(call: UpstreamCall, answer: Json): AsyncGenerator<Json> {
   const task = isObject(answer.task) ? answer.task : undefined;
   const state = task && isObject(task.status) ? task.status.state : undefined;
   if (typeof task?.id !== 'string' || (state !== 'TASK_STATE_WORKING' && state !== 'TASK_STATE_SUBMITTED')) return;
@@ -214,7 +219,8 @@ async function* answered(call: UpstreamCall, message: WireMessage, modes: readon
  * UUID's hash says nothing about it).
  */
 export function upstreamContextFor(nodeTaskId: string): string {
-  const h = createHash('sha256').update(`cp-upstream-context\n${nodeTaskId}`).digest();
+  // One-shot hash: no Hash object per call (the same digest as createHash's).
+  const h = hash('sha256', `cp-upstream-context\n${nodeTaskId}`, 'buffer');
   h[6] = (h[6] & 0x0f) | 0x80;
   h[8] = (h[8] & 0x3f) | 0x80;
   const x = h.toString('hex', 0, 16);
@@ -297,8 +303,22 @@ export class UpstreamGateway {
   }
 
   private async call(policy: PolicyEntry, callerToken: string | undefined, signal?: AbortSignal): Promise<UpstreamCall> {
-    // An anonymous caller has no token to exchange: the upstream gets no credential at all, never the node's.
-    const token = callerToken ? await this.tokens.get(policy, callerToken) : undefined;
+    const known = this.callNow(policy, callerToken, signal);
+    return known ?? this.callWith(policy, await this.tokens.get(policy, callerToken!), signal);
+  }
+
+  /**
+   * The call when no token exchange is needed for it: an anonymous caller (no token to exchange:
+   * the upstream gets no credential at all, never the node's), or a caller whose upstream token is
+   * in the cache and fresh. Undefined when an exchange must be awaited.
+   */
+  private callNow(policy: PolicyEntry, callerToken: string | undefined, signal?: AbortSignal): UpstreamCall | undefined {
+    if (!callerToken) return this.callWith(policy, undefined, signal);
+    const token = this.tokens.peek(policy, callerToken);
+    return token === undefined ? undefined : this.callWith(policy, token, signal);
+  }
+
+  private callWith(policy: PolicyEntry, token: string | undefined, signal: AbortSignal | undefined): UpstreamCall {
     return {
       spec: policy.upstream!,
       token,
@@ -314,7 +334,8 @@ export class UpstreamGateway {
       const nodeTaskId = ctx.task.id;
       let call: UpstreamCall;
       try {
-        call = await this.call(policy, callerToken, ctx.signal);
+        // Without an exchange to wait for (anonymous, or a cached token), nothing is awaited.
+        call = this.callNow(policy, callerToken, ctx.signal) ?? (await this.call(policy, callerToken, ctx.signal));
       } catch (error) {
         this.deps.log.warn(
           { taskId: nodeTaskId, capability: policy.capabilityId, err: (error as Error).message },
@@ -346,28 +367,32 @@ export class UpstreamGateway {
         if (link) void this.cancel(policy, nodeTaskId, callerToken, link);
       };
       ctx.signal.addEventListener('abort', onAbort, { once: true });
+      const bind = (id: string, contextId: string) => {
+        if (link !== undefined && link.taskId !== id) throw new UpstreamError('the upstream sent an event for another task');
+        if (link !== undefined) return;
+        // Kept with the task once, when the upstream first names it (at the end of this turn,
+        // unless the task ended in it): every replica can then continue or cancel it.
+        link = { taskId: id, contextId };
+        forwarded.keep(link);
+        if (this.cancelOnLink.delete(nodeTaskId)) void this.cancel(policy, nodeTaskId, callerToken, link);
+      };
+      /** One upstream event applied; false when the task ended outside this run meanwhile. */
+      const take = async (event: Json): Promise<boolean> => {
+        if (final) throw new UpstreamError('the upstream sent an event after the task ended');
+        final = await this.apply(event, forwarded, bind);
+        if (final) final = await forwarded.finish(final);
+        else forwarded.later();
+        return !record.ended();
+      };
       try {
-        const events =
-          record.streamed === false
-            ? answered(call, message, ctx.acceptedOutputModes)
-            : streamMessage(call, message, ctx.acceptedOutputModes);
-        for await (const event of events) {
-          if (final) throw new UpstreamError('the upstream sent an event after the task ended');
-          final = await this.apply(event, forwarded, (id, contextId) => {
-            if (link !== undefined && link.taskId !== id) throw new UpstreamError('the upstream sent an event for another task');
-            if (link !== undefined) return;
-            // Kept with the task once, when the upstream first names it (at the end of this turn,
-            // unless the task ended in it): every replica can then continue or cancel it.
-            link = { taskId: id, contextId };
-            forwarded.keep(link);
-            if (this.cancelOnLink.delete(nodeTaskId)) void this.cancel(policy, nodeTaskId, callerToken, link);
-          });
-          if (final) final = await forwarded.finish(final);
-          if (record.ended()) {
-            endUpstream();
-            return { state: 'failed', text: 'the task ended while its upstream agent worked on it' };
-          }
-        }
+        let events: AsyncIterable<Json> | undefined;
+        if (record.streamed === false) {
+          // The one answer is applied as it comes, without an event stream around it (ADR 0350).
+          const answer = await sendMessage(call, message, ctx.acceptedOutputModes);
+          if (!(await take(answer))) return this.endedMeanwhile(endUpstream);
+          if (!final) events = afterAnswer(call, answer);
+        } else events = streamMessage(call, message, ctx.acceptedOutputModes);
+        if (events) for await (const event of events) if (!(await take(event))) return this.endedMeanwhile(endUpstream);
         if (!final) throw new UpstreamError('the upstream stream ended without a final state');
       } catch (error) {
         this.deps.log.warn({ taskId: nodeTaskId, capability: policy.capabilityId, err: (error as Error).message }, 'upstream call failed');
@@ -382,6 +407,12 @@ export class UpstreamGateway {
       }
       return final;
     };
+  }
+
+  /** The node task ended outside this run (a cancel on any replica) while its upstream worked on it. */
+  private endedMeanwhile(endUpstream: () => void): HandlerResult {
+    endUpstream();
+    return { state: 'failed', text: 'the task ended while its upstream agent worked on it' };
   }
 
   /** One upstream StreamResponse applied to the node's task; returns the final result when it is one. */

@@ -201,6 +201,20 @@ describe('the gateway’s HTTP client for its upstreams (ADR 0385)', () => {
     expect(server.connections()).toBe(2);
   });
 
+  it('a target object kept by its caller reuses its pool, and never a pool closed since: its connections are pooled again', async () => {
+    server = await rawServer({ answer: (n) => [lengthAnswer(`{"n":${n}}`)] });
+    const kept = target(server.port);
+    expect(await bodyOf(await httpRequest(kept, post()))).toBe('{"n":0}');
+    expect(await bodyOf(await httpRequest(kept, post()))).toBe('{"n":1}');
+    expect(server.connections()).toBe(1);
+    closeUpstreamConnections();
+    // The pool the target was given is closed: a request after it opens a connection in a new pool,
+    // which keeps it for the next request (a closed pool would close every connection it got back).
+    expect(await bodyOf(await httpRequest(kept, post()))).toBe('{"n":2}');
+    expect(await bodyOf(await httpRequest(kept, post()))).toBe('{"n":3}');
+    expect(server.connections()).toBe(2);
+  });
+
   it('reads an answer without length to the connection’s end, and an answer asking to close is never reused', async () => {
     server = await rawServer({
       answer: (n) =>

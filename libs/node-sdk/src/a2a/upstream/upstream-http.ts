@@ -460,7 +460,12 @@ class Pool {
  */
 const MAX_POOLS = 256;
 const pools = new Map<string, Pool>();
+/** The pool a target object was last given (a caller that keeps its targets skips the key). */
+const poolOfTarget = new WeakMap<HttpTarget, Pool>();
 function poolFor(target: HttpTarget): Pool {
+  const known = poolOfTarget.get(target);
+  // A pool closed since (more than MAX_POOLS, or closeUpstreamConnections) is never reused.
+  if (known && !known.closed) return known;
   const key = `${target.https ? 'https' : 'http'}://${target.host}@${target.address}`;
   let pool = pools.get(key);
   if (!pool) {
@@ -472,15 +477,17 @@ function poolFor(target: HttpTarget): Pool {
       closing.close();
     }
   }
+  poolOfTarget.set(target, pool);
   return pool;
 }
 
 /** One request; resolves with the response once its head arrived (within `headTimeoutMs`). */
 export async function httpRequest(target: HttpTarget, request: HttpRequest): Promise<HttpResponse> {
   if (request.signal?.aborted) throw new UpstreamError('the upstream call was canceled');
-  const connection = await poolFor(target).acquire(request.connectTimeoutMs, request.headTimeoutMs);
+  const pool = poolFor(target);
+  const connection = await pool.acquire(request.connectTimeoutMs, request.headTimeoutMs);
   if (request.signal?.aborted) {
-    poolFor(target).release(connection);
+    pool.release(connection);
     throw new UpstreamError('the upstream call was canceled');
   }
   return new Promise<HttpResponse>((resolve, reject) => connection.start(target, request, resolve, reject));

@@ -81,6 +81,22 @@ describe('upstream tokens reused within their lifetime', () => {
     expect(calls).toHaveLength(3);
   });
 
+  it('peek answers a kept token while it is fresh, never starts an exchange, and drops a token inside its margin', async () => {
+    const c = cache((n) => ({ accessToken: `up-${n}`, expiresAt: now + 300_000 }));
+    expect(c.peek(policy(), 'caller-A')).toBeUndefined();
+    expect(calls).toHaveLength(0);
+    expect(await c.get(policy(), 'caller-A')).toBe('up-1');
+    expect(c.peek(policy(), 'caller-A')).toBe('up-1');
+    // Another caller, another capability: nothing kept for them.
+    expect(c.peek(policy(), 'caller-B')).toBeUndefined();
+    expect(c.peek(policy({ capabilityId: 'other' }), 'caller-A')).toBeUndefined();
+    now += 280_000; // inside the 30 s margin: not handed out, and dropped
+    expect(c.peek(policy(), 'caller-A')).toBeUndefined();
+    expect(c.size).toBe(0);
+    expect(calls).toHaveLength(1);
+    expect(await c.get(policy(), 'caller-A')).toBe('up-2');
+  });
+
   it('a failed exchange is not kept: the next request asks again', async () => {
     let fail = true;
     const c = new UpstreamTokenCache(async () => {

@@ -7,7 +7,7 @@
  * request before any handler runs, so a reused upstream token never outlives the caller's right to
  * call: its lifetime is already ≤ the caller token's (ADR 0231).
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { upstreamAudience, upstreamScopes, type PolicyEntry } from '@cp/capabilities';
 
 /** What a token exchange answers: the token, and when it expires (epoch ms) when the exchanger knows. */
@@ -53,17 +53,37 @@ export class UpstreamTokenCache {
     private readonly now: () => number = Date.now,
   ) {}
 
+  /**
+   * The kept token for this caller and capability while it is fresh, else undefined (no exchange
+   * is started: get() does that). Lets a call with a kept token go on without waiting for a promise.
+   */
+  peek(policy: PolicyEntry, callerToken: string): string | undefined {
+    return this.fresh(this.keyOf(policy, callerToken));
+  }
+
   async get(policy: PolicyEntry, callerToken: string): Promise<string> {
-    const key = `${createHash('sha256').update(callerToken).digest('base64url')}\n${policyKey(policy)}`;
-    const hit = this.entries.get(key);
-    const now = this.now();
-    if (hit && hit.expiresAt - now > Math.max(MIN_MARGIN_MS, (hit.expiresAt - hit.issuedAt) / 10)) return hit.token;
-    if (hit) this.entries.delete(key);
+    const key = this.keyOf(policy, callerToken);
+    const kept = this.fresh(key);
+    if (kept !== undefined) return kept;
     const running = this.pending.get(key);
     if (running) return running;
     const fresh = this.fetch(key, policy.capabilityId, callerToken).finally(() => this.pending.delete(key));
     this.pending.set(key, fresh);
     return fresh;
+  }
+
+  /** A one-shot SHA-256 of the caller's token (never the token itself) and the capability's part. */
+  private keyOf(policy: PolicyEntry, callerToken: string): string {
+    return `${hash('sha256', callerToken, 'base64url')}\n${policyKey(policy)}`;
+  }
+
+  /** The entry's token while more than its margin is left; an entry past it is dropped. */
+  private fresh(key: string): string | undefined {
+    const hit = this.entries.get(key);
+    if (!hit) return undefined;
+    if (hit.expiresAt - this.now() > Math.max(MIN_MARGIN_MS, (hit.expiresAt - hit.issuedAt) / 10)) return hit.token;
+    this.entries.delete(key);
+    return undefined;
   }
 
   private async fetch(key: string, capabilityId: string, callerToken: string): Promise<string> {
