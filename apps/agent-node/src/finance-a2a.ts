@@ -155,6 +155,7 @@ export function registerFinanceA2A(app: FastifyInstance, c: AppConfig, deps: Fin
       streamBufferMaxBytes: c.A2A_STREAM_BUFFER_MAX_BYTES,
       streamRemoteAfterMs: c.A2A_STREAM_REMOTE_AFTER_MS,
       streamFirstEvent: c.A2A_STREAM_FIRST_EVENT,
+      sendStoreAfterMs: c.A2A_SEND_STORE_AFTER_MS,
     },
     jsonRpcPath: JSON_RPC_PATH,
     restBase: REST_BASE,

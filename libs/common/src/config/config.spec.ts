@@ -87,6 +87,13 @@ describe('loadConfig', () => {
     refusesHostileWholeNumbers('A2A_STREAM_REMOTE_AFTER_MS', '10001', 'must be a whole number from 0 to 10000');
   });
 
+  it('takes A2A_SEND_STORE_AFTER_MS as a whole number 0–10000 in digits (ADR 0397) and refuses anything else, naming the variable', () => {
+    expect(loadConfig({}).A2A_SEND_STORE_AFTER_MS).toBe(100);
+    expect(loadConfig({ A2A_SEND_STORE_AFTER_MS: '0' }).A2A_SEND_STORE_AFTER_MS).toBe(0);
+    expect(loadConfig({ A2A_SEND_STORE_AFTER_MS: '10000' }).A2A_SEND_STORE_AFTER_MS).toBe(10_000);
+    refusesHostileWholeNumbers('A2A_SEND_STORE_AFTER_MS', '10001', 'must be a whole number from 0 to 10000');
+  });
+
   it('takes A2A_STREAM_FIRST_EVENT as early (the default) or stored (ADR 0396) and refuses anything else, naming the variable', () => {
     expect(loadConfig({}).A2A_STREAM_FIRST_EVENT).toBe('early');
     expect(loadConfig({ A2A_STREAM_FIRST_EVENT: 'stored' }).A2A_STREAM_FIRST_EVENT).toBe('stored');

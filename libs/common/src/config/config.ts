@@ -287,6 +287,11 @@ const configFields = z.object({
    * ran); `stored` = after that save (ADR 0396).
    */
   A2A_STREAM_FIRST_EVENT: z.enum(['early', 'stored']).default('early'),
+  /**
+   * A new SendMessage task is first saved with its result when that comes within this many ms (one
+   * save instead of two), as it stands at this time otherwise; 0: before the handler runs (ADR 0397).
+   */
+  A2A_SEND_STORE_AFTER_MS: wholeNumber(0, 10_000).default(100),
   /** Log lines: `pretty` (coloured, for people), `json`, or `auto` = pretty when stdout is a terminal outside production. */
   LOG_FORMAT: z.enum(['auto', 'pretty', 'json']).default('auto'),
   /**

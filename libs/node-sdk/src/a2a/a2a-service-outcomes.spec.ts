@@ -75,6 +75,17 @@ describe('A2AService counts how calls end', () => {
 
   it('a call canceled while its handler ran is counted canceled, not completed', async () => {
     const { svc, counter } = service(async (s, taskId) => {
+      // A caller can cancel the task once it is stored: A2A_SEND_STORE_AFTER_MS into the call at the latest (ADR 0397).
+      for (let i = 0; i < 400; i++) {
+        if (
+          await s.getTask({ id: taskId }, { caller: null }).then(
+            () => true,
+            () => false,
+          )
+        )
+          break;
+        await new Promise((r) => setTimeout(r, 5));
+      }
       await s.cancelTask({ id: taskId }, { caller: null });
       return { state: 'completed', artifacts: [] };
     });

@@ -69,9 +69,19 @@ export interface A2AServiceDeps {
 export interface A2ALimits extends ParamLimits, StreamLimitSettings {
   /** Parts larger than this are stubbed in stored history. */
   historyPartMaxBytes: number;
+  /**
+   * A new SendMessage task the store surely accepts is first saved with its result when that comes
+   * within this many ms, as it stands at this time otherwise; 0: before the handler runs (ADR 0397).
+   */
+  sendStoreAfterMs: number;
 }
 
-export const DEFAULT_A2A_LIMITS: A2ALimits = { ...DEFAULT_PARAM_LIMITS, ...DEFAULT_STREAM_LIMITS, historyPartMaxBytes: 16_384 };
+export const DEFAULT_A2A_LIMITS: A2ALimits = {
+  ...DEFAULT_PARAM_LIMITS,
+  ...DEFAULT_STREAM_LIMITS,
+  historyPartMaxBytes: 16_384,
+  sendStoreAfterMs: 100,
+};
 
 const PENDING_TASK = 'pending';
 
@@ -156,7 +166,9 @@ export class A2AService {
 
   async sendMessage(rawParams: unknown, rc: RequestContext, active: readonly string[]): Promise<{ task: WireTask }> {
     const push = await this.pushConfigOf(rawParams, rc);
-    const prepared = await this.prepare(rawParams, rc, active, true);
+    // Without a push config (stored for a stored task), a new task's first save may wait for its result (ADR 0397).
+    const held = push === undefined && this.limits.sendStoreAfterMs > 0;
+    const prepared = await this.prepare(rawParams, rc, active, { coalesce: true, held });
     await this.attachPush(push, prepared, rc);
     const task = await this.execution.execute(prepared);
     return { task: trimHistory(task, prepared.params.configuration?.historyLength) };
@@ -187,7 +199,7 @@ export class A2AService {
       // Without a push config (which is stored for a stored task), a new task's first event may
       // leave while its first save is in flight (A2A_STREAM_FIRST_EVENT=early, ADR 0396).
       const early = push === undefined && this.limits.streamFirstEvent === 'early';
-      prepared = { ...(await this.prepare(rawParams, rc, active, false, open, early)), streamed: true };
+      prepared = { ...(await this.prepare(rawParams, rc, active, { beforeSave: open, early })), streamed: true };
       await this.attachPush(push, prepared, rc);
     } catch (error) {
       void opening?.then(
@@ -336,10 +348,18 @@ export class A2AService {
     rawParams: unknown,
     rc: RequestContext,
     active: readonly string[],
-    coalesce = false,
-    beforeSave?: (taskId: string, owner: string, known: boolean) => void,
-    early = false,
+    how: {
+      /** SendMessage: a new task is stored working at once (nobody streams it). */
+      coalesce?: boolean;
+      /** SendStreamingMessage: opens the stream right before the first save. */
+      beforeSave?: (taskId: string, owner: string, known: boolean) => void;
+      /** A new task surely accepted is returned while its first save is in flight (ADR 0396). */
+      early?: boolean;
+      /** A new task surely accepted has its first save held for the handler's result (ADR 0397). */
+      held?: boolean;
+    } = {},
   ): Promise<Prepared> {
+    const { coalesce = false, beforeSave, early = false, held = false } = how;
     const params = sendMessageParams(rawParams, this.limits);
     const bundle = this.current();
     if (params.configuration?.taskPushNotificationConfig !== undefined && !declaredBy(bundle).pushNotifications) {
@@ -381,13 +401,21 @@ export class A2AService {
     const { limits, admission } = admitted;
     let saved: TaskRecord;
     let stored: Promise<void> | undefined;
+    let run: TaskRun | undefined;
     try {
       // A new SendMessage task is stored working at once: nobody streams it yet (ADR 82).
       const first = routedTask(task, inbound, metadata, coalesce && record === undefined, this.limits.historyPartMaxBytes);
       beforeSave?.(task.id, owner, record !== undefined);
       const toSave = { ...base, task: first, capabilityId };
       const now = firstRecord(toSave);
-      if (early && record === undefined && this.deps.tasks.surelyAccepts?.(now)) {
+      const sure = record === undefined && (early || held) && this.deps.tasks.surelyAccepts?.(now) === true;
+      if (sure && held) {
+        // Saved with the handler's result if that comes within A2A_SEND_STORE_AFTER_MS, as it
+        // stands at that time otherwise; nobody but this call knows the task's id (ADR 0397).
+        run = new TaskRun({ ...toSave, seq: 0, updatedAt: 0 }, this.deps.tasks, this.deps.events);
+        run.commitHeld(first, { task: first }, { capabilityId }, this.limits.sendStoreAfterMs).catch(() => undefined);
+        saved = now;
+      } else if (sure) {
         // Every check has passed and the store will surely take it: the stream may show the task
         // while its first save is in flight; the handler waits for that save (ADR 0396).
         saved = now;
@@ -405,7 +433,7 @@ export class A2AService {
       throw error;
     }
     const execution = { capabilityId, registration, policy, decision, metadata, limits, admission };
-    return { params, rc, active, owner, record: saved, inbound, execution, ...(stored ? { stored } : {}) };
+    return { params, rc, active, owner, record: saved, inbound, execution, ...(stored ? { stored } : {}), ...(run ? { run } : {}) };
   }
 }
 

@@ -58,6 +58,8 @@ export class TaskRun {
   private queue: Queued[] = [];
   private flushing = false;
   private lazyTimer?: NodeJS.Immediate;
+  /** Set while a held first save waits for the handler's result (commitHeld, ADR 0397). */
+  private holdTimer?: NodeJS.Timeout;
   private endedOn?: TaskRecord;
   /** Fields every later save keeps (carry()). */
   private carried: RecordExtra = {};
@@ -94,6 +96,19 @@ export class TaskRun {
   }
 
   /**
+   * A new task's first save, held for up to `ms`: every update queued meanwhile waits with it, and
+   * the first one that is not lazy (the handler's result) sends them all in one save, so a task
+   * answered within `ms` is saved once; past `ms` it is saved as it stands and the rest follows as
+   * usual (ADR 0397). Its event reaches this node's listeners only (a new task, ADR 0379).
+   */
+  commitHeld(task: WireTask, event: StreamEvent, extra: RecordExtra, ms: number): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      this.queue.push({ updates: [() => ({ task, event })], extra, resolve, reject, unheard: true });
+      this.holdTimer = setTimeout(() => this.kick(), ms);
+    });
+  }
+
+  /**
    * Saves an update, built on the stored state after every update queued before it. `lazy`: it may wait for the next
    * turn of the event loop, so that updates made meanwhile share its save (a handler that answers
    * at once); any other update sends it at once.
@@ -108,7 +123,8 @@ export class TaskRun {
     return new Promise<void>((resolve, reject) => {
       this.queue.push({ updates, extra, resolve, reject });
       if (lazy) {
-        this.lazyTimer ??= setImmediate(() => this.kick());
+        // A held save (commitHeld) takes lazy updates along when it goes.
+        if (!this.holdTimer) this.lazyTimer ??= setImmediate(() => this.kick());
         return;
       }
       queueMicrotask(() => this.kick());
@@ -191,6 +207,8 @@ export class TaskRun {
   private kick(): void {
     if (this.lazyTimer) clearImmediate(this.lazyTimer);
     this.lazyTimer = undefined;
+    if (this.holdTimer) clearTimeout(this.holdTimer);
+    this.holdTimer = undefined;
     if (this.flushing || this.queue.length === 0) return;
     this.flushing = true;
     const group = this.queue;

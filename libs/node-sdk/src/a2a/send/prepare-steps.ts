@@ -49,6 +49,11 @@ export interface Prepared {
    * it is stored; a refusal rejects here, with the execution's admission already given back.
    */
   stored?: Promise<void>;
+  /**
+   * Set when the task's first save is held for the handler's result (SendMessage, ADR 0397): the
+   * execution queues its updates on this run, so they go out with (or after) that save.
+   */
+  run?: TaskRun;
   inbound: WireMessage;
   /** The caller streams this message's updates (SendStreamingMessage), rather than waiting for one answer. */
   streamed?: boolean;

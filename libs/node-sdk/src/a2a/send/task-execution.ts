@@ -75,7 +75,7 @@ export class TaskExecution {
   async execute(p: Prepared): Promise<WireTask> {
     if (!p.execution) return p.record.task;
     const { capabilityId, decision, metadata } = p.execution;
-    const run = new TaskRun(p.record, this.deps.tasks, this.deps.events);
+    const run = p.run ?? new TaskRun(p.record, this.deps.tasks, this.deps.events);
     const task = p.record.task;
     // Saved lazily: a handler answering in this turn shares the save of its result (ADR 0285).
     // A failed save shows again in the result's save, which reports it. A registration with the
