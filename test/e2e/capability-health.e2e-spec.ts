@@ -112,7 +112,8 @@ describe('capability health: a real node reports outcomes and latency, GraphQL a
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
     });
     return (await res.json()) as {
-      result?: { task: { id: string; status: { state: string } } };
+      // SendMessage answers { task }, GetTask and CancelTask the task itself.
+      result?: { task: { id: string; status: { state: string } }; status?: { state: string } };
       error?: { code: number; message: string };
     };
   };
@@ -136,7 +137,9 @@ describe('capability health: a real node reports outcomes and latency, GraphQL a
     const held = send('Look up invoice INV-5 hold');
     await until('the held call runs', () => holding.size === 1, 30_000);
     const [taskId, release] = [...holding.entries()][0];
-    expect((await rpc('CancelTask', { id: taskId })).result ?? (await rpc('CancelTask', { id: taskId }))).toBeDefined();
+    // A caller can cancel it once it is stored: A2A_SEND_STORE_AFTER_MS into the call at the latest (ADR 0397).
+    await until('the held task is stored', async () => (await rpc('GetTask', { id: taskId })).result !== undefined, 30_000);
+    expect((await rpc('CancelTask', { id: taskId })).result?.status.state).toBe('TASK_STATE_CANCELED');
     release();
     expect((await held).result?.task.status.state).toBe('TASK_STATE_CANCELED');
     // Another tenant's calls stay on their own row.
