@@ -139,7 +139,7 @@ describe('capability health: a real node reports outcomes and latency, GraphQL a
     const [taskId, release] = [...holding.entries()][0];
     // A caller can cancel it once it is stored: A2A_SEND_STORE_AFTER_MS into the call at the latest (ADR 0397).
     await until('the held task is stored', async () => (await rpc('GetTask', { id: taskId })).result !== undefined, 30_000);
-    expect((await rpc('CancelTask', { id: taskId })).result?.status.state).toBe('TASK_STATE_CANCELED');
+    expect((await rpc('CancelTask', { id: taskId })).result?.status?.state).toBe('TASK_STATE_CANCELED');
     release();
     expect((await held).result?.task.status.state).toBe('TASK_STATE_CANCELED');
     // Another tenant's calls stay on their own row.
