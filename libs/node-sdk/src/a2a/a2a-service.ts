@@ -408,7 +408,11 @@ export class A2AService {
       beforeSave?.(task.id, owner, record !== undefined);
       const toSave = { ...base, task: first, capabilityId };
       const now = firstRecord(toSave);
-      const sure = record === undefined && (early || held) && this.deps.tasks.surelyAccepts?.(now) === true;
+      // A forwarded stream's first event keeps waiting for the save: there the upstream call, not the
+      // save, sets how soon the caller hears anything, and an early event only made the stream's end
+      // later on a loaded node (measured, ADR 0396).
+      const earlyHere = early && !(policy.upstream && this.deps.upstreams);
+      const sure = record === undefined && (earlyHere || held) && this.deps.tasks.surelyAccepts?.(now) === true;
       if (sure && held) {
         // Saved with the handler's result if that comes within A2A_SEND_STORE_AFTER_MS, as it
         // stands at that time otherwise; nobody but this call knows the task's id (ADR 0397).
