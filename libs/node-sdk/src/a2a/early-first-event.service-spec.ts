@@ -262,6 +262,15 @@ describe('a new task’s stream shows its first event while the task is being st
     await store.save(record(stranger));
     expect(store.surelyAccepts(record(stranger))).toBe(true);
     expect(store.surelyAccepts(record(stranger, 'w'.repeat(33_000)))).toBe(false);
+    // The save reuses the bytes sized for a record of the same content, never for another.
+    const sized = record(stranger);
+    expect(store.surelyAccepts(sized)).toBe(true);
+    await store.save({ ...sized, seq: 2 });
+    expect(await store.get(sized.task.id, stranger)).toEqual({ ...sized, seq: 2 });
+    const again = record(stranger);
+    expect(store.surelyAccepts(again)).toBe(true);
+    await store.save({ ...again });
+    expect(await store.get(again.task.id, stranger)).toEqual(again);
     redis.disconnect();
     await new Promise((r) => setTimeout(r, 50));
     expect(store.surelyAccepts(record('anonymous'))).toBe(false);

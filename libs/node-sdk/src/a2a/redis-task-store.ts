@@ -33,6 +33,7 @@ import {
   type PublishOnSave,
   type SaveOptions,
   parseRecord,
+  recordBytes,
   serializeRecord,
   surelyFits,
 } from './task-store';
@@ -211,7 +212,7 @@ export class RedisTaskStore implements TaskStore {
       o.bytes,
       o.created,
       record.task.id,
-      serializeRecord(record),
+      this.jsonOf(record),
       String(record.updatedAt),
       this.retention,
       this.maxTaskBytes,
@@ -267,7 +268,32 @@ export class RedisTaskStore implements TaskStore {
   }
 
   surelyAccepts(record: TaskRecord): boolean {
-    return !redisAway(this.redis) && surelyFits(this.limits, record, this.ownerKeys(record.owner).stored);
+    if (redisAway(this.redis)) return false;
+    const json = serializeRecord(record);
+    // The save that follows reuses these bytes (the record it gets is built anew around the same task).
+    this.serialized.set(record.task, { record, json });
+    return surelyFits(this.limits, record, this.ownerKeys(record.owner).stored, recordBytes(json));
+  }
+
+  /** Records serialized by surelyAccepts, by their task object, until their save (or the task's collection). */
+  private readonly serialized = new WeakMap<TaskRecord['task'], { record: TaskRecord; json: string }>();
+
+  /** `record` as JSON: the bytes surelyAccepts made for a record with the same content, or new ones. */
+  private jsonOf(record: TaskRecord): string {
+    const known = this.serialized.get(record.task);
+    if (known) {
+      this.serialized.delete(record.task);
+      const k = known.record;
+      const same =
+        k.seq === record.seq &&
+        k.updatedAt === record.updatedAt &&
+        k.owner === record.owner &&
+        k.tenant === record.tenant &&
+        k.capabilityId === record.capabilityId &&
+        k.upstream === record.upstream;
+      if (same) return known.json;
+    }
+    return serializeRecord(record);
   }
 
   /** The owner's stored bytes as the limit sees them (tests and metrics). */

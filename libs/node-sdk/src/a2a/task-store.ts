@@ -146,8 +146,12 @@ export const recordBytes = (json: string) => Buffer.byteLength(json, 'utf8');
  * Both stores' answer to surelyAccepts(): `ownerBytes` is what the owner held at the store's last
  * look (undefined: never seen); half the limit leaves room for what other replicas saved since.
  */
-export function surelyFits(limits: TaskStoreLimits, record: TaskRecord, ownerBytes: number | undefined): boolean {
-  const bytes = recordBytes(serializeRecord(record));
+export function surelyFits(
+  limits: TaskStoreLimits,
+  record: TaskRecord,
+  ownerBytes: number | undefined,
+  bytes = recordBytes(serializeRecord(record)),
+): boolean {
   if (bytes > limits.maxTaskBytes || bytes > limits.maxOwnerBytes) return false;
   if (record.owner === ANONYMOUS_OWNER) return true;
   return ownerBytes !== undefined && ownerBytes + bytes <= limits.maxOwnerBytes / 2;
