@@ -36,10 +36,10 @@ describe('a new SendMessage task is saved once when it is answered within A2A_SE
     const redis = connect();
     const evalsha = redis.evalsha.bind(redis) as unknown as (...args: unknown[]) => Promise<unknown>;
     const counted = { saves: 0 };
-    redis.evalsha = (async (...args: unknown[]) => {
+    redis.evalsha = async (...args: unknown[]) => {
       counted.saves++;
       return evalsha(...args);
-    });
+    };
     const tasks = new RedisTaskStore(redis, PREFIX, LIMITS);
     const handlers = new HandlerRegistry();
     for (const m of finance.manifests) handlers.register(m.handler, (ctx) => handle(ctx));
