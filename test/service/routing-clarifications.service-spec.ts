@@ -7,6 +7,7 @@
 import type { NodePrincipal } from '@cp/auth';
 import { RoutingFeedbackModule } from '../../apps/control-plane/src/routing-feedback/routing-feedback.module';
 import { RoutingClarificationsService } from '../../apps/control-plane/src/routing-feedback/routing-clarifications.service';
+import { ManifestChangesService } from '../../apps/control-plane/src/manifests/manifest-changes.service';
 import { ClarificationIngestErrorCode } from '../../apps/control-plane/src/routing-feedback/routing-clarifications.errors';
 import { PromoteAs } from '../../apps/control-plane/src/routing-feedback/dto/routing-clarification.model';
 import { CommonErrorCode, InputValidationError } from '../../apps/control-plane/src/common/errors';
@@ -103,6 +104,51 @@ describe('RoutingClarificationsService (service tier)', () => {
       .catch((e: unknown) => e);
     expect(again).toBeInstanceOf(InputValidationError);
     expect((again as InputValidationError).validationErrors).toEqual([{ path: '$.id', message: 'this clarification is already promoted' }]);
+    expect(await ctx.given.revisionOf(agent.id)).toBe(2);
+  });
+
+  it('a clarification dismissed while its promotion was on its way stays dismissed, and the manifest change is rolled back', async () => {
+    const agent = await ctx.given.agent();
+    const cap = await ctx.given.manifest(agent);
+    await sut.ingest(nodeOf(agent), { choices: [{ text: 'chargeback for a double payment', capabilityId: cap.id, tenant: 'acme' }] });
+    const [row] = await rowsOf(agent.id);
+    const changes = ctx.get(ManifestChangesService);
+    const update = changes.update.bind(changes);
+    // Another admin dismisses it after the promotion checked it was pending, before the commit.
+    const spy = jest.spyOn(changes, 'update').mockImplementationOnce(async (who, input, also) => {
+      await ctx.given.prisma.routingClarification.update({ where: { id: row.id }, data: { status: 'dismissed' } });
+      return update(who, input, also);
+    });
+    try {
+      const refused = await sut
+        .promote(ownerOf(agent), { id: row.id, as: PromoteAs.EXAMPLE, expectedRevision: 1 })
+        .catch((e: unknown) => e);
+      expect(refused).toBeInstanceOf(InputValidationError);
+      expect((refused as InputValidationError).validationErrors).toEqual([
+        { path: '$.id', message: 'this clarification was dismissed or promoted meanwhile; nothing was changed' },
+      ]);
+    } finally {
+      spy.mockRestore();
+    }
+    expect(await ctx.given.revisionOf(agent.id)).toBe(1);
+    const stored = await ctx.given.prisma.capabilityManifest.findFirstOrThrow({ where: { agentId: agent.id, capabilityId: cap.id } });
+    expect((stored.skill as { examples?: string[] }).examples ?? []).not.toContain('chargeback for a double payment');
+    expect((await rowsOf(agent.id)).map((r) => r.status)).toEqual(['dismissed']);
+  });
+
+  it('promoting a text the manifest already holds writes no revision and still marks the clarification promoted', async () => {
+    const agent = await ctx.given.agent();
+    const cap = await ctx.given.manifest(agent);
+    await sut.ingest(nodeOf(agent), {
+      choices: [
+        { text: 'void the second charge', capabilityId: cap.id, tenant: 'acme' },
+        { text: 'cancel the duplicate payment', capabilityId: cap.id, tenant: 'acme' },
+      ],
+    });
+    const [one, two] = await rowsOf(agent.id);
+    await sut.promote(ownerOf(agent), { id: one.id, as: PromoteAs.EXAMPLE, expectedRevision: 1 });
+    const again = await sut.promote(ownerOf(agent), { id: two.id, as: PromoteAs.EXAMPLE, expectedRevision: 2, text: one.text });
+    expect(again).toMatchObject({ clarification: { id: two.id, status: 'promoted' }, revision: 2 });
     expect(await ctx.given.revisionOf(agent.id)).toBe(2);
   });
 

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { changedFields, sunsetAtSchema, validateManifest, type CapabilityManifest, type RegistrySnapshot } from '@cp/capabilities';
 import type { AdminPrincipal } from '@cp/auth';
+import type { AuditEntry, RegistryTx } from '@cp/db';
 import { notFound, validateInput } from '../common/errors';
 import { ApprovalGate } from '../change-requests/approval-gate.service';
 import { ChangeRequestError, ChangeRequestErrorCode } from '../change-requests/change-requests.errors';
@@ -10,6 +11,9 @@ import { ManifestWritePipeline, refusalError, type ManifestDraft } from './manif
 import { ManifestsRepository, type ManifestRecord } from './manifests.repository';
 
 type Action = 'create' | 'update' | 'promote' | 'deprecate' | 'remove' | 'set the sunset of';
+
+/** Writes made in a registry change's transaction beside its manifests; what they return joins its audit. */
+export type AlsoInTransaction = (tx: RegistryTx, revision: number) => Promise<AuditEntry[]>;
 
 interface SingleChange {
   agentId: string;
@@ -37,8 +41,12 @@ export class ManifestChangesService {
     return this.document(principal, input, 'create');
   }
 
-  update(principal: AdminPrincipal, input: ManifestDocumentInput) {
-    return this.document(principal, input, 'update');
+  /**
+   * `also`: more writes in the registry change's own transaction (after the manifest's), rolled
+   * back with it when either fails; not called when the update writes nothing.
+   */
+  update(principal: AdminPrincipal, input: ManifestDocumentInput, also?: AlsoInTransaction) {
+    return this.document(principal, input, 'update', also);
   }
 
   promote(principal: AdminPrincipal, input: LifecycleInput) {
@@ -67,19 +75,23 @@ export class ManifestChangesService {
   }
 
   /** create / update: the document is parsed after access and revision are checked, like every draft. */
-  private document(principal: AdminPrincipal, input: ManifestDocumentInput, action: 'create' | 'update') {
-    return this.change(principal, {
-      ...changeOf(input),
-      action,
-      target: (snapshot) => {
-        const parsed = validateManifest(input.manifest);
-        if (!parsed.ok) throw refusalError(`manifest cannot be ${action}d`, parsed.errors);
-        const next = parsed.manifest;
-        const previous = snapshot.manifests.find((m) => m.id === next.id);
-        if (action === 'update' && !previous) throw notFound('manifest', `${input.agentId}/${next.id}`);
-        return { previous, next };
+  private document(principal: AdminPrincipal, input: ManifestDocumentInput, action: 'create' | 'update', also?: AlsoInTransaction) {
+    return this.change(
+      principal,
+      {
+        ...changeOf(input),
+        action,
+        target: (snapshot) => {
+          const parsed = validateManifest(input.manifest);
+          if (!parsed.ok) throw refusalError(`manifest cannot be ${action}d`, parsed.errors);
+          const next = parsed.manifest;
+          const previous = snapshot.manifests.find((m) => m.id === next.id);
+          if (action === 'update' && !previous) throw notFound('manifest', `${input.agentId}/${next.id}`);
+          return { previous, next };
+        },
       },
-    });
+      also,
+    );
   }
 
   private lifecycle(
@@ -99,7 +111,11 @@ export class ManifestChangesService {
     });
   }
 
-  private async change(principal: AdminPrincipal, change: SingleChange): Promise<{ manifest: ManifestRecord; revision: number }> {
+  private async change(
+    principal: AdminPrincipal,
+    change: SingleChange,
+    also?: AlsoInTransaction,
+  ): Promise<{ manifest: ManifestRecord; revision: number }> {
     const prepared = await this.pipeline.prepare(principal, {
       agentId: change.agentId,
       expectedRevision: change.expectedRevision,
@@ -117,7 +133,7 @@ export class ManifestChangesService {
         { changes: gated },
       );
     }
-    const revision = await this.pipeline.commit(principal, prepared, change.expectedRevision, `${change.action} manifest ${id}`);
+    const revision = await this.pipeline.commit(principal, prepared, change.expectedRevision, `${change.action} manifest ${id}`, also);
     return { manifest: (await this.manifests.find(change.agentId, id))!, revision };
   }
 }

@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { PrismaService } from '@cp/db';
+import { PrismaService, type RegistryTx } from '@cp/db';
 
 export interface ClarificationRecord {
   id: string;
@@ -75,6 +75,17 @@ export class RoutingClarificationsRepository {
 
   find(id: string): Promise<ClarificationRecord | null> {
     return this.prisma.routingClarification.findUnique({ where: { id } });
+  }
+
+  /** The client outside any transaction (promoteIfPending's `db` when there is none). */
+  get db(): Pick<RegistryTx, 'routingClarification'> {
+    return this.prisma;
+  }
+
+  /** Marks a pending clarification promoted (in `db`, a transaction or not); false when it was not pending. */
+  async promoteIfPending(db: Pick<RegistryTx, 'routingClarification'>, id: string): Promise<boolean> {
+    const { count } = await db.routingClarification.updateMany({ where: { id, status: 'pending' }, data: { status: 'promoted' } });
+    return count === 1;
   }
 
   async setStatus(id: string, status: 'promoted' | 'dismissed'): Promise<ClarificationRecord> {

@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import type { AdminPrincipal, NodePrincipal } from '@cp/auth';
 import { entitlement, toManifestDocument } from '@cp/capabilities';
 import { InjectConfig, type AppConfig } from '@cp/common';
-import { RegistryErrorCode } from '@cp/db';
+import { RegistryErrorCode, type AuditEntry, type RegistryTx } from '@cp/db';
 import { clarificationBatchSchema } from '@cp/node-protocol';
 import { AgentsService } from '../agents/agents.service';
 import { InputValidationError, notFound } from '../common/errors';
@@ -147,8 +147,25 @@ export class RoutingClarificationsService {
       doc.routing = { ...doc.routing, terms: [...new Set([...(doc.routing?.terms ?? []), text])] };
     }
     // The ordinary update path: full validation, leak check, audit, revision, fleet invalidation.
-    const changed = await this.changes.update(principal, { agentId: row.agentId, expectedRevision: input.expectedRevision, manifest: doc });
-    const clarification = await this.repository.setStatus(row.id, 'promoted');
+    // The clarification is marked promoted in the same transaction, and only if still pending: a
+    // dismissal or another promotion meanwhile rolls the manifest change back.
+    let marked = false;
+    const markPromoted = async (tx: RegistryTx): Promise<AuditEntry[]> => {
+      marked = true;
+      if (!(await this.repository.promoteIfPending(tx, row.id))) throw decidedMeanwhile();
+      return [];
+    };
+    const changed = await this.changes.update(
+      principal,
+      { agentId: row.agentId, expectedRevision: input.expectedRevision, manifest: doc },
+      markPromoted,
+    );
+    // The manifest already said it (nothing written, no transaction): the mark stands alone.
+    if (!marked && !(await this.repository.promoteIfPending(this.repository.db, row.id))) throw decidedMeanwhile();
+    const clarification = (await this.repository.find(row.id))!;
     return { clarification, revision: changed.revision };
   }
 }
+
+const decidedMeanwhile = () =>
+  new InputValidationError([{ path: '$.id', message: 'this clarification was dismissed or promoted meanwhile; nothing was changed' }]);
