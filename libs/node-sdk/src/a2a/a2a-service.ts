@@ -413,13 +413,14 @@ export class A2AService {
       // later on a loaded node (measured, ADR 0396).
       const earlyHere = early && !(policy.upstream && this.deps.upstreams);
       const sure = record === undefined && (earlyHere || held) && this.deps.tasks.surelyAccepts?.(now) === true;
-      if (sure && held) {
+      if (!sure) saved = await saveTask(this.deps.tasks, this.deps.events, toSave, record);
+      else if (held) {
         // Saved with the handler's result if that comes within A2A_SEND_STORE_AFTER_MS, as it
         // stands at that time otherwise; nobody but this call knows the task's id (ADR 0397).
+        saved = now;
         run = new TaskRun({ ...toSave, seq: 0, updatedAt: 0 }, this.deps.tasks, this.deps.events);
         run.commitHeld(first, { task: first }, { capabilityId }, this.limits.sendStoreAfterMs).catch(() => undefined);
-        saved = now;
-      } else if (sure) {
+      } else {
         // Every check has passed and the store will surely take it: the stream may show the task
         // while its first save is in flight; the handler waits for that save (ADR 0396).
         saved = now;
@@ -431,7 +432,7 @@ export class A2AService {
           },
         );
         stored.catch(() => undefined);
-      } else saved = await saveTask(this.deps.tasks, this.deps.events, toSave, record);
+      }
     } catch (error) {
       admission.release();
       throw error;

@@ -9,6 +9,7 @@ import { Redis } from 'ioredis';
 import { mintA2AToken } from '@cp/auth';
 import { financeAgentExample } from '@cp/capabilities';
 import { financeBundle, serveTestA2A, testConfig, type TestA2ANode } from '../testing/a2a-test-node';
+import { fillOwner as fillOwnerOf } from '../testing/fill-owner';
 import { HandlerRegistry, type HandlerResult } from './handler-registry';
 import { RedisTaskStore } from './redis-task-store';
 import { RedisTaskEvents } from './task-events';
@@ -40,19 +41,8 @@ describe('a new task’s stream shows its first event while the task is being st
   let handled = 0;
 
   /** Another replica's save: one task of the owner's, padded so the owner holds its limit less `room` bytes. */
-  async function fillOwner(owner: string, tenant: string, room: number): Promise<number> {
-    const other = new RedisTaskStore(connect(), PREFIX, LIMITS);
-    const task = {
-      id: crypto.randomUUID(),
-      contextId: 'c',
-      status: { state: 'TASK_STATE_COMPLETED' as const, timestamp: new Date().toISOString() },
-    };
-    const save = (pad: string) => other.save({ owner, tenant, seq: 1, updatedAt: Date.now(), task: { ...task, metadata: { pad } } });
-    await save('');
-    const now = await other.bytesOf(owner);
-    await save('x'.repeat(LIMITS.maxOwnerBytes - room - now));
-    return other.bytesOf(owner);
-  }
+  const fillOwner = (owner: string, tenant: string, room: number) =>
+    fillOwnerOf(new RedisTaskStore(connect(), PREFIX, LIMITS), LIMITS.maxOwnerBytes, owner, tenant, room);
 
   /**
    * A node on the real Redis whose task connection holds every save's reply while `hold` is set

@@ -8,6 +8,7 @@
 import { Redis } from 'ioredis';
 import { financeAgentExample } from '@cp/capabilities';
 import { financeBundle, testA2AService } from '../testing/a2a-test-node';
+import { fillOwner } from '../testing/fill-owner';
 import type { A2AService } from './a2a-service';
 import { HandlerRegistry, type HandlerContext, type HandlerResult } from './handler-registry';
 import type { RequestContext } from './request-context';
@@ -152,16 +153,7 @@ describe('a new SendMessage task is saved once when it is answered within A2A_SE
     await known(n, rc);
     // Another replica fills the owner to 300 bytes short of its limit.
     const other = new RedisTaskStore(connect(), PREFIX, LIMITS);
-    const task = {
-      id: crypto.randomUUID(),
-      contextId: 'c',
-      status: { state: 'TASK_STATE_COMPLETED' as const, timestamp: new Date().toISOString() },
-    };
-    const save = (pad: string) =>
-      other.save({ owner: ownerOf(rc), tenant: partner.tenant, seq: 1, updatedAt: Date.now(), task: { ...task, metadata: { pad } } });
-    await save('');
-    await save('x'.repeat(LIMITS.maxOwnerBytes - 300 - (await other.bytesOf(ownerOf(rc)))));
-    const before = await other.bytesOf(ownerOf(rc));
+    const before = await fillOwner(other, LIMITS.maxOwnerBytes, ownerOf(rc), partner.tenant, 300);
     let taskId = '';
     handle = async (ctx) => {
       taskId = ctx.task.id;
