@@ -7,6 +7,7 @@
 import type { NodePrincipal } from '@cp/auth';
 import { RoutingFeedbackModule } from '../../apps/control-plane/src/routing-feedback/routing-feedback.module';
 import { RoutingClarificationsService } from '../../apps/control-plane/src/routing-feedback/routing-clarifications.service';
+import { RoutingClarificationsRepository } from '../../apps/control-plane/src/routing-feedback/routing-clarifications.repository';
 import { ManifestChangesService } from '../../apps/control-plane/src/manifests/manifest-changes.service';
 import { ClarificationIngestErrorCode } from '../../apps/control-plane/src/routing-feedback/routing-clarifications.errors';
 import { PromoteAs } from '../../apps/control-plane/src/routing-feedback/dto/routing-clarification.model';
@@ -134,6 +135,60 @@ describe('RoutingClarificationsService (service tier)', () => {
     const stored = await ctx.given.prisma.capabilityManifest.findFirstOrThrow({ where: { agentId: agent.id, capabilityId: cap.id } });
     expect((stored.skill as { examples?: string[] }).examples ?? []).not.toContain('chargeback for a double payment');
     expect((await rowsOf(agent.id)).map((r) => r.status)).toEqual(['dismissed']);
+  });
+
+  it('refuses to dismiss a promoted clarification, naming why, and leaves it promoted; dismissing twice answers the same row', async () => {
+    const agent = await ctx.given.agent();
+    const cap = await ctx.given.manifest(agent);
+    await sut.ingest(nodeOf(agent), {
+      choices: [
+        { text: 'reissue the credit note', capabilityId: cap.id, tenant: 'acme' },
+        { text: 'undo the credit note', capabilityId: cap.id, tenant: 'acme' },
+      ],
+    });
+    const [promotedRow, other] = await rowsOf(agent.id);
+    await sut.promote(ownerOf(agent), { id: promotedRow.id, as: PromoteAs.EXAMPLE, expectedRevision: 1 });
+    const refused = await sut.dismiss(ownerOf(agent), promotedRow.id).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(InputValidationError);
+    expect((refused as InputValidationError).validationErrors).toEqual([
+      {
+        path: '$.id',
+        message: 'this clarification is already promoted (its text is in the manifest); remove the text from the manifest instead',
+      },
+    ]);
+    const dismissedOnce = await sut.dismiss(ownerOf(agent), other.id);
+    expect(dismissedOnce).toMatchObject({ id: other.id, status: 'dismissed' });
+    expect(await sut.dismiss(ownerOf(agent), other.id)).toEqual(dismissedOnce);
+    expect((await rowsOf(agent.id)).map((r) => [r.id, r.status])).toEqual([
+      [promotedRow.id, 'promoted'],
+      [other.id, 'dismissed'],
+    ]);
+  });
+
+  it('a dismissal that loses the race to a promotion refuses and leaves the clarification promoted', async () => {
+    const agent = await ctx.given.agent();
+    const cap = await ctx.given.manifest(agent);
+    await sut.ingest(nodeOf(agent), { choices: [{ text: 'split the invoice', capabilityId: cap.id, tenant: 'acme' }] });
+    const [row] = await rowsOf(agent.id);
+    const repository = ctx.get(RoutingClarificationsRepository);
+    const find = repository.find.bind(repository);
+    // The dismissal reads the row pending; a promotion commits before the dismissal writes.
+    const spy = jest.spyOn(repository, 'find').mockImplementationOnce(async (id) => {
+      const pending = await find(id);
+      await sut.promote(ownerOf(agent), { id: row.id, as: PromoteAs.EXAMPLE, expectedRevision: 1 });
+      return pending;
+    });
+    try {
+      const refused = await sut.dismiss(ownerOf(agent), row.id).catch((e: unknown) => e);
+      expect(refused).toBeInstanceOf(InputValidationError);
+      expect((refused as InputValidationError).validationErrors).toEqual([
+        { path: '$.id', message: 'this clarification was dismissed or promoted meanwhile; nothing was changed' },
+      ]);
+    } finally {
+      spy.mockRestore();
+    }
+    expect((await rowsOf(agent.id)).map((r) => r.status)).toEqual(['promoted']);
+    expect(await ctx.given.revisionOf(agent.id)).toBe(2);
   });
 
   it('promoting a text the manifest already holds writes no revision and still marks the clarification promoted', async () => {

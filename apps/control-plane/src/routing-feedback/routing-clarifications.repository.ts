@@ -88,7 +88,12 @@ export class RoutingClarificationsRepository {
     return count === 1;
   }
 
-  async setStatus(id: string, status: 'promoted' | 'dismissed'): Promise<ClarificationRecord> {
-    return this.prisma.routingClarification.update({ where: { id }, data: { status } });
+  /** Marks a pending clarification dismissed; null when it was not pending (decided meanwhile). */
+  async dismissIfPending(id: string): Promise<ClarificationRecord | null> {
+    const { count } = await this.prisma.routingClarification.updateMany({
+      where: { id, status: 'pending' },
+      data: { status: 'dismissed' },
+    });
+    return count === 1 ? this.find(id) : null;
   }
 }

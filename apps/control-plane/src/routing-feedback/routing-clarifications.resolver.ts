@@ -29,7 +29,10 @@ export class RoutingClarificationsResolver {
     return this.clarifications.promote(principal, input);
   }
 
-  @Mutation(() => RoutingClarificationModel, { description: 'Marks a clarification as reviewed and not worth learning.' })
+  @Mutation(() => RoutingClarificationModel, {
+    description:
+      'Marks a pending clarification as reviewed and not worth learning. A promoted one is refused (its text is in the manifest); a dismissed one is answered as it is.',
+  })
   dismissRoutingClarification(@CurrentPrincipal() principal: AdminPrincipal, @Args('id', { type: () => ID }) id: string) {
     return this.clarifications.dismiss(principal, id);
   }

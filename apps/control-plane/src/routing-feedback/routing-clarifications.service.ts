@@ -125,7 +125,19 @@ export class RoutingClarificationsService {
     const row = await this.repository.find(id);
     if (!row) throw notFound('routing clarification', id);
     await this.agents.getForWrite(principal, row.agentId);
-    return this.repository.setStatus(id, 'dismissed');
+    if (row.status === 'dismissed') return row;
+    // A promoted text is in the manifest: calling it dismissed would misstate what the registry holds.
+    if (row.status === 'promoted')
+      throw new InputValidationError([
+        {
+          path: '$.id',
+          message: 'this clarification is already promoted (its text is in the manifest); remove the text from the manifest instead',
+        },
+      ]);
+    // Only if still pending: a promotion that committed meanwhile stands.
+    const dismissed = await this.repository.dismissIfPending(id);
+    if (!dismissed) throw decidedMeanwhile();
+    return dismissed;
   }
 
   async promote(
