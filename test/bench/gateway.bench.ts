@@ -28,6 +28,10 @@
  * same rounds. BENCH_REDIS_URL (the machine's Redis: another one, e.g. to count its commands per call with
  * `INFO commandstats`).
  *
+ * The processes run this file's child modes compiled (test/support/bench-build.ts), as a deployed
+ * node runs; BENCH_RUNTIME=tsx runs them through tsx, as before. BENCH_BASE_RUNTIME: the base's (with
+ * BENCH_BASE_DIR=. the same build through both runtimes).
+ *
  * BENCH_BASE_DIR: a checkout of another build (e.g. `git archive <commit> | tar -x -C /tmp/base`,
  * with this tree's node_modules linked into it). Its node is started beside this one, in front of
  * the same SDK server, and measured in the same rounds ("base anonymous", "base token"): a
@@ -37,12 +41,15 @@
 import http from 'node:http';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type * as BenchA2ANode from '../support/bench-a2a-node';
 import type * as SdkAgent from '../support/sdk-agent';
 import { freePort } from '../support/free-port';
 import { processCpuSeconds } from '../support/process-cpu';
+import { benchChildArgs, benchRuntime } from '../support/bench-build';
 
+const ROOT = join(__dirname, '..', '..');
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CLIENTS = 16;
@@ -109,7 +116,10 @@ interface Server {
 async function start(name: string, args: string[], nodeArgs: string[] = [], dir?: string): Promise<Server> {
   const port = await freePort();
   const script = dir ? `${dir}/test/bench/gateway.bench.ts` : __filename;
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', script, args[0], String(port), ...args.slice(1)], {
+  // Compiled, as a deployed node runs (bench-build.ts), or through tsx (BENCH_RUNTIME=tsx, as before).
+  const runtime = benchRuntime(dir ? 'BENCH_BASE_RUNTIME' : 'BENCH_RUNTIME');
+  const childArgs = await benchChildArgs(script, dir ?? ROOT, nodeArgs, [args[0], String(port), ...args.slice(1)], runtime);
+  const child = spawn(process.execPath, childArgs, {
     stdio: ['ignore', 'inherit', 'inherit'],
     cwd: dir,
   });

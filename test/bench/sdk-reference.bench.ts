@@ -18,9 +18,13 @@
  * SendMessage: requests/s, p50/p99, server CPU per request. SendStreamingMessage: streams/s,
  * events/s (streams × events per stream), and time to first event (16 concurrent streaming fetches).
  *
+ * The servers run this file's child modes compiled (test/support/bench-build.ts), as a deployed node
+ * runs; BENCH_RUNTIME=tsx runs them through tsx instead, as before (its keepNames wraps every function
+ * the node creates in a defineProperty call, a cost the SDK's plain-JavaScript library does not pay).
+ * BENCH_BASE_RUNTIME (BENCH_RUNTIME): the base tree's; with BENCH_BASE_TREE=. it compares the two runtimes.
  * BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the node under the load;
  * BENCH_BASE_TREE: a checkout of another commit (its own tsconfig.json, node_modules linked, this bench
- * file copied in); its node runs beside this one as `base anonymous` / `base token`, in the same rounds.
+ * file and test/support/bench-build.ts copied in); its node runs beside this one as `base anonymous` / `base token`, in the same rounds.
  * BENCH_CLIENTS (16): concurrent clients (1: the latency of one caller alone).
  * BENCH_REDIS_URL: a Redis of the bench's own (its CPU per request then belongs to this run alone).
  * BENCH_SECONDS (4), BENCH_ROUNDS (3), BENCH_CASES=send|stream; BENCH_SUBJECTS (default all: sdk,node
@@ -28,12 +32,15 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type * as BenchA2ANode from '../support/bench-a2a-node';
 import type * as SdkAgent from '../support/sdk-agent';
 import { processCpuSeconds } from '../support/process-cpu';
 import { freePort } from '../support/free-port';
+import { benchChildArgs, benchRuntime } from '../support/bench-build';
 
+const ROOT = join(__dirname, '..', '..');
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CASES = process.env.BENCH_CASES ?? 'send,stream';
@@ -120,10 +127,12 @@ process.on('exit', () => children.forEach((c) => c.exitCode === null && c.kill('
 
 async function start(name: string, args: string[], nodeArgs: string[] = [], tree?: string): Promise<Server> {
   const port = await freePort();
-  // tsx as a loader in the server's own process (its CLI would start a second one): CPU figures and
-  // --cpu-prof then belong to the server. Another tree runs this file's copy there, with its tsconfig.
+  // This file's child mode compiled, as a deployed node runs (bench-build.ts; BENCH_RUNTIME=tsx: tsx as
+  // a loader in the server's own process). Another tree runs this file's copy, with its tsconfig.
   const file = tree ? `${tree}/test/bench/sdk-reference.bench.ts` : __filename;
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', file, args[0], String(port), ...args.slice(1)], {
+  const runtime = benchRuntime(tree ? 'BENCH_BASE_RUNTIME' : 'BENCH_RUNTIME');
+  const childArgs = await benchChildArgs(file, tree ?? ROOT, nodeArgs, [args[0], String(port), ...args.slice(1)], runtime);
+  const child = spawn(process.execPath, childArgs, {
     stdio: ['ignore', 'inherit', 'inherit'],
     ...(tree ? { cwd: tree } : {}),
   });
