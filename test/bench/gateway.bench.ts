@@ -28,8 +28,8 @@
  * same rounds. BENCH_REDIS_URL (the machine's Redis: another one, e.g. to count its commands per call with
  * `INFO commandstats`).
  *
- * The processes run this file's child modes compiled (test/support/bench-build.ts), as a deployed
- * node runs; BENCH_RUNTIME=tsx runs them through tsx, as before. BENCH_BASE_RUNTIME: the base's (with
+ * The processes run this file's child modes compiled (test/support/bench-build.ts), as the node
+ * SDK packages run (ADR 0398); BENCH_RUNTIME=tsx runs them through tsx, as before. BENCH_BASE_RUNTIME: the base's (with
  * BENCH_BASE_DIR=. the same build through both runtimes).
  *
  * BENCH_BASE_DIR: a checkout of another build (e.g. `git archive <commit> | tar -x -C /tmp/base`,
@@ -116,7 +116,7 @@ interface Server {
 async function start(name: string, args: string[], nodeArgs: string[] = [], dir?: string): Promise<Server> {
   const port = await freePort();
   const script = dir ? `${dir}/test/bench/gateway.bench.ts` : __filename;
-  // Compiled, as a deployed node runs (bench-build.ts), or through tsx (BENCH_RUNTIME=tsx, as before).
+  // Compiled, as the node SDK packages run (bench-build.ts, ADR 0398), or through tsx (BENCH_RUNTIME=tsx, as before).
   const runtime = benchRuntime(dir ? 'BENCH_BASE_RUNTIME' : 'BENCH_RUNTIME');
   const childArgs = await benchChildArgs(script, dir ?? ROOT, nodeArgs, [args[0], String(port), ...args.slice(1)], runtime);
   const child = spawn(process.execPath, childArgs, {

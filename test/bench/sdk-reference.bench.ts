@@ -18,8 +18,8 @@
  * SendMessage: requests/s, p50/p99, server CPU per request. SendStreamingMessage: streams/s,
  * events/s (streams × events per stream), and time to first event (16 concurrent streaming fetches).
  *
- * The servers run this file's child modes compiled (test/support/bench-build.ts), as a deployed node
- * runs; BENCH_RUNTIME=tsx runs them through tsx instead, as before (its keepNames wraps every function
+ * The servers run this file's child modes compiled (test/support/bench-build.ts), as the node SDK
+ * packages run (ADR 0398); BENCH_RUNTIME=tsx runs them through tsx instead, as before (its keepNames wraps every function
  * the node creates in a defineProperty call, a cost the SDK's plain-JavaScript library does not pay).
  * BENCH_BASE_RUNTIME (BENCH_RUNTIME): the base tree's; with BENCH_BASE_TREE=. it compares the two runtimes.
  * BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the node under the load;
@@ -127,7 +127,7 @@ process.on('exit', () => children.forEach((c) => c.exitCode === null && c.kill('
 
 async function start(name: string, args: string[], nodeArgs: string[] = [], tree?: string): Promise<Server> {
   const port = await freePort();
-  // This file's child mode compiled, as a deployed node runs (bench-build.ts; BENCH_RUNTIME=tsx: tsx as
+  // This file's child mode compiled, as the node SDK packages run (bench-build.ts, ADR 0398; BENCH_RUNTIME=tsx: tsx as
   // a loader in the server's own process). Another tree runs this file's copy, with its tsconfig.
   const file = tree ? `${tree}/test/bench/sdk-reference.bench.ts` : __filename;
   const runtime = benchRuntime(tree ? 'BENCH_BASE_RUNTIME' : 'BENCH_RUNTIME');

@@ -1,9 +1,9 @@
 /**
- * A benchmark's server processes run compiled JavaScript, as a deployed node does (`npm start`
- * runs tsc's output; the node SDK packages are esbuild bundles), not through tsx: tsx compiles
- * with esbuild's `keepNames`, which wraps every function and class it creates at run time in a
- * `__name(fn, "name")` call (a defineProperty). The SDK server measured beside the node runs its
- * library as plain JavaScript from node_modules, so a tsx-run node paid a cost the SDK did not.
+ * A benchmark's server processes run compiled JavaScript, as the node SDK packages do (esbuild
+ * bundles, ADR 0224; ADR 0398), not through tsx: tsx compiles with esbuild's `keepNames`, which
+ * wraps every function and class the code creates at run time in a `__name(fn, "name")` call (a
+ * defineProperty). The SDK server measured beside the node runs its library as plain JavaScript
+ * from node_modules, so a tsx-run node paid a cost the SDK did not.
  *
  * `benchScript(file, tree)` bundles one bench file (its child modes, the libs they import through
  * the tsconfig's `@cp/*` paths; third-party packages stay external, loaded as installed) into a
