@@ -34,6 +34,24 @@ describe('RoutingClarificationsService (service tier)', () => {
 
   const nodeOf = (agent: GivenAgent): NodePrincipal => ({ kind: 'node', subject: `node-of-${agent.id}`, agentId: agent.id });
   const ownerOf = (agent: GivenAgent) => principal(['team-admin'], [agent.teamId], 'owner');
+  /**
+   * Another admin's decision landing inside `call`: the first call of `target[method]` runs
+   * `once(original)` instead (the spy restored after). Returns what `call` threw, or answered.
+   */
+  async function refusedMeanwhile<T extends object, K extends jest.FunctionPropertyNames<Required<T>>>(
+    target: T,
+    method: K,
+    once: (original: T[K]) => T[K],
+    call: () => Promise<unknown>,
+  ): Promise<unknown> {
+    const original = (target[method] as (...args: unknown[]) => unknown).bind(target) as T[K];
+    const spy = jest.spyOn(target, method).mockImplementationOnce(once(original) as never);
+    try {
+      return await call().catch((e: unknown) => e);
+    } finally {
+      spy.mockRestore();
+    }
+  }
   const rowsOf = (agentId: string) => ctx.given.prisma.routingClarification.findMany({ where: { agentId }, orderBy: { text: 'asc' } });
 
   it('records what callers chose, counting a repeat on the same row, and lists it to the owning team', async () => {
@@ -114,23 +132,20 @@ describe('RoutingClarificationsService (service tier)', () => {
     await sut.ingest(nodeOf(agent), { choices: [{ text: 'chargeback for a double payment', capabilityId: cap.id, tenant: 'acme' }] });
     const [row] = await rowsOf(agent.id);
     const changes = ctx.get(ManifestChangesService);
-    const update = changes.update.bind(changes);
     // Another admin dismisses it after the promotion checked it was pending, before the commit.
-    const spy = jest.spyOn(changes, 'update').mockImplementationOnce(async (who, input, also) => {
-      await ctx.given.prisma.routingClarification.update({ where: { id: row.id }, data: { status: 'dismissed' } });
-      return update(who, input, also);
-    });
-    try {
-      const refused = await sut
-        .promote(ownerOf(agent), { id: row.id, as: PromoteAs.EXAMPLE, expectedRevision: 1 })
-        .catch((e: unknown) => e);
-      expect(refused).toBeInstanceOf(InputValidationError);
-      expect((refused as InputValidationError).validationErrors).toEqual([
-        { path: '$.id', message: 'this clarification was dismissed or promoted meanwhile; nothing was changed' },
-      ]);
-    } finally {
-      spy.mockRestore();
-    }
+    const refused = await refusedMeanwhile(
+      changes,
+      'update',
+      (update) => async (who, input, also) => {
+        await ctx.given.prisma.routingClarification.update({ where: { id: row.id }, data: { status: 'dismissed' } });
+        return update(who, input, also);
+      },
+      () => sut.promote(ownerOf(agent), { id: row.id, as: PromoteAs.EXAMPLE, expectedRevision: 1 }),
+    );
+    expect(refused).toBeInstanceOf(InputValidationError);
+    expect((refused as InputValidationError).validationErrors).toEqual([
+      { path: '$.id', message: 'this clarification was dismissed or promoted meanwhile; nothing was changed' },
+    ]);
     expect(await ctx.given.revisionOf(agent.id)).toBe(1);
     const stored = await ctx.given.prisma.capabilityManifest.findFirstOrThrow({ where: { agentId: agent.id, capabilityId: cap.id } });
     expect((stored.skill as { examples?: string[] }).examples ?? []).not.toContain('chargeback for a double payment');
@@ -171,22 +186,21 @@ describe('RoutingClarificationsService (service tier)', () => {
     await sut.ingest(nodeOf(agent), { choices: [{ text: 'split the invoice', capabilityId: cap.id, tenant: 'acme' }] });
     const [row] = await rowsOf(agent.id);
     const repository = ctx.get(RoutingClarificationsRepository);
-    const find = repository.find.bind(repository);
     // The dismissal reads the row pending; a promotion commits before the dismissal writes.
-    const spy = jest.spyOn(repository, 'find').mockImplementationOnce(async (id) => {
-      const pending = await find(id);
-      await sut.promote(ownerOf(agent), { id: row.id, as: PromoteAs.EXAMPLE, expectedRevision: 1 });
-      return pending;
-    });
-    try {
-      const refused = await sut.dismiss(ownerOf(agent), row.id).catch((e: unknown) => e);
-      expect(refused).toBeInstanceOf(InputValidationError);
-      expect((refused as InputValidationError).validationErrors).toEqual([
-        { path: '$.id', message: 'this clarification was dismissed or promoted meanwhile; nothing was changed' },
-      ]);
-    } finally {
-      spy.mockRestore();
-    }
+    const refused = await refusedMeanwhile(
+      repository,
+      'find',
+      (find) => async (id) => {
+        const pending = await find(id);
+        await sut.promote(ownerOf(agent), { id: row.id, as: PromoteAs.EXAMPLE, expectedRevision: 1 });
+        return pending;
+      },
+      () => sut.dismiss(ownerOf(agent), row.id),
+    );
+    expect(refused).toBeInstanceOf(InputValidationError);
+    expect((refused as InputValidationError).validationErrors).toEqual([
+      { path: '$.id', message: 'this clarification was dismissed or promoted meanwhile; nothing was changed' },
+    ]);
     expect((await rowsOf(agent.id)).map((r) => r.status)).toEqual(['promoted']);
     expect(await ctx.given.revisionOf(agent.id)).toBe(2);
   });

@@ -7,8 +7,9 @@
  *
  * `benchScript(file, tree)` bundles one bench file (its child modes, the libs they import through
  * the tsconfig's `@cp/*` paths; third-party packages stay external, loaded as installed) into a
- * .cjs file under `node_modules/.cache` (where those packages resolve from), once per process. BENCH_RUNTIME=tsx keeps the old way: the
- * child runs the TypeScript file through tsx (its figures are the ones before this change).
+ * .cjs file under `node_modules/.cache` (where those packages resolve from), once per process.
+ * BENCH_RUNTIME=tsx keeps the old way: the child runs the TypeScript file through tsx (its figures
+ * are the ones before this change).
  */
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { basename, join } from 'node:path';

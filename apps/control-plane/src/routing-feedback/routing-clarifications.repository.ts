@@ -77,23 +77,17 @@ export class RoutingClarificationsRepository {
     return this.prisma.routingClarification.findUnique({ where: { id } });
   }
 
-  /** The client outside any transaction (promoteIfPending's `db` when there is none). */
+  /** The client outside any transaction (decideIfPending's `db` when there is none). */
   get db(): Pick<RegistryTx, 'routingClarification'> {
     return this.prisma;
   }
 
-  /** Marks a pending clarification promoted (in `db`, a transaction or not); false when it was not pending. */
-  async promoteIfPending(db: Pick<RegistryTx, 'routingClarification'>, id: string): Promise<boolean> {
-    const { count } = await db.routingClarification.updateMany({ where: { id, status: 'pending' }, data: { status: 'promoted' } });
+  /**
+   * Marks a pending clarification promoted or dismissed (in `db`, a transaction or not); false when
+   * it was no longer pending (decided meanwhile), and then nothing is written.
+   */
+  async decideIfPending(db: Pick<RegistryTx, 'routingClarification'>, id: string, status: 'promoted' | 'dismissed'): Promise<boolean> {
+    const { count } = await db.routingClarification.updateMany({ where: { id, status: 'pending' }, data: { status } });
     return count === 1;
-  }
-
-  /** Marks a pending clarification dismissed; null when it was not pending (decided meanwhile). */
-  async dismissIfPending(id: string): Promise<ClarificationRecord | null> {
-    const { count } = await this.prisma.routingClarification.updateMany({
-      where: { id, status: 'pending' },
-      data: { status: 'dismissed' },
-    });
-    return count === 1 ? this.find(id) : null;
   }
 }

@@ -135,9 +135,8 @@ export class RoutingClarificationsService {
         },
       ]);
     // Only if still pending: a promotion that committed meanwhile stands.
-    const dismissed = await this.repository.dismissIfPending(id);
-    if (!dismissed) throw decidedMeanwhile();
-    return dismissed;
+    if (!(await this.repository.decideIfPending(this.repository.db, id, 'dismissed'))) throw decidedMeanwhile();
+    return (await this.repository.find(id))!;
   }
 
   async promote(
@@ -164,7 +163,7 @@ export class RoutingClarificationsService {
     let marked = false;
     const markPromoted = async (tx: RegistryTx): Promise<AuditEntry[]> => {
       marked = true;
-      if (!(await this.repository.promoteIfPending(tx, row.id))) throw decidedMeanwhile();
+      if (!(await this.repository.decideIfPending(tx, row.id, 'promoted'))) throw decidedMeanwhile();
       return [];
     };
     const changed = await this.changes.update(
@@ -173,7 +172,7 @@ export class RoutingClarificationsService {
       markPromoted,
     );
     // The manifest already said it (nothing written, no transaction): the mark stands alone.
-    if (!marked && !(await this.repository.promoteIfPending(this.repository.db, row.id))) throw decidedMeanwhile();
+    if (!marked && !(await this.repository.decideIfPending(this.repository.db, row.id, 'promoted'))) throw decidedMeanwhile();
     const clarification = (await this.repository.find(row.id))!;
     return { clarification, revision: changed.revision };
   }
