@@ -146,6 +146,31 @@ describe('RedisTaskStore and RedisTaskEvents', () => {
     expect((await pool.get('n-1', alice))?.task.id).toBe('n-1');
   });
 
+  it('a task evicted between two saves and saved again is evictable again; the anonymous pool keeps no ListTasks index', async () => {
+    const prefix = `${PREFIX}again:`;
+    const pool = new RedisTaskStore(connect(), prefix, limits);
+    const redis = connections[0];
+    const chunk = (id: string) => record(id, ANONYMOUS_OWNER, 5, { metadata: { blob: 'c'.repeat(3000) } });
+    await pool.save(chunk('r-0'));
+    // Three younger tasks evict r-0 while it is still running (its next save comes later).
+    for (const id of ['r-1', 'r-2', 'r-3']) await pool.save(chunk(id));
+    expect(await pool.get('r-0', ANONYMOUS_OWNER)).toBeUndefined();
+    // Its next save writes it anew, as the youngest: it must come back into the eviction order,
+    // or its bytes would count against the pool with no way to evict them.
+    await pool.save({ ...chunk('r-0'), seq: 2 });
+    expect((await pool.get('r-0', ANONYMOUS_OWNER))?.seq).toBe(2);
+    for (const id of ['r-4', 'r-5', 'r-6']) await pool.save(chunk(id));
+    expect(await pool.get('r-0', ANONYMOUS_OWNER)).toBeUndefined();
+    expect(await pool.bytesOf(ANONYMOUS_OWNER)).toBeLessThanOrEqual(limits.maxOwnerBytes);
+    // Every stored task has exactly one size and one creation entry, and nothing is listed.
+    const [sizes, created, index] = await Promise.all(
+      ['sizes', 'created', 'index'].map((k) => redis.keys(`${prefix}a2a:*:${k}`).then((ks) => (ks[0] ? ks[0] : ''))),
+    );
+    expect((await redis.hkeys(sizes)).sort()).toEqual(['r-4', 'r-5', 'r-6']);
+    expect((await redis.zrange(created, 0, -1)).sort()).toEqual(['r-4', 'r-5', 'r-6']);
+    expect(index).toBe('');
+  });
+
   it('events published on one replica reach listeners on another, in order; unsubscribing leaves no channel behind', async () => {
     const one = new RedisTaskEvents(connect(), connect(), PREFIX);
     const two = new RedisTaskEvents(connect(), connect(), PREFIX);

@@ -3,7 +3,7 @@
  * hash of the owner; the braces are a Redis Cluster hash tag, so one owner's keys share a slot and
  * the save script and ListTasks' MGET stay single-slot, ADR 0151):
  *   <prefix>a2a:{<h>}:task:<id>   the record as JSON, expiring `retentionMs` after its last save
- *   <prefix>a2a:{<h>}:index       sorted set id → status time (ListTasks, newest first)
+ *   <prefix>a2a:{<h>}:index       sorted set id → status time (ListTasks, newest first; named owners only)
  *   <prefix>a2a:{<h>}:sizes       hash id → stored bytes
  *   <prefix>a2a:{<h>}:bytes       the owner's stored bytes (tasks and queued push bodies)
  *   <prefix>a2a:{<h>}:created     sorted set id → creation time (the anonymous pool only: eviction order)
@@ -94,7 +94,9 @@ local size = string.len(ARGV[2])
 if size > tonumber(ARGV[5]) then return {1, size} end
 local limit = tonumber(ARGV[6])
 if size > limit then return {2, size} end
-local old = tonumber(redis.call('HGET', KEYS[3], ARGV[1]) or '0')
+-- No size yet: the task is new to the store (or was evicted or forgotten since).
+local stored = redis.call('HGET', KEYS[3], ARGV[1])
+local old = tonumber(stored or '0')
 local total = tonumber(redis.call('GET', KEYS[4]) or '0') - old + size
 -- A sizes field names a task (its id) or a queued push body (push:<id>, push-backlog.ts).
 local function keyOf(field)
@@ -122,20 +124,23 @@ if total > limit then
 end
 redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[4])
 redis.call('HSET', KEYS[3], ARGV[1], size)
-redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1])
 redis.call('SET', KEYS[4], total, 'PX', ARGV[4])
-redis.call('PEXPIRE', KEYS[2], ARGV[4])
 redis.call('PEXPIRE', KEYS[3], ARGV[4])
 if ARGV[8] == '1' then
-  -- Creation order, even for tasks created in the same millisecond (equal scores would order by
-  -- id): a new task scores after the youngest one. Only the order is read, never the time.
-  if not redis.call('ZSCORE', KEYS[5], ARGV[1]) then
+  -- The anonymous pool is never listed (ADR 80): no index. Creation order instead, even for tasks
+  -- created in the same millisecond (equal scores would order by id): a new task scores after the
+  -- youngest one. Only the order is read, never the time. A task has a size exactly when it has a
+  -- creation entry (both are written here and removed together), so the size read above tells.
+  if not stored then
     local score = tonumber(ARGV[9])
     local youngest = redis.call('ZRANGE', KEYS[5], -1, -1, 'WITHSCORES')
     if youngest[2] and tonumber(youngest[2]) >= score then score = tonumber(youngest[2]) + 1 end
-    redis.call('ZADD', KEYS[5], score, ARGV[1])
+    redis.call('ZADD', KEYS[5], 'NX', score, ARGV[1])
   end
   redis.call('PEXPIRE', KEYS[5], ARGV[4])
+else
+  redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1])
+  redis.call('PEXPIRE', KEYS[2], ARGV[4])
 end
 for i = 12, #ARGV do redis.call('PUBLISH', ARGV[11], ARGV[i]) end
 return {0, size, total}

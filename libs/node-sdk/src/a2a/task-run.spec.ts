@@ -4,7 +4,7 @@
  * became terminal meanwhile is never overwritten, and local streams hear that state.
  */
 import { InMemoryTaskEvents, type TaskEvent } from './task-events';
-import { statusUpdate, TaskRun, type Update } from './task-run';
+import { nowIso, statusUpdate, TaskRun, type Update } from './task-run';
 import { InMemoryTaskStore, type PublishOnSave, type SaveOptions, type TaskRecord, type TaskStore } from './task-store';
 import type { WireTask } from './wire-types';
 
@@ -161,5 +161,24 @@ describe('TaskRun', () => {
     expect(stored?.task.status.state).toBe('TASK_STATE_CANCELED');
     expect(stored?.upstream).toBeUndefined();
     expect(run.ended?.task.status.state).toBe('TASK_STATE_CANCELED');
+  });
+});
+
+describe('nowIso', () => {
+  it('is the clock as ISO 8601, made once per millisecond and anew when the clock moves (either way)', () => {
+    const now = jest.spyOn(Date, 'now');
+    try {
+      now.mockReturnValue(1_800_000_000_123);
+      const first = nowIso();
+      expect(first).toBe('2027-01-15T08:00:00.123Z');
+      expect(nowIso()).toBe(first);
+      now.mockReturnValue(1_800_000_000_124);
+      expect(nowIso()).toBe('2027-01-15T08:00:00.124Z');
+      // A clock set back (NTP) is followed too, never a stale later time.
+      now.mockReturnValue(1_700_000_000_000);
+      expect(nowIso()).toBe(new Date(1_700_000_000_000).toISOString());
+    } finally {
+      now.mockRestore();
+    }
   });
 });

@@ -18,7 +18,17 @@ const INTERRUPTED: ReadonlySet<TaskState> = new Set(['TASK_STATE_INPUT_REQUIRED'
 /** Streams end after a terminal or interrupted state. */
 export const endsStream = (state: TaskState) => TERMINAL_STATES.has(state) || INTERRUPTED.has(state);
 
-export const nowIso = () => new Date().toISOString();
+/** The last timestamp made, reused within its millisecond (a stream stamps several statuses per request). */
+let isoMs = Number.NaN;
+let iso = '';
+export const nowIso = (): string => {
+  const ms = Date.now();
+  if (ms !== isoMs) {
+    isoMs = ms;
+    iso = new Date(ms).toISOString();
+  }
+  return iso;
+};
 
 export const statusUpdate = (task: WireTask): StreamEvent => ({
   statusUpdate: {
