@@ -13,9 +13,12 @@ const OWNER = 'anonymous';
 /** The in-memory store, counting saves. */
 class CountingStore implements TaskStore {
   saves = 0;
+  /** Each save's unlessTerminal, in order. */
+  readonly checks: boolean[] = [];
   constructor(readonly inner: InMemoryTaskStore) {}
   save(record: TaskRecord, publish?: PublishOnSave | readonly PublishOnSave[], options?: SaveOptions) {
     this.saves++;
+    this.checks.push(options?.unlessTerminal === true);
     return this.inner.save(record, publish, options);
   }
   get(id: string, owner: string) {
@@ -161,6 +164,22 @@ describe('TaskRun', () => {
     expect(stored?.task.status.state).toBe('TASK_STATE_CANCELED');
     expect(stored?.upstream).toBeUndefined();
     expect(run.ended?.task.status.state).toBe('TASK_STATE_CANCELED');
+  });
+});
+
+describe('TaskRun, the terminal check', () => {
+  it("a new task's first save skips the check (nothing can be stored under its id yet); every later save makes it", async () => {
+    const store = new CountingStore(new InMemoryTaskStore());
+    const run = new TaskRun({ task: task('n-1'), owner: OWNER, tenant: 't', updatedAt: 0, seq: 0 }, store, new InMemoryTaskEvents());
+    await run.commit(task('n-1'), { task: task('n-1') }, {}, true);
+    await run.apply(state('TASK_STATE_WORKING'));
+    await run.apply(state('TASK_STATE_COMPLETED'));
+    expect(store.checks).toEqual([false, true, true]);
+    // A known task (loaded from the store, seq ≥ 1) is checked from its first save on.
+    const { store: known, run: loaded } = await started('n-2');
+    known.checks.length = 0;
+    await loaded.apply(state('TASK_STATE_WORKING'));
+    expect(known.checks).toEqual([true]);
   });
 });
 

@@ -262,7 +262,9 @@ export class TaskRun {
     const publish: PublishOnSave[] | undefined = outs
       ?.filter((_, i) => !heard[i].unheard)
       .map(({ channel, message }) => ({ channel, message }));
-    const stored = await this.store.save(last, publish, { unlessTerminal: true });
+    // A task never stored before (seq 0) cannot have been ended elsewhere: no other replica can
+    // know it yet, so its first save skips the check (one Redis call fewer).
+    const stored = await this.store.save(last, publish, { unlessTerminal: this.record.seq > 0 });
     if (stored) return this.end(stored);
     this.record = last;
     if (outs) for (const out of outs) out.local();
