@@ -167,7 +167,7 @@ describe('RedisTaskStore and RedisTaskEvents', () => {
       ['sizes', 'created', 'index'].map((k) => redis.keys(`${prefix}a2a:*:${k}`).then((ks) => (ks[0] ? ks[0] : ''))),
     );
     expect((await redis.hkeys(sizes)).sort()).toEqual(['r-4', 'r-5', 'r-6']);
-    expect((await redis.zrange(created, 0, -1)).sort()).toEqual(['r-4', 'r-5', 'r-6']);
+    expect((await redis.zrange(created, '0', '-1')).sort()).toEqual(['r-4', 'r-5', 'r-6']);
     expect(index).toBe('');
   });
 
