@@ -27,21 +27,6 @@ export interface TaskEvent {
 
 export type TaskEventListener = (event: TaskEvent) => void;
 
-/**
- * An event's JSON, made once for the PUBLISH that carries it to other replicas and the SSE frame
- * that shows it to the caller. Events are never changed once made (every update builds new objects),
- * so the text of an event object stays true.
- */
-const eventJson = new WeakMap<StreamEvent, string>();
-export function streamEventJson(event: StreamEvent): string {
-  let json = eventJson.get(event);
-  if (json === undefined) {
-    json = JSON.stringify(event);
-    eventJson.set(event, json);
-  }
-  return json;
-}
-
 /** One listener on one task's events (TaskEvents.listen). */
 export interface Listening {
   /** Resolves once other replicas' events reach the listener too; calling it again costs nothing. */
@@ -210,11 +195,11 @@ export class RedisTaskEvents implements TaskEvents {
   }
 
   outbound(taskId: string, event: TaskEvent): PublishOnSave & { local: () => void } {
-    // origin first, so the subscriber recognises its own messages by their start (ownMark); the
-    // same text as JSON.stringify({ origin, seq, final, event }), the event's part made once.
+    // origin first, so the subscriber recognises its own messages by their start (ownMark).
+    const envelope: Envelope = { origin: this.origin, ...event };
     return {
       channel: this.channel(taskId),
-      message: `${this.ownMark},"seq":${JSON.stringify(event.seq)},"final":${JSON.stringify(event.final)},"event":${streamEventJson(event.event)}}`,
+      message: JSON.stringify(envelope),
       local: () => this.listeners.deliver(taskId, event),
     };
   }

@@ -6,7 +6,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { A2AError, A2AErrorName } from '../a2a-errors';
 import { declaredBy } from '../served-bundle';
-import { streamEventJson } from '../task-events';
 import { checkDepth } from '../validate-params';
 import { eventToV03 } from '../v03/shapes';
 import { negotiateVersion } from '../version';
@@ -85,8 +84,7 @@ function jsonRpcWire(id: JsonRpcId, v03: boolean | (() => boolean)): Wire {
       return 200;
     },
     frames: {
-      // A 1.0 event's JSON is the one its PUBLISH carried (made once, task-events.ts).
-      event: (event) => `data: ${prefix}${isV03() ? JSON.stringify(eventToV03(event)) : streamEventJson(event)}}\n\n`,
+      event: (event) => `data: ${prefix}${JSON.stringify(isV03() ? eventToV03(event) : event)}}\n\n`,
       error: (e) => ({ jsonrpc: '2.0', id, error: e.toJsonRpc() }),
     },
   };

@@ -7,7 +7,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { A2AError, A2AErrorName } from '../a2a-errors';
 import { etagMatches } from '../card-route';
-import { streamEventJson } from '../task-events';
 import { checkDepth } from '../validate-params';
 import { checkVersion, type ProtocolVersion } from '../version';
 import { encode, REST_ROUTES, type Answer, type Verb, type RestBinding, type RestInput } from './operations';
@@ -72,7 +71,7 @@ export const REST_V10: RestFlavor = {
       await reply.code(200).header('content-type', REST_TYPE).send(answer.json);
       return 200;
     },
-    frames: { event: (e) => `data: ${streamEventJson(e)}\n\n`, error: (e) => e.toRest() },
+    frames: { event: (e) => `data: ${JSON.stringify(e)}\n\n`, error: (e) => e.toRest() },
   },
   notFound: (request) => new A2AError(A2AErrorName.MethodNotFound, `no operation at ${request.method} ${pathOf(request)}`),
 };

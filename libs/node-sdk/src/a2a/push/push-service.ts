@@ -8,7 +8,7 @@ import { resolveAndCheck, type HostResolver } from '@cp/common/core';
 import { A2AError, A2AErrorName } from '../a2a-errors';
 import type { A2ALog, RequestContext } from '../request-context';
 import { declaredBy, type ServedBundle } from '../served-bundle';
-import { streamEventJson, type StreamEvent } from '../task-events';
+import type { StreamEvent } from '../task-events';
 import { ownerKey, type TaskStore } from '../task-store';
 import { taskToV03 } from '../v03/shapes';
 import type { ProtocolVersion } from '../version';
@@ -204,7 +204,7 @@ export class PushService {
         if (!record) continue;
         body = JSON.stringify(taskToV03(notificationTask(record.task)));
       } else {
-        body = 'task' in event ? JSON.stringify({ task: notificationTask(event.task) }) : streamEventJson(event);
+        body = JSON.stringify('task' in event ? { task: notificationTask(event.task) } : event);
       }
       const held = await this.deps.backlog.hold(owner, taskId, body, mine.length);
       if (!held.ok) {
