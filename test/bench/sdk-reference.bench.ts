@@ -286,14 +286,10 @@ async function taskMemory(redis: import('ioredis').Redis, prefix: string, node: 
   let structBytes = 0;
   let entries = 0;
   for (const owner of new Set(sample.map((k) => k.slice(0, k.indexOf('}:') + 2)))) {
-    for (const [key, kind] of [
-      ['index', 'zset'],
-      ['sizes', 'hash'],
-      ['created', 'zset'],
-    ] as const) {
+    // Every stored task has a size; the anonymous pool keeps no index (ADR 0399), named owners no creation set.
+    for (const key of ['index', 'sizes', 'created'])
       structBytes += Number((await redis.memory('USAGE', `${owner}${key}`, 'SAMPLES', 0)) ?? 0);
-      if (key === 'index') entries += kind === 'zset' ? await redis.zcard(`${owner}${key}`) : 0;
-    }
+    entries += await redis.hlen(`${owner}sizes`);
   }
   const rss = processRssMb(node.child.pid);
   console.log(
