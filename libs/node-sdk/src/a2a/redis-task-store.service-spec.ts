@@ -169,6 +169,7 @@ describe('RedisTaskStore and RedisTaskEvents', () => {
     expect((await redis.hkeys(sizes)).sort()).toEqual(['r-4', 'r-5', 'r-6']);
     expect((await redis.zrange(created, '0', '-1')).sort()).toEqual(['r-4', 'r-5', 'r-6']);
     expect(index).toBe('');
+    expect((await pool.list(ANONYMOUS_OWNER, { pageSize: 10 })).total).toBe(0);
   });
 
   it('events published on one replica reach listeners on another, in order; unsubscribing leaves no channel behind', async () => {

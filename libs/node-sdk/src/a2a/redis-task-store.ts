@@ -252,6 +252,8 @@ export class RedisTaskStore implements TaskStore {
   }
 
   async list(owner: string, query: TaskQuery): Promise<TaskPage> {
+    // Never listed, so never indexed (ADR 0399).
+    if (owner === ANONYMOUS_OWNER) return { records: [], total: 0 };
     const o = this.ownerKeys(owner);
     const min = query.after === undefined ? '-inf' : `(${query.after}`;
     const ids = await onTaskStore(this.redis, () => this.redis.zrevrangebyscore(o.index, '+inf', min));

@@ -120,7 +120,10 @@ export interface TaskStore {
    * (ADR 0396); false is no refusal, the save simply comes first.
    */
   surelyAccepts?(record: TaskRecord): boolean;
-  /** Newest first (status time, then id), filtered, one page after the cursor. */
+  /**
+   * Newest first (status time, then id), filtered, one page after the cursor. The anonymous pool is
+   * never listed (ADR 80) and keeps no index (ADR 0399): its page is always empty.
+   */
   list(owner: string, query: TaskQuery): Promise<TaskPage>;
 }
 
@@ -221,6 +224,7 @@ export class InMemoryTaskStore implements TaskStore {
   }
 
   async list(owner: string, query: TaskQuery): Promise<TaskPage> {
+    if (owner === ANONYMOUS_OWNER) return { records: [], total: 0 };
     this.expire();
     const mine = [...this.tasks.values()]
       .filter((r) => r.owner === owner)
