@@ -175,6 +175,12 @@ describe('TaskRun, the terminal check', () => {
     await run.apply(state('TASK_STATE_WORKING'));
     await run.apply(state('TASK_STATE_COMPLETED'));
     expect(store.checks).toEqual([false, true, true]);
+    // A kept field saved alone leaves seq at 0; the task is stored all the same, so it is checked next.
+    const kept = new CountingStore(new InMemoryTaskStore());
+    const early = new TaskRun({ task: task('n-3'), owner: OWNER, tenant: 't', updatedAt: 0, seq: 0 }, kept, new InMemoryTaskEvents());
+    await early.keep({ upstream: { taskId: 'up-1', contextId: 'c' } });
+    await early.apply(state('TASK_STATE_WORKING'));
+    expect(kept.checks).toEqual([false, true]);
     // A known task (loaded from the store, seq ≥ 1) is checked from its first save on.
     const { store: known, run: loaded } = await started('n-2');
     known.checks.length = 0;

@@ -73,6 +73,11 @@ export class TaskRun {
   private endedOn?: TaskRecord;
   /** Fields every later save keeps (carry()). */
   private carried: RecordExtra = {};
+  /**
+   * The store holds this task: it was loaded (seq ≥ 1) or this run saved it. Until then no other
+   * replica can know its id, so nothing can have ended it and a save skips the terminal check.
+   */
+  private stored: boolean;
 
   constructor(
     record: TaskRecord,
@@ -80,6 +85,7 @@ export class TaskRun {
     private readonly events: TaskEvents,
   ) {
     this.record = record;
+    this.stored = record.seq > 0;
   }
 
   /** The task as stored. */
@@ -262,10 +268,11 @@ export class TaskRun {
     const publish: PublishOnSave[] | undefined = outs
       ?.filter((_, i) => !heard[i].unheard)
       .map(({ channel, message }) => ({ channel, message }));
-    // A task never stored before (seq 0) cannot have been ended elsewhere: no other replica can
-    // know it yet, so its first save skips the check (one Redis call fewer).
-    const stored = await this.store.save(last, publish, { unlessTerminal: this.record.seq > 0 });
+    // A task never stored before cannot have been ended elsewhere: its first save skips the check
+    // (one Redis call fewer, ADR 0399).
+    const stored = await this.store.save(last, publish, { unlessTerminal: this.stored });
     if (stored) return this.end(stored);
+    this.stored = true;
     this.record = last;
     if (outs) for (const out of outs) out.local();
     else for (const c of changes) await this.events.publish(id, c);
