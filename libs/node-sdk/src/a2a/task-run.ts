@@ -77,7 +77,7 @@ export class TaskRun {
    * The store holds this task: it was loaded (seq ≥ 1) or this run saved it. Until then no other
    * replica can know its id, so nothing can have ended it and a save skips the terminal check.
    */
-  private stored: boolean;
+  private inStore: boolean;
 
   constructor(
     record: TaskRecord,
@@ -85,7 +85,7 @@ export class TaskRun {
     private readonly events: TaskEvents,
   ) {
     this.record = record;
-    this.stored = record.seq > 0;
+    this.inStore = record.seq > 0;
   }
 
   /** The task as stored. */
@@ -270,9 +270,9 @@ export class TaskRun {
       .map(({ channel, message }) => ({ channel, message }));
     // A task never stored before cannot have been ended elsewhere: its first save skips the check
     // (one Redis call fewer, ADR 0399).
-    const stored = await this.store.save(last, publish, { unlessTerminal: this.stored });
+    const stored = await this.store.save(last, publish, { unlessTerminal: this.inStore });
     if (stored) return this.end(stored);
-    this.stored = true;
+    this.inStore = true;
     this.record = last;
     if (outs) for (const out of outs) out.local();
     else for (const c of changes) await this.events.publish(id, c);
