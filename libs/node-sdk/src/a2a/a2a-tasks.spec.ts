@@ -397,6 +397,10 @@ describe('A2A tasks', () => {
         lastChunk: true,
         artifact: { name: 'reconciliation' },
       });
+      // The task's metadata (how it was routed) is the Task's, shown once; an update says its status only (ADR 0400).
+      expect(results[0].task.metadata.routing).toMatchObject({ capabilityId: 'reconcile-invoice' });
+      for (const x of results.filter((r) => r.statusUpdate))
+        expect(Object.keys(x.statusUpdate).sort()).toEqual(['contextId', 'status', 'taskId']);
       expect(s.events.listenerCount).toBe(0);
     });
 
@@ -487,6 +491,8 @@ describe('A2A tasks', () => {
       const rest = [await sub.next(), await sub.next()];
       expect(rest[0].artifactUpdate.artifact.name).toBe('reconciliation');
       expect(rest[1].statusUpdate.status.state).toBe('TASK_STATE_COMPLETED');
+      expect(first.task.metadata.routing.capabilityId).toBe('reconcile-invoice');
+      expect(rest[1].statusUpdate.metadata).toBeUndefined();
       expect(await sub.done()).toBe(true);
       expect((await sent).body.result.task.status.state).toBe('TASK_STATE_COMPLETED');
 

@@ -30,13 +30,12 @@ export const nowIso = (): string => {
   return iso;
 };
 
+/**
+ * A status update names its task and says its status, no more: the task's metadata (routing,
+ * notices, deprecation) is the Task's, which every stream and GetTask show first (ADR 0400).
+ */
 export const statusUpdate = (task: WireTask): StreamEvent => ({
-  statusUpdate: {
-    taskId: task.id,
-    contextId: task.contextId,
-    status: task.status,
-    ...(task.metadata ? { metadata: task.metadata } : {}),
-  },
+  statusUpdate: { taskId: task.id, contextId: task.contextId, status: task.status },
 });
 
 /** An update as a function of the task it applies to: the next task and the event describing it. */
