@@ -282,9 +282,10 @@ const configFields = z.object({
    */
   A2A_STREAM_REMOTE_AFTER_MS: wholeNumber(0, 10_000).default(100),
   /**
-   * When a new task's stream shows its first event: `early` = once every check has passed, while
-   * its first save is in flight (a refused save then ends the stream with an error event; nothing
-   * ran); `stored` = after that save (ADR 0396).
+   * When a new task's stream shows its first event: `early` = once every check has passed, before
+   * its first save (a refused save then ends the stream with an error event; nothing is stored);
+   * the handler starts at once and the first save waits for the end of the turn, so a handler
+   * answering in it is saved with it (ADR 0401); `stored` = after that save, the handler too (ADR 0396).
    */
   A2A_STREAM_FIRST_EVENT: z.enum(['early', 'stored']).default('early'),
   /**

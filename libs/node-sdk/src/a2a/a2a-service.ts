@@ -197,7 +197,7 @@ export class A2AService {
     let prepared: Prepared;
     try {
       // Without a push config (which is stored for a stored task), a new task's first event may
-      // leave while its first save is in flight (A2A_STREAM_FIRST_EVENT=early, ADR 0396).
+      // leave before its first save (A2A_STREAM_FIRST_EVENT=early, ADRs 0396, 0401).
       const early = push === undefined && this.limits.streamFirstEvent === 'early';
       prepared = { ...(await this.prepare(rawParams, rc, active, { beforeSave: open, early })), streamed: true };
       await this.attachPush(push, prepared, rc);
@@ -209,26 +209,23 @@ export class A2AService {
       throw error;
     }
     const r = prepared.record;
-    // The handler starts now (or once the first save is stored), not once the subscription is
-    // confirmed; what it says before the stream's first event waits in the stream (ADR 0355). The
-    // task is stored: it runs even if the stream is refused or the client goes away.
+    // The handler starts now, not once the subscription is confirmed nor (a new task, ADR 0401) once
+    // the first save is stored; what it says before the stream's first event waits in the stream
+    // (ADR 0355). It runs even if the stream is refused or the client goes away.
     const execute = (p: Prepared) =>
       this.execution
         .execute(p)
         .catch((error: unknown) => this.deps.log.error({ taskId: r.task.id, err: (error as Error).message }, 'streamed message failed'));
-    if (prepared.execution && !prepared.stored) void execute(prepared);
+    if (prepared.execution) void execute(prepared);
     const stream = await opening!;
     stream.capabilityId = r.capabilityId;
     stream.first({ task: trimHistory(r.task, prepared.params.configuration?.historyLength) }, r.seq, endsStream(r.task.status.state));
     if (late) stream.remoteAfter(this.limits.streamRemoteAfterMs, () => this.deps.tasks.get(r.task.id, prepared.owner));
-    // A first save refused after the first event ends the stream with that refusal; nothing ran.
-    prepared.stored?.then(
-      () => void execute(prepared),
-      (error: unknown) => {
-        this.deps.log.warn({ taskId: r.task.id, err: (error as Error).message }, 'streamed task not stored');
-        stream.fail(error);
-      },
-    );
+    // A first save refused after the first event ends the stream with that refusal; nothing is stored.
+    prepared.stored?.catch((error: unknown) => {
+      this.deps.log.warn({ taskId: r.task.id, err: (error as Error).message }, 'streamed task not stored');
+      stream.fail(error);
+    });
     return stream;
   }
 
@@ -353,7 +350,7 @@ export class A2AService {
       coalesce?: boolean;
       /** SendStreamingMessage: opens the stream right before the first save. */
       beforeSave?: (taskId: string, owner: string, known: boolean) => void;
-      /** A new task surely accepted is returned while its first save is in flight (ADR 0396). */
+      /** A new task surely accepted is returned before its first save, held to the end of the turn (ADRs 0396, 0401). */
       early?: boolean;
       /** A new task surely accepted has its first save held for the handler's result (ADR 0397). */
       held?: boolean;
@@ -421,16 +418,12 @@ export class A2AService {
         run = new TaskRun({ ...toSave, seq: 0, updatedAt: 0 }, this.deps.tasks, this.deps.events);
         run.commitHeld(first, { task: first }, { capabilityId }, this.limits.sendStoreAfterMs).catch(() => undefined);
       } else {
-        // Every check has passed and the store will surely take it: the stream may show the task
-        // while its first save is in flight; the handler waits for that save (ADR 0396).
+        // Every check has passed and the store will surely take it: the stream shows the task at
+        // once (ADR 0396), and the handler starts at once; the first save waits for the end of this
+        // turn, so a handler answering in it is saved with it, once (ADR 0401).
         saved = now;
-        stored = saveTask(this.deps.tasks, this.deps.events, toSave, undefined).then(
-          () => undefined,
-          (error: unknown) => {
-            admission.release();
-            throw error;
-          },
-        );
+        run = new TaskRun({ ...toSave, seq: 0, updatedAt: 0 }, this.deps.tasks, this.deps.events);
+        stored = run.commitHeld(first, { task: first }, { capabilityId }, 'turn');
         stored.catch(() => undefined);
       }
     } catch (error) {

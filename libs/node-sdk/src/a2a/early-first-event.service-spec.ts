@@ -1,9 +1,11 @@
 /**
  * ADR 0396: a new task's stream shows its first event once every check has passed and the store
- * surely accepts the task, while the task's first save is in flight; the handler runs only once
- * that save is stored, and a save refused after the first event ends the stream with the refusal
- * (nothing ran, nothing stored). Over HTTP (the SSE frames a caller reads), the machine's Redis,
- * one prefix; a second store on that prefix plays another replica.
+ * surely accepts the task, before the task's first save is stored; a save refused after the first
+ * event ends the stream with the refusal (nothing stored). ADR 0401: the handler starts at once and
+ * the first save waits for the end of the turn, so a handler answering in it is saved with it (one
+ * save per stream); a slower one leaves the task stored, working, at the end of the turn. Over HTTP
+ * (the SSE frames a caller reads), the machine's Redis, one prefix; a second store on that prefix
+ * plays another replica.
  */
 import { Redis } from 'ioredis';
 import { mintA2AToken } from '@cp/auth';
@@ -39,6 +41,8 @@ describe('a new task’s stream shows its first event while the task is being st
     return r;
   };
   let handled = 0;
+  /** Set by a test: the handlers wait for it (a slow handler). */
+  let slow: Promise<void> | undefined;
 
   /** Another replica's save: one task of the owner's, padded so the owner holds its limit less `room` bytes. */
   const fillOwner = (owner: string, tenant: string, room: number) =>
@@ -62,6 +66,7 @@ describe('a new task’s stream shows its first event while the task is being st
     for (const m of finance.manifests)
       handlers.register(m.handler, async () => {
         handled++;
+        await slow;
         return ANSWER;
       });
     const tasks = new RedisTaskStore(taskRedis, PREFIX, LIMITS);
@@ -70,7 +75,9 @@ describe('a new task’s stream shows its first event while the task is being st
       handlers,
       tasks,
       events: new RedisTaskEvents(connect(), connect(), PREFIX),
-      limits: { streamFirstEvent },
+      // The gate holds only the saves' replies, not a read's: a stream's late look at the stored task
+      // (ADR 0380) would see past them, which a real connection (replies in order) never does.
+      limits: { streamFirstEvent, streamRemoteAfterMs: 60_000 },
     });
     nodes.push(n);
     const release = () => {
@@ -129,6 +136,7 @@ describe('a new task’s stream shows its first event while the task is being st
 
   beforeEach(() => {
     handled = 0;
+    slow = undefined;
   });
   afterAll(async () => {
     for (const n of nodes) await n.app.close();
@@ -137,7 +145,7 @@ describe('a new task’s stream shows its first event while the task is being st
     for (const c of connections) c.disconnect();
   });
 
-  it('the first event leaves while the first save is in flight; the handler runs only once it is stored', async () => {
+  it('the first event leaves before the first save is stored; a handler answering in that turn is saved with it, once (ADR 0401)', async () => {
     const n = await node('early');
     n.gate.hold = true;
     const res = await send(n.url);
@@ -146,10 +154,11 @@ describe('a new task’s stream shows its first event while the task is being st
     const first = await next();
     expect(first?.data.result.task.status.state).toBe('TASK_STATE_SUBMITTED');
     const id = first!.data.result.task.id;
-    // The save's reply is held: the handler has not run, and nothing else reached the stream.
+    // The save's reply is held: the handler has answered, its result went with the first save (one
+    // save in all), and nothing reaches the stream before that save is stored.
     await new Promise((r) => setTimeout(r, 100));
+    expect(handled).toBe(1);
     expect(n.gate.saves).toBe(1);
-    expect(handled).toBe(0);
     n.release();
     const rest: string[] = [];
     for (let f = await next(); f; f = await next()) {
@@ -158,7 +167,29 @@ describe('a new task’s stream shows its first event while the task is being st
     }
     expect(rest).toEqual(['TASK_STATE_WORKING', 'artifact', 'TASK_STATE_COMPLETED']);
     expect(handled).toBe(1);
+    expect(n.gate.saves).toBe(1);
     expect((await getTask(n.url, id)).result?.status.state).toBe('TASK_STATE_COMPLETED');
+  });
+
+  it('a handler that does not answer in that turn finds its task stored, working, at the end of the turn; its result is a second save', async () => {
+    const n = await node('early');
+    let answer!: () => void;
+    slow = new Promise<void>((r) => (answer = r));
+    const next = frames(await send(n.url));
+    const id = (await next())!.data.result.task.id;
+    // Another replica reads it from the store while the handler still runs.
+    const other = new RedisTaskStore(connect(), PREFIX, LIMITS);
+    const stored = await other.get(id, 'anonymous');
+    expect(stored?.task.status.state).toBe('TASK_STATE_WORKING');
+    expect(stored?.seq).toBe(2);
+    expect(n.gate.saves).toBe(1);
+    expect(handled).toBe(1);
+    answer();
+    const rest: string[] = [];
+    for (let f = await next(); f; f = await next()) rest.push(f.data.result.statusUpdate?.status.state ?? 'artifact');
+    expect(rest).toEqual(['TASK_STATE_WORKING', 'artifact', 'TASK_STATE_COMPLETED']);
+    expect(n.gate.saves).toBe(2);
+    expect((await other.get(id, 'anonymous'))?.task.status.state).toBe('TASK_STATE_COMPLETED');
   });
 
   it('with A2A_STREAM_FIRST_EVENT=stored nothing reaches the caller before the first save returns', async () => {
@@ -179,7 +210,7 @@ describe('a new task’s stream shows its first event while the task is being st
     expect(handled).toBe(1);
   });
 
-  it('a first save refused after the first event ends the stream with that refusal: nothing ran, nothing was stored, the slot came back', async () => {
+  it('a first save refused after the first event ends the stream with that refusal: nothing was stored, the slot came back', async () => {
     const n = await node('early');
     // This node saves one task for the partner: it now knows the owner far below its limit.
     const warm = frames(await send(n.url, partnerToken));
@@ -200,7 +231,8 @@ describe('a new task’s stream shows its first event while the task is being st
     expect(last?.data.error.message).toMatch(/your tasks would exceed 64000 stored bytes/);
     expect(JSON.stringify(last?.data)).not.toMatch(/xxxx|redis|lua|stack/i);
     expect(await next()).toBeUndefined();
-    expect(handled).toBe(1);
+    // The handler had started (ADR 0401); what it answered was refused with the task.
+    expect(handled).toBe(2);
     expect((await getTask(n.url, id, partnerToken)).error?.message).toMatch(/was not found/);
     expect(await new RedisTaskStore(connections[0], PREFIX, LIMITS).bytesOf(partnerOwner)).toBe(before);
     expect(n.service.openStreams).toBe(0);
@@ -208,7 +240,7 @@ describe('a new task’s stream shows its first event while the task is being st
     const refused = await send(n.url, partnerToken);
     expect(refused.headers.get('content-type')).toMatch(/application\/json/);
     expect(((await refused.json()) as { error: { message: string } }).error.message).toMatch(/would exceed 64000 stored bytes/);
-    expect(handled).toBe(1);
+    expect(handled).toBe(2);
   });
 
   it('an owner this node has not saved for yet is stored first: its refusal is an error answer, never an event', async () => {

@@ -30,8 +30,10 @@ export interface StreamLimitSettings {
   streamRemoteAfterMs: number;
   /**
    * When a new task's stream shows its first event: `early`, once every check has passed and the
-   * store surely accepts the task, while its first save is in flight (a refused save then ends the
-   * stream with that refusal, and the handler never runs); `stored`, after that save (ADR 0396).
+   * store surely accepts the task, before its first save (a refused save then ends the stream with
+   * that refusal); the handler starts at once, and the first save waits for the end of the turn, so
+   * a handler answering in it is saved with it (ADRs 0396, 0401); `stored`, after that save, the
+   * handler too.
    */
   streamFirstEvent: 'early' | 'stored';
 }

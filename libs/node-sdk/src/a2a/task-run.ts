@@ -67,8 +67,8 @@ export class TaskRun {
   private queue: Queued[] = [];
   private flushing = false;
   private lazyTimer?: NodeJS.Immediate;
-  /** Set while a held first save waits for the handler's result (commitHeld, ADR 0397). */
-  private holdTimer?: NodeJS.Timeout;
+  /** Set while a held first save waits for the handler's result (commitHeld, ADRs 0397, 0401): cancels that wait. */
+  private holding?: () => void;
   private endedOn?: TaskRecord;
   /** Fields every later save keeps (carry()). */
   private carried: RecordExtra = {};
@@ -114,12 +114,20 @@ export class TaskRun {
    * A new task's first save, held for up to `ms`: every update queued meanwhile waits with it, and
    * the first one that is not lazy (the handler's result) sends them all in one save, so a task
    * answered within `ms` is saved once; past `ms` it is saved as it stands and the rest follows as
-   * usual (ADR 0397). Its event reaches this node's listeners only (a new task, ADR 0379).
+   * usual (ADR 0397). `'turn'`: until the end of this turn of the event loop (a stream's first
+   * save, whose id the caller already has: ADR 0401). Its event reaches this node's listeners only
+   * (a new task, ADR 0379).
    */
-  commitHeld(task: WireTask, event: StreamEvent, extra: RecordExtra, ms: number): Promise<void> {
+  commitHeld(task: WireTask, event: StreamEvent, extra: RecordExtra, ms: number | 'turn'): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       this.queue.push({ updates: [() => ({ task, event })], extra, resolve, reject, unheard: true });
-      this.holdTimer = setTimeout(() => this.kick(), ms);
+      if (ms === 'turn') {
+        const turn = setImmediate(() => this.kick());
+        this.holding = () => clearImmediate(turn);
+      } else {
+        const timer = setTimeout(() => this.kick(), ms);
+        this.holding = () => clearTimeout(timer);
+      }
     });
   }
 
@@ -139,7 +147,7 @@ export class TaskRun {
       this.queue.push({ updates, extra, resolve, reject });
       if (lazy) {
         // A held save (commitHeld) takes lazy updates along when it goes.
-        if (!this.holdTimer) this.lazyTimer ??= setImmediate(() => this.kick());
+        if (!this.holding) this.lazyTimer ??= setImmediate(() => this.kick());
         return;
       }
       queueMicrotask(() => this.kick());
@@ -222,8 +230,8 @@ export class TaskRun {
   private kick(): void {
     if (this.lazyTimer) clearImmediate(this.lazyTimer);
     this.lazyTimer = undefined;
-    if (this.holdTimer) clearTimeout(this.holdTimer);
-    this.holdTimer = undefined;
+    this.holding?.();
+    this.holding = undefined;
     if (this.flushing || this.queue.length === 0) return;
     this.flushing = true;
     const group = this.queue;

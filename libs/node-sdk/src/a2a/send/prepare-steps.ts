@@ -44,14 +44,15 @@ export interface Prepared {
   /** The task as stored before the handler runs (the inbound message already in its history). */
   record: TaskRecord;
   /**
-   * Set when `record` is a new task whose first save was still in flight when prepare() returned
-   * (a stream's early first event, ADR 0396): settles with that save. The handler runs only once
-   * it is stored; a refusal rejects here, with the execution's admission already given back.
+   * Set when `record` is a new task not yet stored when prepare() returned (a stream's early first
+   * event, ADR 0396): settles with its first save, held on `run` until the end of the turn (ADR
+   * 0401). The handler does not wait for it; a refusal rejects here.
    */
   stored?: Promise<void>;
   /**
-   * Set when the task's first save is held for the handler's result (SendMessage, ADR 0397): the
-   * execution queues its updates on this run, so they go out with (or after) that save.
+   * Set when the task's first save is held for the handler's result (SendMessage, ADR 0397; a
+   * stream, to the end of the turn, ADR 0401): the execution queues its updates on this run, so
+   * they go out with (or after) that save.
    */
   run?: TaskRun;
   inbound: WireMessage;
