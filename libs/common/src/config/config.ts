@@ -284,8 +284,9 @@ const configFields = z.object({
   /**
    * When a new task's stream shows its first event: `early` = once every check has passed, before
    * its first save (a refused save then ends the stream with an error event; nothing is stored);
-   * the handler starts at once and the first save waits for the end of the turn, so a handler
-   * answering in it is saved with it (ADR 0401); `stored` = after that save, the handler too (ADR 0396).
+   * the handler starts once that event is written and the first save waits for its result or the
+   * end of the next turn, so a handler answering at once is saved with it (ADR 0401); `stored` =
+   * after that save, the handler too (ADR 0396).
    */
   A2A_STREAM_FIRST_EVENT: z.enum(['early', 'stored']).default('early'),
   /**

@@ -216,7 +216,15 @@ export class A2AService {
       this.execution
         .execute(p)
         .catch((error: unknown) => this.deps.log.error({ taskId: r.task.id, err: (error as Error).message }, 'streamed message failed'));
-    if (prepared.execution) void execute(prepared);
+    // A new task held for its result (ADR 0401): the handler starts once this turn's writes (the
+    // stream's first event) are out, and the held save goes at the end of the turn after.
+    const held = prepared.stored ? prepared.run : undefined;
+    if (prepared.execution && held)
+      setImmediate(() => {
+        void execute(prepared);
+        held.releaseHoldAfterTurn();
+      });
+    else if (prepared.execution) void execute(prepared);
     const stream = await opening!;
     stream.capabilityId = r.capabilityId;
     stream.first({ task: trimHistory(r.task, prepared.params.configuration?.historyLength) }, r.seq, endsStream(r.task.status.state));
@@ -419,8 +427,8 @@ export class A2AService {
         run.commitHeld(first, { task: first }, { capabilityId }, this.limits.sendStoreAfterMs).catch(() => undefined);
       } else {
         // Every check has passed and the store will surely take it: the stream shows the task at
-        // once (ADR 0396), and the handler starts at once; the first save waits for the end of this
-        // turn, so a handler answering in it is saved with it, once (ADR 0401).
+        // once (ADR 0396); the first save waits for the handler's result or the end of the turn
+        // after the handler's start, so a handler answering at once is saved with it, once (ADR 0401).
         saved = now;
         run = new TaskRun({ ...toSave, seq: 0, updatedAt: 0 }, this.deps.tasks, this.deps.events);
         stored = run.commitHeld(first, { task: first }, { capabilityId }, 'turn');

@@ -1,9 +1,10 @@
 /**
  * ADR 0396: a new task's stream shows its first event once every check has passed and the store
  * surely accepts the task, before the task's first save is stored; a save refused after the first
- * event ends the stream with the refusal (nothing stored). ADR 0401: the handler starts at once and
- * the first save waits for the end of the turn, so a handler answering in it is saved with it (one
- * save per stream); a slower one leaves the task stored, working, at the end of the turn. Over HTTP
+ * event ends the stream with the refusal (nothing stored). ADR 0401: the handler starts once that
+ * event is written and the first save waits for its result or the end of the next turn, so a
+ * handler answering at once is saved with it (one save per stream); a slower one leaves the task
+ * stored, working, at the end of that turn. Over HTTP
  * (the SSE frames a caller reads), the machine's Redis, one prefix; a second store on that prefix
  * plays another replica.
  */

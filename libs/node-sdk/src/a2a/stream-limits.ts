@@ -31,9 +31,9 @@ export interface StreamLimitSettings {
   /**
    * When a new task's stream shows its first event: `early`, once every check has passed and the
    * store surely accepts the task, before its first save (a refused save then ends the stream with
-   * that refusal); the handler starts at once, and the first save waits for the end of the turn, so
-   * a handler answering in it is saved with it (ADRs 0396, 0401); `stored`, after that save, the
-   * handler too.
+   * that refusal); the handler starts once that event is written, and the first save waits for its
+   * result or the end of the next turn, so a handler answering at once is saved with it (ADRs 0396,
+   * 0401); `stored`, after that save, the handler too.
    */
   streamFirstEvent: 'early' | 'stored';
 }

@@ -189,6 +189,49 @@ describe('TaskRun, the terminal check', () => {
   });
 });
 
+describe("TaskRun, a stream's first save held for its handler's first turn (ADR 0401)", () => {
+  const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
+  const fresh = (id: string) => {
+    const store = new CountingStore(new InMemoryTaskStore());
+    const events = new InMemoryTaskEvents();
+    const heard: TaskEvent[] = [];
+    events.listen(id, (e) => heard.push(e));
+    const run = new TaskRun({ task: task(id), owner: OWNER, tenant: 't', updatedAt: 0, seq: 0 }, store, events);
+    return { store, heard, run };
+  };
+
+  it('waits for its release; lazy updates wait with it; the result sends them all in one save', async () => {
+    const { store, heard, run } = fresh('h-1');
+    const first = run.commitHeld(task('h-1'), { task: task('h-1') }, {}, 'turn');
+    void run.apply(state('TASK_STATE_WORKING'), {}, true);
+    for (let i = 0; i < 3; i++) await turn();
+    expect(store.saves).toBe(0);
+    run.releaseHoldAfterTurn();
+    await run.apply(state('TASK_STATE_COMPLETED'));
+    await first;
+    expect(store.saves).toBe(1);
+    expect(heard.map((e) => e.seq)).toEqual([1, 2, 3]);
+    expect((await store.get('h-1', OWNER))?.task.status.state).toBe('TASK_STATE_COMPLETED');
+  });
+
+  it('released and not answered, it is saved at the end of the turn after the release, with the lazy updates; the result follows', async () => {
+    const { store, run } = fresh('h-2');
+    const first = run.commitHeld(task('h-2'), { task: task('h-2') }, {}, 'turn');
+    void run.apply(state('TASK_STATE_WORKING'), {}, true);
+    run.releaseHoldAfterTurn();
+    expect(store.saves).toBe(0);
+    await first;
+    expect(store.saves).toBe(1);
+    expect((await store.get('h-2', OWNER))?.task.status.state).toBe('TASK_STATE_WORKING');
+    await run.apply(state('TASK_STATE_COMPLETED'));
+    expect(store.saves).toBe(2);
+    // A release after the save went is nothing.
+    run.releaseHoldAfterTurn();
+    await turn();
+    expect(store.saves).toBe(2);
+  });
+});
+
 describe('nowIso', () => {
   it('is the clock as ISO 8601, made once per millisecond and anew when the clock moves (either way)', () => {
     const now = jest.spyOn(Date, 'now');

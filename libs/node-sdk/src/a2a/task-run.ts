@@ -122,13 +122,23 @@ export class TaskRun {
     return new Promise<void>((resolve, reject) => {
       this.queue.push({ updates: [() => ({ task, event })], extra, resolve, reject, unheard: true });
       if (ms === 'turn') {
-        const turn = setImmediate(() => this.kick());
-        this.holding = () => clearImmediate(turn);
+        // Until releaseHoldAfterTurn() (a stream's first save, ADR 0401).
+        this.holding = () => undefined;
       } else {
         const timer = setTimeout(() => this.kick(), ms);
         this.holding = () => clearTimeout(timer);
       }
     });
+  }
+
+  /**
+   * Ends a 'turn' hold at the end of the next turn of the event loop: the handler started in this
+   * one has had its turn to answer (its result sends the held save at once). No-op once sent.
+   */
+  releaseHoldAfterTurn(): void {
+    if (!this.holding) return;
+    const turn = setImmediate(() => this.kick());
+    this.holding = () => clearImmediate(turn);
   }
 
   /**
