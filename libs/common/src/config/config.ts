@@ -292,6 +292,8 @@ const configFields = z.object({
   /**
    * A new SendMessage task is first saved with its result when that comes within this many ms (one
    * save instead of two), as it stands at this time otherwise; 0: before the handler runs (ADR 0397).
+   * A forwarded stream's first save (and first event) waits at most as long, for the upstream's
+   * first answer of any kind (ADR 0402).
    */
   A2A_SEND_STORE_AFTER_MS: wholeNumber(0, 10_000).default(100),
   /** Log lines: `pretty` (coloured, for people), `json`, or `auto` = pretty when stdout is a terminal outside production. */

@@ -199,7 +199,10 @@ export class A2AService {
       // Without a push config (which is stored for a stored task), a new task's first event may
       // leave before its first save (A2A_STREAM_FIRST_EVENT=early, ADRs 0396, 0401).
       const early = push === undefined && this.limits.streamFirstEvent === 'early';
-      prepared = { ...(await this.prepare(rawParams, rc, active, { beforeSave: open, early })), streamed: true };
+      // A forwarded stream's first save may wait for the upstream's answer, and its first event
+      // with it (A2A_SEND_STORE_AFTER_MS, ADR 0402).
+      const held = early && this.limits.sendStoreAfterMs > 0 ? 'forwarded' : false;
+      prepared = { ...(await this.prepare(rawParams, rc, active, { beforeSave: open, early, held })), streamed: true };
       await this.attachPush(push, prepared, rc);
     } catch (error) {
       void opening?.then(
@@ -218,22 +221,36 @@ export class A2AService {
         .catch((error: unknown) => this.deps.log.error({ taskId: r.task.id, err: (error as Error).message }, 'streamed message failed'));
     // A new task held for its result (ADR 0401): the handler starts once this turn's writes (the
     // stream's first event) are out, and the held save goes at the end of the turn after.
-    const held = prepared.stored ? prepared.run : undefined;
-    if (prepared.execution && held)
+    const turn = prepared.firstSave === 'turn' ? prepared.run : undefined;
+    if (prepared.execution && turn)
       setImmediate(() => {
         void execute(prepared);
-        held.releaseHoldAfterTurn();
+        turn.releaseHoldAfterTurn();
       });
     else if (prepared.execution) void execute(prepared);
+    if (prepared.firstSave === 'held') {
+      // A forwarded stream's first event waits for its first save, held for the upstream's answer
+      // (ADR 0402): a refusal is still an ordinary error answer, never an event.
+      try {
+        await prepared.stored;
+      } catch (error) {
+        void opening?.then(
+          (s) => s.close(),
+          () => undefined,
+        );
+        throw error;
+      }
+    }
     const stream = await opening!;
     stream.capabilityId = r.capabilityId;
     stream.first({ task: trimHistory(r.task, prepared.params.configuration?.historyLength) }, r.seq, endsStream(r.task.status.state));
     if (late) stream.remoteAfter(this.limits.streamRemoteAfterMs, () => this.deps.tasks.get(r.task.id, prepared.owner));
     // A first save refused after the first event ends the stream with that refusal; nothing is stored.
-    prepared.stored?.catch((error: unknown) => {
-      this.deps.log.warn({ taskId: r.task.id, err: (error as Error).message }, 'streamed task not stored');
-      stream.fail(error);
-    });
+    if (turn)
+      prepared.stored?.catch((error: unknown) => {
+        this.deps.log.warn({ taskId: r.task.id, err: (error as Error).message }, 'streamed task not stored');
+        stream.fail(error);
+      });
     return stream;
   }
 
@@ -360,8 +377,11 @@ export class A2AService {
       beforeSave?: (taskId: string, owner: string, known: boolean) => void;
       /** A new task surely accepted is returned before its first save, held to the end of the turn (ADRs 0396, 0401). */
       early?: boolean;
-      /** A new task surely accepted has its first save held for the handler's result (ADR 0397). */
-      held?: boolean;
+      /**
+       * A new task surely accepted has its first save held for the handler's result (ADR 0397);
+       * `forwarded`: only when its capability is forwarded to an upstream (a stream, ADR 0402).
+       */
+      held?: boolean | 'forwarded';
     } = {},
   ): Promise<Prepared> {
     const { coalesce = false, beforeSave, early = false, held = false } = how;
@@ -407,6 +427,7 @@ export class A2AService {
     let saved: TaskRecord;
     let stored: Promise<void> | undefined;
     let run: TaskRun | undefined;
+    let firstSave: Prepared['firstSave'];
     try {
       // A new SendMessage task is stored working at once: nobody streams it yet (ADR 82).
       const first = routedTask(task, inbound, metadata, coalesce && record === undefined, this.limits.historyPartMaxBytes);
@@ -416,16 +437,12 @@ export class A2AService {
       // A forwarded stream's first event keeps waiting for the save: there the upstream call, not the
       // save, sets how soon the caller hears anything, and an early event only made the stream's end
       // later on a loaded node (measured, ADR 0396).
-      const earlyHere = early && !(policy.upstream && this.deps.upstreams);
-      const sure = record === undefined && (earlyHere || held) && this.deps.tasks.surelyAccepts?.(now) === true;
+      const forwarded = Boolean(policy.upstream && this.deps.upstreams);
+      const earlyHere = early && !forwarded;
+      const heldHere = held === true || (held === 'forwarded' && forwarded);
+      const sure = record === undefined && (earlyHere || heldHere) && this.deps.tasks.surelyAccepts?.(now) === true;
       if (!sure) saved = await saveTask(this.deps.tasks, this.deps.events, toSave, record);
-      else if (held) {
-        // Saved with the handler's result if that comes within A2A_SEND_STORE_AFTER_MS, as it
-        // stands at that time otherwise; nobody but this call knows the task's id (ADR 0397).
-        saved = now;
-        run = new TaskRun({ ...toSave, seq: 0, updatedAt: 0 }, this.deps.tasks, this.deps.events);
-        run.commitHeld(first, { task: first }, { capabilityId }, this.limits.sendStoreAfterMs).catch(() => undefined);
-      } else {
+      else if (earlyHere) {
         // Every check has passed and the store will surely take it: the stream shows the task at
         // once (ADR 0396); the first save waits for the handler's result or the end of the turn
         // after the handler's start, so a handler answering at once is saved with it, once (ADR 0401).
@@ -433,13 +450,24 @@ export class A2AService {
         run = new TaskRun({ ...toSave, seq: 0, updatedAt: 0 }, this.deps.tasks, this.deps.events);
         stored = run.commitHeld(first, { task: first }, { capabilityId }, 'turn');
         stored.catch(() => undefined);
+        firstSave = 'turn';
+      } else {
+        // Saved with the handler's result if that comes within A2A_SEND_STORE_AFTER_MS, as it
+        // stands at that time otherwise; nobody but this call knows the task's id (ADRs 0397, 0402).
+        saved = now;
+        run = new TaskRun({ ...toSave, seq: 0, updatedAt: 0 }, this.deps.tasks, this.deps.events);
+        // A forwarded stream's caller waits for its first event: the upstream's first answer (of any
+        // kind) ends the hold with its turn (ADR 0402).
+        stored = run.commitHeld(first, { task: first }, { capabilityId }, this.limits.sendStoreAfterMs, held === 'forwarded');
+        stored.catch(() => undefined);
+        firstSave = 'held';
       }
     } catch (error) {
       admission.release();
       throw error;
     }
     const execution = { capabilityId, registration, policy, decision, metadata, limits, admission };
-    return { params, rc, active, owner, record: saved, inbound, execution, ...(stored ? { stored } : {}), ...(run ? { run } : {}) };
+    return { params, rc, active, owner, record: saved, inbound, execution, ...(stored ? { stored, run, firstSave } : {}) };
   }
 }
 

@@ -115,10 +115,12 @@ export class TaskRun {
    * the first one that is not lazy (the handler's result) sends them all in one save, so a task
    * answered within `ms` is saved once; past `ms` it is saved as it stands and the rest follows as
    * usual (ADR 0397). `'turn'`: until the end of this turn of the event loop (a stream's first
-   * save, whose id the caller already has: ADR 0401). Its event reaches this node's listeners only
-   * (a new task, ADR 0379).
+   * save, whose id the caller already has: ADR 0401). `anyUpdate`: a lazy update with an event ends
+   * the hold too, at the end of its turn (a forwarded stream's caller waits for the upstream's first
+   * answer, ADR 0402); a kept field alone does not. Its event reaches this node's listeners only (a new task, ADR 0379).
    */
-  commitHeld(task: WireTask, event: StreamEvent, extra: RecordExtra, ms: number | 'turn'): Promise<void> {
+  commitHeld(task: WireTask, event: StreamEvent, extra: RecordExtra, ms: number | 'turn', anyUpdate = false): Promise<void> {
+    this.heldUntilAnyUpdate = anyUpdate;
     return new Promise<void>((resolve, reject) => {
       this.queue.push({ updates: [() => ({ task, event })], extra, resolve, reject, unheard: true });
       if (ms === 'turn') {
@@ -137,9 +139,13 @@ export class TaskRun {
    */
   releaseHoldAfterTurn(): void {
     if (!this.holding) return;
+    this.holding();
     const turn = setImmediate(() => this.kick());
     this.holding = () => clearImmediate(turn);
   }
+
+  /** Set by commitHeld: a lazy update ends the hold at the end of its turn. */
+  private heldUntilAnyUpdate = false;
 
   /**
    * Saves an update, built on the stored state after every update queued before it. `lazy`: it may wait for the next
@@ -158,6 +164,10 @@ export class TaskRun {
       if (lazy) {
         // A held save (commitHeld) takes lazy updates along when it goes.
         if (!this.holding) this.lazyTimer ??= setImmediate(() => this.kick());
+        else if (this.heldUntilAnyUpdate && updates.length > 0) {
+          this.heldUntilAnyUpdate = false;
+          this.releaseHoldAfterTurn();
+        }
         return;
       }
       queueMicrotask(() => this.kick());

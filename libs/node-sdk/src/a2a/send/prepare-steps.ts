@@ -44,17 +44,21 @@ export interface Prepared {
   /** The task as stored before the handler runs (the inbound message already in its history). */
   record: TaskRecord;
   /**
-   * Set when `record` is a new task not yet stored when prepare() returned (a stream's early first
-   * event, ADR 0396): settles with its first save, held on `run` until the end of the turn (ADR
-   * 0401). The handler does not wait for it; a refusal rejects here.
+   * Set when `record` is a new task not yet stored when prepare() returned: settles with its first
+   * save, held on `run` (see `firstSave`). The handler does not wait for it; a refusal rejects here.
    */
   stored?: Promise<void>;
   /**
-   * Set when the task's first save is held for the handler's result (SendMessage, ADR 0397; a
-   * stream, to the end of the turn, ADR 0401): the execution queues its updates on this run, so
-   * they go out with (or after) that save.
+   * Set with `stored`: the execution queues the handler's updates on this run, so they go out with
+   * (or after) the held first save.
    */
   run?: TaskRun;
+  /**
+   * How `stored` is held: `turn`, to the end of the turn after the handler's start (a stream's
+   * early first event, ADR 0401); `held`, for the handler's result up to A2A_SEND_STORE_AFTER_MS
+   * (SendMessage, ADR 0397; a forwarded stream, whose first event waits for it, ADR 0402).
+   */
+  firstSave?: 'turn' | 'held';
   inbound: WireMessage;
   /** The caller streams this message's updates (SendStreamingMessage), rather than waiting for one answer. */
   streamed?: boolean;

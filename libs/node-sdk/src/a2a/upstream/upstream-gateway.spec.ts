@@ -266,6 +266,75 @@ describe('the node as a gateway to an upstream agent', () => {
     ]);
   });
 
+  it('a forwarded stream the store surely accepts is saved once when its upstream answers in one read; a slower upstream’s first answer stores it (ADR 0402)', async () => {
+    const saved: TaskRecord[] = [];
+    const store = new InMemoryTaskStore();
+    const counting: TaskStore = {
+      save: (record, ...rest) => (saved.push(record), store.save(record, ...rest)),
+      get: (...args) => store.get(...args),
+      list: (...args) => store.list(...args),
+      surelyAccepts: (record) => store.surelyAccepts(record),
+    };
+    const frame = (id: unknown, result: unknown) => `data: ${JSON.stringify({ jsonrpc: '2.0', id, result })}\n\n`;
+    const t = { taskId: 'up-7', contextId: 'up-ctx-7' };
+    const task = { id: 'up-7', contextId: 'up-ctx-7', status: { state: 'TASK_STATE_WORKING' } };
+    const artifact = { artifactUpdate: { ...t, artifact: { artifactId: 'a7', parts: [{ text: 'matched' }] }, lastChunk: true } };
+    const completed = { statusUpdate: { ...t, status: { state: 'TASK_STATE_COMPLETED' } } };
+    const heardIn = (text: string) =>
+      [...text.matchAll(/"(task|statusUpdate|artifactUpdate)":\{.*?(?:"state":"(TASK_STATE_[A-Z_]+)"|"artifactId":"(a7)")/g)].map(
+        (m) => m[2] ?? m[3],
+      );
+
+    const oneRead = await start(
+      (_req, res, body) => {
+        sse(res);
+        res.end(frame(body.id, { task }) + frame(body.id, artifact) + frame(body.id, completed));
+      },
+      undefined,
+      counting,
+    );
+    // The store surely accepts an owner it has seen below half its bytes: the first call is stored first.
+    const warm = await streamed(oneRead.gw.url, reconcile);
+    expect(saved.filter((r) => r.task.id === warm.body.result.task.id).map((r) => r.task.status.state)).toEqual([
+      'TASK_STATE_SUBMITTED',
+      'TASK_STATE_COMPLETED',
+    ]);
+    const got = await streamed(oneRead.gw.url, reconcile);
+    expect(got.body.result.task.status.state).toBe('TASK_STATE_COMPLETED');
+    expect(saved.filter((r) => r.task.id === got.body.result.task.id).map((r) => r.task.status.state)).toEqual(['TASK_STATE_COMPLETED']);
+    expect(heardIn(got.text)).toEqual(['TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING', 'a7', 'TASK_STATE_COMPLETED']);
+
+    // The upstream names its task, then works on: its first answer ends the hold, so the caller's
+    // first event and the stored task (working, linked) do not wait for the result.
+    let finish!: () => void;
+    const later = new Promise<void>((r) => (finish = r));
+    const slow = await start(
+      (_req, res, body) => {
+        sse(res);
+        res.write(frame(body.id, { task }));
+        void later.then(() => res.end(frame(body.id, artifact) + frame(body.id, completed)));
+      },
+      undefined,
+      counting,
+    );
+    const res = await fetch(`${slow.gw.url}/a2a/jsonrpc`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'a2a-version': '1.0', authorization: `Bearer ${callerToken}` },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 's', method: 'SendStreamingMessage', params: reconcile }),
+    });
+    const reader = res.body!.getReader();
+    const first = new TextDecoder().decode((await reader.read()).value);
+    const id = /"task":\{"id":"([^"]+)"/.exec(first)![1];
+    const stored = await store.get(id, ownerKey({ tenant: 'acme-partner', principal: 'p@acme' }));
+    expect(stored?.task.status.state).toBe('TASK_STATE_WORKING');
+    expect(stored?.upstream).toEqual({ taskId: 'up-7', contextId: 'up-ctx-7' });
+    finish();
+    let rest = first;
+    for (let r = await reader.read(); !r.done; r = await reader.read()) rest += new TextDecoder().decode(r.value);
+    expect(heardIn(rest)).toEqual(['TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING', 'a7', 'TASK_STATE_COMPLETED']);
+    expect(saved.filter((r) => r.task.id === id).map((r) => r.task.status.state)).toEqual(['TASK_STATE_WORKING', 'TASK_STATE_COMPLETED']);
+  });
+
   it('a cancel another replica stored before the upstream named its task ends the upstream task once its link is kept (ADR 0320)', async () => {
     const store = new InMemoryTaskStore();
     let release = () => {};
