@@ -145,6 +145,22 @@ const streamed = async (url: string, params: unknown) => {
   const got = await rpc(url, 'GetTask', { id: taskId });
   return { headers: res.headers, text, body: { result: { task: got.body.result } } };
 };
+/**
+ * An in-memory store whose saves are recorded; `sure`: it says which tasks it surely accepts (a
+ * held first save, ADRs 0397, 0402), else every new task is stored before its upstream is called.
+ */
+function countingStore(sure: boolean): { saved: TaskRecord[]; store: InMemoryTaskStore; counting: TaskStore } {
+  const saved: TaskRecord[] = [];
+  const store = new InMemoryTaskStore();
+  const counting: TaskStore = {
+    save: (record, ...rest) => (saved.push(record), store.save(record, ...rest)),
+    get: (...args) => store.get(...args),
+    list: (...args) => store.list(...args),
+    ...(sure ? { surelyAccepts: (record: TaskRecord) => store.surelyAccepts(record) } : {}),
+  };
+  return { saved, store, counting };
+}
+
 const reconcile = { message: { messageId: 'm1', role: 'ROLE_USER', parts: [{ text: 'reconcile invoice INV-1 against its PO' }] } };
 
 describe('the node as a gateway to an upstream agent', () => {
@@ -202,13 +218,7 @@ describe('the node as a gateway to an upstream agent', () => {
   });
 
   it('an upstream answering at once costs one save besides the working state (a stream: besides the submitted one, ADR 0370); the link is saved with an input-required result, never alone (ADR 0320)', async () => {
-    const saved: TaskRecord[] = [];
-    const store = new InMemoryTaskStore();
-    const counting: TaskStore = {
-      save: (record, ...rest) => (saved.push(record), store.save(record, ...rest)),
-      get: (...args) => store.get(...args),
-      list: (...args) => store.list(...args),
-    };
+    const { saved, store, counting } = countingStore(false);
     const oneRead =
       (state: string): Behaviour =>
       (_req, res, body) => {
@@ -267,14 +277,7 @@ describe('the node as a gateway to an upstream agent', () => {
   });
 
   it('a forwarded stream the store surely accepts is saved once when its upstream answers in one read; a slower upstream’s first answer stores it (ADR 0402)', async () => {
-    const saved: TaskRecord[] = [];
-    const store = new InMemoryTaskStore();
-    const counting: TaskStore = {
-      save: (record, ...rest) => (saved.push(record), store.save(record, ...rest)),
-      get: (...args) => store.get(...args),
-      list: (...args) => store.list(...args),
-      surelyAccepts: (record) => store.surelyAccepts(record),
-    };
+    const { saved, store, counting } = countingStore(true);
     const frame = (id: unknown, result: unknown) => `data: ${JSON.stringify({ jsonrpc: '2.0', id, result })}\n\n`;
     const t = { taskId: 'up-7', contextId: 'up-ctx-7' };
     const task = { id: 'up-7', contextId: 'up-ctx-7', status: { state: 'TASK_STATE_WORKING' } };
