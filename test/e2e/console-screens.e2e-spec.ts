@@ -244,6 +244,22 @@ describe('the console screens in Chromium: layout, accessibility, URL state, loa
     expect(await page.getByRole('alert').filter({ hasText: 'BAD_USER_INPUT' }).first().textContent()).toMatch(/YYYY-MM-DD/);
   });
 
+  it('opening a screen while the session is still being read waits for the screen, not the shell (a loaded machine)', async () => {
+    // The shell shows the navigation (its "Fleet" link) while "Signing in…": opening a screen must
+    // not take that for the screen. The session's query is held 1.5 s, as a loaded machine did.
+    await page.route('**/graphql', async (route) => {
+      if (/query Me\b/.test(route.request().postData() ?? '')) await new Promise((r) => setTimeout(r, 1500));
+      await route.continue().catch(() => undefined);
+    });
+    try {
+      await go(`/fleet?agent=${AGENT}`);
+      expect(await page.title()).toMatch(/^Fleet · finance-agent · /);
+      expect(await page.locator('main h1').first().textContent()).toBe('Fleet');
+    } finally {
+      await page.unroute('**/graphql').catch(() => undefined);
+    }
+  });
+
   it('a slow screen shows a spinner, then a timeout with a retry that loads it', async () => {
     await go('/');
     // The Directory screen's first request hangs (until the test ends); the retry's goes through.

@@ -133,7 +133,9 @@ export async function startConsoleStack(
 /** Opens a console screen and waits until the signed-in console has rendered it (its h1). */
 export async function openScreen(page: Page, url: string, path: string): Promise<void> {
   await page.goto(`${url}/console${path}`);
-  await page.locator('main h1').first().waitFor();
+  // Not the shell's "Signing in…" (main aria-busy while the session is read, the navigation already
+  // shown): on a loaded machine a screen's own text was found in that navigation before the screen was there.
+  await page.locator('main:not([aria-busy="true"]) h1').first().waitFor();
 }
 
 /** The development sign-in (CONSOLE_DEV_SIGN_IN): signs out whoever is signed in, then in as `kind`. */
