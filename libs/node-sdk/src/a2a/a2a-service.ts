@@ -222,9 +222,9 @@ export class A2AService {
     // A new task held for its result (ADR 0401): the handler starts once this turn's writes (the
     // stream's first event) are out, and the held save goes at the end of the turn after.
     const turn = prepared.firstSave === 'turn' ? prepared.run : undefined;
-    if (prepared.execution && turn)
+    if (turn)
       setImmediate(() => {
-        void execute(prepared);
+        if (prepared.execution) void execute(prepared);
         turn.releaseHoldAfterTurn();
       });
     else if (prepared.execution) void execute(prepared);
