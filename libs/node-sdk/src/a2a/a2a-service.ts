@@ -212,9 +212,9 @@ export class A2AService {
       throw error;
     }
     const r = prepared.record;
-    // The handler starts now, not once the subscription is confirmed nor (a new task, ADR 0401) once
-    // the first save is stored; what it says before the stream's first event waits in the stream
-    // (ADR 0355). It runs even if the stream is refused or the client goes away.
+    // The handler waits neither for the subscription to be confirmed (ADR 0355) nor, on a new task,
+    // for the first save to be stored (ADRs 0401, 0402); what it says before the stream's first
+    // event waits in the stream. It runs even if the stream is refused or the client goes away.
     const execute = (p: Prepared) =>
       this.execution
         .execute(p)

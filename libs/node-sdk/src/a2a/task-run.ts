@@ -67,7 +67,7 @@ export class TaskRun {
   private queue: Queued[] = [];
   private flushing = false;
   private lazyTimer?: NodeJS.Immediate;
-  /** Set while a held first save waits for the handler's result (commitHeld, ADRs 0397, 0401): cancels that wait. */
+  /** Set while a held first save waits (commitHeld, ADRs 0397, 0401, 0402): cancels that wait. */
   private holding?: () => void;
   private endedOn?: TaskRecord;
   /** Fields every later save keeps (carry()). */
@@ -114,10 +114,11 @@ export class TaskRun {
    * A new task's first save, held for up to `ms`: every update queued meanwhile waits with it, and
    * the first one that is not lazy (the handler's result) sends them all in one save, so a task
    * answered within `ms` is saved once; past `ms` it is saved as it stands and the rest follows as
-   * usual (ADR 0397). `'turn'`: until the end of this turn of the event loop (a stream's first
-   * save, whose id the caller already has: ADR 0401). `anyUpdate`: a lazy update with an event ends
-   * the hold too, at the end of its turn (a forwarded stream's caller waits for the upstream's first
-   * answer, ADR 0402); a kept field alone does not. Its event reaches this node's listeners only (a new task, ADR 0379).
+   * usual (ADR 0397). `'turn'`: until releaseHoldAfterTurn() and the end of the turn after it (a
+   * stream's first save, whose id the caller already has: ADR 0401). `anyUpdate`: a lazy update
+   * with an event ends the hold too, at the end of its turn (a forwarded stream's caller waits for
+   * the upstream's first answer, ADR 0402); a kept field alone does not. Its event reaches this
+   * node's listeners only (a new task, ADR 0379).
    */
   commitHeld(task: WireTask, event: StreamEvent, extra: RecordExtra, ms: number | 'turn', anyUpdate = false): Promise<void> {
     this.heldUntilAnyUpdate = anyUpdate;
