@@ -1,31 +1,12 @@
 import { z } from 'zod';
+import { A2A_PUSH_FIELDS, A2A_TASK_FIELDS } from './a2a-config-fields';
+import { bool, lifetime, list, plainDecimal, port, url, wholeNumber } from './config-fields';
 
 /**
  * The one typed configuration of every process. Nothing else reads process.env: apps
  * receive an AppConfig through the AppConfigModule, scripts call loadConfig().
  * Defaults work with the services on a developer machine; production must set secrets.
  */
-const port = z.coerce.number().int().min(1).max(65535);
-const url = (protocols: string[]) =>
-  z.string().refine(
-    (value) => {
-      try {
-        return protocols.includes(new URL(value).protocol);
-      } catch {
-        return false;
-      }
-    },
-    `must be a URL with protocol ${protocols.join(' or ')}`,
-  );
-const list = z.string().transform((value) =>
-  value
-    .split(',')
-    .map((item) => item.trim())
-    .filter(Boolean),
-);
-
-const bool = z.enum(['true', 'false', '1', '0']).transform((value) => value === 'true' || value === '1');
-
 const DEV_SECRET = 'dev-only-secret-change-me-0123456789abcdef';
 
 /** Interfaces only this machine can reach: the one place the public development secret is tolerated. */
@@ -36,31 +17,6 @@ export function isLoopbackHost(host: string): boolean {
     .replace(/^\[(.*)\]$/, '$1');
   return h === 'localhost' || h === '::1' || /^127(\.\d{1,3}){3}$/.test(h);
 }
-/**
- * A whole number written in plain ASCII digits, from `min` to `max`: `z.coerce.number()` would also
- * take " ", "1e3", "0x10", "+3", "3.0" and "-0" (Number() reads them all). The message names the
- * bounds, never the value (which may hold control characters or be 100 KB long).
- */
-const wholeNumber = (min: number, max: number) => {
-  const message = `must be a whole number from ${min} to ${max}, in digits`;
-  return z
-    .string()
-    .refine((value) => /^[0-9]{1,7}$/.test(value) && Number(value) >= min && Number(value) <= max, message)
-    .transform(Number);
-};
-/**
- * A decimal written plainly (digits, one optional point and up to 6 decimals), from `min`
- * (exclusive) to `max`: the same refusals as `wholeNumber` ("1e-1", " ", "Infinity", ".2", "0x1").
- */
-const plainDecimal = (min: number, max: number) => {
-  const message = `must be a decimal number above ${min} and at most ${max}, written like 0.2`;
-  return z
-    .string()
-    .refine((value) => /^[0-9]{1,3}(\.[0-9]{1,6})?$/.test(value) && Number(value) > min && Number(value) <= max, message)
-    .transform(Number);
-};
-const lifetime = (seconds: number) => z.coerce.number().int().min(1).default(seconds);
-
 const configFields = z.object({
   /** Unset: development on a loopback HOST, production on any other (never silently permissive). */
   NODE_ENV: z.enum(['development', 'test', 'production']).optional(),
@@ -249,53 +205,7 @@ const configFields = z.object({
   CHAT_ROUTER_COOL_DOWN_MS: z.coerce.number().int().min(0).max(3_600_000).default(30_000),
   /** Answers cached by message and candidate-list hash (0: no cache). */
   CHAT_ROUTER_CACHE_ENTRIES: z.coerce.number().int().min(0).max(1_000_000).default(10_000),
-  /** A2A tasks (shared Redis store): how long a task lives after its last update, and byte bounds. */
-  A2A_TASK_RETENTION_SECONDS: z.coerce.number().int().min(60).default(86_400),
-  /** Stored bytes of one task (history, artifacts, status); a save past it is refused. */
-  A2A_TASK_MAX_BYTES: z.coerce.number().int().min(4096).default(2_097_152),
-  /** Stored bytes of one owner's tasks; all anonymous callers share one such budget. */
-  A2A_OWNER_MAX_BYTES: z.coerce.number().int().min(4096).default(33_554_432),
-  /** A message part larger than this is refused in a request. */
-  A2A_PART_MAX_BYTES: z.coerce.number().int().min(1024).default(1_048_576),
-  /** A part larger than this is handed to the handler but replaced by a stub in stored history. */
-  A2A_HISTORY_PART_MAX_BYTES: z.coerce.number().int().min(256).default(16_384),
-  /** Deepest JSON nesting accepted in params, metadata and data parts. */
-  A2A_MAX_JSON_DEPTH: z.coerce.number().int().min(4).max(256).default(32),
-  /** Open SSE streams one node serves at once; past it a stream request is refused (503). */
-  A2A_MAX_STREAMS: z.coerce.number().int().min(1).default(2000),
-  /** Stream guards (ADR 0205): open streams of one authenticated owner. */
-  A2A_MAX_STREAMS_PER_OWNER: z.coerce.number().int().min(1).default(200),
-  /** Open streams of all anonymous callers together (their own pool, at most half the node's; 0: anonymous callers cannot stream). */
-  A2A_MAX_ANONYMOUS_STREAMS: z.coerce.number().int().min(0).default(200),
-  /** Open streams on one task. */
-  A2A_MAX_STREAMS_PER_TASK: z.coerce.number().int().min(1).max(1000).default(10),
-  /** A stream with no event this long ends with a STREAM_IDLE_TIMEOUT error event (heartbeats do not count). */
-  A2A_STREAM_IDLE_TIMEOUT_MS: z.coerce.number().int().min(100).max(86_400_000).default(300_000),
-  /** A stream ends with a STREAM_MAX_LIFETIME error event this long after it opened. */
-  A2A_STREAM_MAX_LIFETIME_MS: z.coerce.number().int().min(100).max(86_400_000).default(3_600_000),
-  /** Bytes a slow reader may leave unread before its stream ends with STREAM_READER_TOO_SLOW. */
-  A2A_STREAM_BUFFER_MAX_BYTES: z.coerce.number().int().min(4096).max(268_435_456).default(1_048_576),
-  /**
-   * A stream on a task this node just created hears other replicas' events (a cancel sent to
-   * another replica) once it has been open this long; a shorter stream never subscribes. 0: at once,
-   * its first event waiting for the subscription (ADR 0380).
-   */
-  A2A_STREAM_REMOTE_AFTER_MS: wholeNumber(0, 10_000).default(100),
-  /**
-   * When a new task's stream shows its first event: `early` = once every check has passed, before
-   * its first save (a refused save then ends the stream with an error event; nothing is stored);
-   * the handler starts once that event is written and the first save waits for its result or the
-   * end of the next turn, so a handler answering at once is saved with it (ADR 0401); `stored` =
-   * after that save, the handler too (ADR 0396).
-   */
-  A2A_STREAM_FIRST_EVENT: z.enum(['early', 'stored']).default('early'),
-  /**
-   * A new SendMessage task is first saved with its result when that comes within this many ms (one
-   * save instead of two), as it stands at this time otherwise; 0: before the handler runs (ADR 0397).
-   * A forwarded stream's first save (and first event) waits at most as long, for the upstream's
-   * first answer of any kind (ADR 0402).
-   */
-  A2A_SEND_STORE_AFTER_MS: wholeNumber(0, 10_000).default(100),
+  ...A2A_TASK_FIELDS,
   /** Log lines: `pretty` (coloured, for people), `json`, or `auto` = pretty when stdout is a terminal outside production. */
   LOG_FORMAT: z.enum(['auto', 'pretty', 'json']).default('auto'),
   /**
@@ -323,21 +233,7 @@ const configFields = z.object({
     .enum(['always_on', 'always_off', 'traceidratio', 'parentbased_always_on', 'parentbased_always_off', 'parentbased_traceidratio'])
     .default('parentbased_always_on'),
   OTEL_TRACES_SAMPLER_ARG: z.coerce.number().min(0).max(1).optional(),
-  /** Push notifications (ADR 0162): attempts per update and webhook (first included), first retry delay (doubling), per-call deadline. */
-  A2A_PUSH_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(5),
-  A2A_PUSH_BACKOFF_MS: z.coerce.number().int().min(10).max(600_000).default(1000),
-  A2A_PUSH_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
-  /**
-   * Push backlog and delivery (ADR 0202): undelivered notifications (one per update and config)
-   * and the bytes of their bodies (each stored once per update), per task and per owner, counted
-   * in the owner's A2A_OWNER_MAX_BYTES too; deliveries in flight per node, and per owner per node.
-   */
-  A2A_PUSH_TASK_MAX_QUEUED: z.coerce.number().int().min(1).max(10_000).default(100),
-  A2A_PUSH_TASK_MAX_QUEUED_BYTES: z.coerce.number().int().min(4096).max(1_073_741_824).default(2_097_152),
-  A2A_PUSH_OWNER_MAX_QUEUED: z.coerce.number().int().min(1).max(1_000_000).default(1000),
-  A2A_PUSH_OWNER_MAX_QUEUED_BYTES: z.coerce.number().int().min(4096).max(1_073_741_824).default(8_388_608),
-  A2A_PUSH_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(32),
-  A2A_PUSH_OWNER_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(4),
+  ...A2A_PUSH_FIELDS,
   /**
    * Gateway nodes (ADR 0275): how often each upstream's own card is fetched (also after every
    * applied revision), the deadline of one fetch, and the largest card read.
