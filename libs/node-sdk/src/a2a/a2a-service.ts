@@ -194,6 +194,12 @@ export class A2AService {
       opening = this.openStream(taskId, owner, !late);
       opening.catch(() => undefined);
     };
+    /** A refusal after the stream was opened closes it. */
+    const closeOpening = () =>
+      void opening?.then(
+        (s) => s.close(),
+        () => undefined,
+      );
     let prepared: Prepared;
     try {
       // Without a push config (which is stored for a stored task), a new task's first event may
@@ -205,10 +211,7 @@ export class A2AService {
       prepared = { ...(await this.prepare(rawParams, rc, active, { beforeSave: open, early, held })), streamed: true };
       await this.attachPush(push, prepared, rc);
     } catch (error) {
-      void opening?.then(
-        (s) => s.close(),
-        () => undefined,
-      );
+      closeOpening();
       throw error;
     }
     const r = prepared.record;
@@ -234,10 +237,7 @@ export class A2AService {
       try {
         await prepared.stored;
       } catch (error) {
-        void opening?.then(
-          (s) => s.close(),
-          () => undefined,
-        );
+        closeOpening();
         throw error;
       }
     }

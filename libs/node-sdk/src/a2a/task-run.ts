@@ -69,6 +69,8 @@ export class TaskRun {
   private lazyTimer?: NodeJS.Immediate;
   /** Set while a held first save waits (commitHeld, ADRs 0397, 0401, 0402): cancels that wait. */
   private holding?: () => void;
+  /** Set by commitHeld: a lazy update with an event ends the hold at the end of its turn. */
+  private heldUntilAnyUpdate = false;
   private endedOn?: TaskRecord;
   /** Fields every later save keeps (carry()). */
   private carried: RecordExtra = {};
@@ -144,9 +146,6 @@ export class TaskRun {
     const turn = setImmediate(() => this.kick());
     this.holding = () => clearImmediate(turn);
   }
-
-  /** Set by commitHeld: a lazy update ends the hold at the end of its turn. */
-  private heldUntilAnyUpdate = false;
 
   /**
    * Saves an update, built on the stored state after every update queued before it. `lazy`: it may wait for the next
